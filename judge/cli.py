@@ -1,0 +1,118 @@
+"""The ``judge`` command: ``serve``, ``adjudicate`` and ``variants`` (the contract of DESIGN.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _cmd_variants(args: argparse.Namespace) -> int:
+    from variants import get_variant, variant_names
+
+    for name in variant_names():
+        v = get_variant(name)
+        print(f"{name}\t{v.title}")
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"judge: {message}", file=sys.stderr)
+    return 2
+
+
+def read_orders_file(text: str) -> list[tuple[str, str]]:
+    """``POWER:`` blocks of order lines -> [(power, line), ...] in file order.
+
+    A line ``POWER: order`` (power and order on one line) is accepted too. Blank lines and
+    lines starting with ``#`` are skipped. Raises ValueError for an order before any header.
+    """
+    out: list[tuple[str, str]] = []
+    power: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        head, sep, rest = line.partition(":")
+        if sep and head.strip() and " " not in head.strip():
+            power = head.strip().upper()
+            if rest.strip():
+                out.append((power, rest.strip()))
+            continue
+        if power is None:
+            raise ValueError(f"order {line!r} comes before any 'POWER:' header")
+        out.append((power, line))
+    return out
+
+
+def _cmd_adjudicate(args: argparse.Namespace) -> int:
+    from judge.engine.position import Position
+    from variants import get_variant
+
+    try:
+        variant = get_variant(args.variant)
+    except KeyError as exc:
+        return _fail(str(exc.args[0]))
+    try:
+        data = json.loads(Path(args.position).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("the position file must hold a JSON object")
+        position = Position.from_json(data)
+        lines = read_orders_file(Path(args.orders).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return _fail(f"cannot read input: {exc}")
+    except ValueError as exc:
+        return _fail(f"unreadable input: {exc}")
+    outcome = variant.adjudicate_lines(position, lines)
+    if args.json:
+        json.dump(outcome.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{variant.title}: {position.phase.long_name} ({position.phase})")
+    for r in outcome.results:
+        reason = f" ({r.reason})" if r.reason else ""
+        print(f"  {r.power:<10} {r.order:<32} {r.result}{reason}")
+    nxt = outcome.position
+    print(f"Next phase: {nxt.phase} ({nxt.phase.long_name})")
+    for d in nxt.dislodged:
+        options = ", ".join(d.retreats or ()) or "none: it will be disbanded"
+        print(f"  dislodged: {d.unit.power} {d.unit} (retreats: {options})")
+    if nxt.winner:
+        print(f"Winner: {nxt.winner}")
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from judge.service import serve
+
+    return serve(args.config)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="judge", description="A play-by-email Diplomacy judge.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="run the judge: intake, scheduler, sender")
+    p.add_argument("--config", help="TOML config file (default: embedded defaults)")
+    p.set_defaults(func=_cmd_serve)
+
+    p = sub.add_parser("adjudicate", help="adjudicate one phase from files")
+    p.add_argument("--variant", required=True)
+    p.add_argument("--position", required=True, help="position JSON file")
+    p.add_argument("--orders", required=True, help="orders text file (POWER: blocks)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_adjudicate)
+
+    p = sub.add_parser("variants", help="list the variants this judge runs")
+    p.set_defaults(func=_cmd_variants)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

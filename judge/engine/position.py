@@ -1,0 +1,149 @@
+"""Positions and phases.
+
+A :class:`Position` is the state of a game between two phases: the phase about to be played,
+the units, who owns which centre, and (in a retreat phase) the dislodged units. It reads and
+writes the position JSON of the command-line contract (``../shared/DESIGN.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.engine.orders import Unit
+
+SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+PHASE_TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
+_PHASE_RE = re.compile(r"^([SFW])(-?\d+)([MRA])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """``S1901M``: season letter, year, phase letter."""
+
+    season: str
+    year: int
+    kind: str
+
+    @classmethod
+    def parse(cls, code: str) -> Phase:
+        m = _PHASE_RE.match(code.strip().upper())
+        if not m:
+            raise ValueError(f"not a phase code: {code!r} (expected e.g. S1901M)")
+        return cls(m.group(1), int(m.group(2)), m.group(3))
+
+    def __str__(self) -> str:
+        return f"{self.season}{self.year}{self.kind}"
+
+    @property
+    def long_name(self) -> str:
+        return f"{SEASONS[self.season]} {self.year} {PHASE_TYPES[self.kind]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dislodged:
+    """A unit dislodged in the movement phase, waiting to retreat.
+
+    ``retreats`` are the locations it may retreat to, worked out when it was dislodged (they
+    depend on standoffs in that phase, which the next position no longer shows).
+    """
+
+    unit: Unit
+    attacker_from: str | None
+    retreats: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class Position:
+    variant: str
+    phase: Phase
+    units: list[Unit]
+    centres: dict[str, set[str]]
+    dislodged: list[Dislodged] = field(default_factory=list)
+    standoffs: frozenset[str] = frozenset()
+    winner: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ JSON
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Position:
+        """Read a contract position; raises ValueError with a one-line reason if malformed."""
+        try:
+            phase = Phase.parse(str(data["phase"]))
+            units = [
+                Unit.parse(power.upper(), text)
+                for power, texts in (data.get("units") or {}).items()
+                for text in texts
+            ]
+            centres = {
+                power.upper(): {c.upper() for c in cs}
+                for power, cs in (data.get("centres") or data.get("supply_centers") or {}).items()
+            }
+            dislodged = []
+            for power, entries in (data.get("dislodged") or {}).items():
+                for entry in entries:
+                    if isinstance(entry, str):
+                        entry = {"unit": entry}
+                    retreats = entry.get("retreats")
+                    dislodged.append(
+                        Dislodged(
+                            Unit.parse(power.upper(), entry["unit"]),
+                            (entry.get("attacker_from") or "").upper() or None,
+                            tuple(r.upper() for r in retreats) if retreats is not None else None,
+                        )
+                    )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"malformed position: {exc}") from exc
+        known = {"variant", "phase", "units", "centres", "supply_centers", "dislodged",
+                 "standoffs", "winner"}
+        return cls(
+            variant=str(data.get("variant", "standard")),
+            phase=phase,
+            units=units,
+            centres=centres,
+            dislodged=dislodged,
+            standoffs=frozenset(s.upper() for s in data.get("standoffs") or ()),
+            winner=data.get("winner"),
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        units: dict[str, list[str]] = {}
+        for u in sorted(self.units, key=lambda u: (u.power, u.location)):
+            units.setdefault(u.power, []).append(str(u))
+        dislodged: dict[str, list[dict[str, Any]]] = {}
+        for d in sorted(self.dislodged, key=lambda d: (d.unit.power, d.unit.location)):
+            entry: dict[str, Any] = {"unit": str(d.unit), "attacker_from": d.attacker_from}
+            if d.retreats is not None:
+                entry["retreats"] = list(d.retreats)
+            dislodged.setdefault(d.unit.power, []).append(entry)
+        out: dict[str, Any] = {
+            "variant": self.variant,
+            "phase": str(self.phase),
+            "units": units,
+            "centres": {p: sorted(cs) for p, cs in sorted(self.centres.items()) if cs},
+            "dislodged": dislodged,
+        }
+        if self.standoffs:
+            out["standoffs"] = sorted(self.standoffs)
+        if self.winner:
+            out["winner"] = self.winner
+        out.update(self.extra)
+        return out
+
+    # --------------------------------------------------------------- queries
+    def units_of(self, power: str) -> list[Unit]:
+        return [u for u in self.units if u.power == power]
+
+    def owner_of(self, centre: str) -> str | None:
+        for power, cs in self.centres.items():
+            if centre in cs:
+                return power
+        return None
+
+    def powers(self) -> list[str]:
+        """Powers with a unit or a centre (the ones still in the game)."""
+        names = {u.power for u in self.units} | {p for p, cs in self.centres.items() if cs}
+        names |= {d.unit.power for d in self.dislodged}
+        return sorted(names)

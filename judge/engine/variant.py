@@ -1,0 +1,121 @@
+"""What a variant is to the rest of the judge, and the outcome of adjudicating a phase.
+
+The judge (mail loop, CLI, reports) talks to variants only through :class:`Variant`. A variant
+bundles its :class:`~judge.engine.board.Board` with a rules object that reads orders and
+adjudicates each kind of phase; :func:`variants.get_variant` finds one by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from judge.engine.board import Board
+from judge.engine.orders import Order, Unit
+from judge.engine.position import Dislodged, Position
+
+SUCCEEDS = "succeeds"
+FAILS = "fails"
+INVALID = "invalid"
+
+
+@dataclass(slots=True)
+class OrderResult:
+    """One order's fate, as ``judge adjudicate --json`` prints it."""
+
+    power: str
+    order: str
+    result: str  # SUCCEEDS | FAILS | INVALID
+    reason: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"power": self.power, "order": self.order, "result": self.result,
+                "reason": self.reason}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Everything one adjudicated phase produced.
+
+    ``results`` are in the order the orders were given (then the units that had none);
+    ``position`` is the next position. ``dislodged`` are the units dislodged in a movement
+    phase, each with where it may retreat; ``disbanded`` the units removed from the board
+    (failed retreats, removals, civil disorder); ``built`` the units built.
+    """
+
+    previous: Position
+    position: Position
+    results: list[OrderResult]
+    dislodged: list[Dislodged] = field(default_factory=list)
+    disbanded: list[Unit] = field(default_factory=list)
+    built: list[Unit] = field(default_factory=list)
+    centre_changes: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"results": [r.to_json() for r in self.results], "position": self.position.to_json()}
+
+
+@dataclass(slots=True)
+class OrderLine:
+    """A line a power sent, read against a position: an order, or the reason it is refused."""
+
+    text: str
+    order: Order | None = None
+    error: str | None = None
+
+
+class Rules(Protocol):
+    """The plug-in a variant gives the engine (see ``docs/engine.md``)."""
+
+    def initial_position(self) -> Position: ...
+
+    def read_order(self, position: Position, power: str, text: str) -> Order: ...
+
+    def adjudicate(self, position: Position, orders: dict[str, list[Order]]) -> Outcome: ...
+
+    def adjustment_count(self, position: Position, power: str) -> int: ...
+
+    def units_to_order(self, position: Position, power: str) -> list[Unit]: ...
+
+
+@dataclass(slots=True)
+class Variant:
+    name: str
+    title: str
+    description: str
+    board: Board
+    rules: Rules
+
+    def initial_position(self) -> Position:
+        return self.rules.initial_position()
+
+    def read_order(self, position: Position, power: str, text: str) -> Order:
+        """Read and check one order line for ``power``; raises OrderError with the reason."""
+        return self.rules.read_order(position, power, text)
+
+    def read_orders(self, position: Position, power: str, lines: list[str]) -> list[OrderLine]:
+        """Read every non-blank line; each becomes an order or carries its own error."""
+        from judge.engine.errors import OrderError
+
+        out = []
+        for line in lines:
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                out.append(OrderLine(text, order=self.read_order(position, power, text)))
+            except OrderError as exc:
+                out.append(OrderLine(text, error=str(exc)))
+        return out
+
+    def units_to_order(self, position: Position, power: str) -> list[Unit]:
+        """The units ``power`` should order this phase (movement: all; retreat: dislodged)."""
+        return self.rules.units_to_order(position, power)
+
+    def adjustment_count(self, position: Position, power: str) -> int:
+        """Builds allowed (> 0) or removals due (< 0) for ``power`` in an adjustment phase."""
+        return self.rules.adjustment_count(position, power)
+
+    def adjudicate(self, position: Position, orders: dict[str, list[Order]]) -> Outcome:
+        """Adjudicate a phase from already-read orders (units without orders hold)."""
+        return self.rules.adjudicate(position, orders)
