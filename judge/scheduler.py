@@ -10,6 +10,7 @@ Jobs do no work themselves: they wake the worker thread, which owns the game tra
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -56,10 +57,8 @@ class Clock:
 
     def _remove(self, gid: int) -> None:
         self._deadlines.pop(gid, None)
-        try:
+        with contextlib.suppress(Exception):  # it may have run already
             self.scheduler.remove_job(f"deadline-{gid}")
-        except Exception:  # already ran
-            pass
 
     def deadline_jobs(self) -> dict[int, datetime]:
         return dict(self._deadlines)

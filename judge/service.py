@@ -123,6 +123,8 @@ class Service:
 def serve(config_path: str | None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("mail.log", "apscheduler"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         cfg = load_config(config_path)
     except ConfigError as exc:

@@ -83,5 +83,5 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
     msg["Auto-Submitted"] = auto  # RFC 3834: never answer this automatically
     msg["Precedence"] = "bulk" if auto == "auto-generated" else "auto_reply"
     msg["X-Auto-Response-Suppress"] = "All"
-    msg.set_content(body, charset="utf-8", cte="quoted-printable")
+    msg.set_content(body, charset="utf-8")
     return msg.as_bytes(), message_id
