@@ -194,3 +194,45 @@ class JudgeProcess:
 
 def unique(prefix: str = "t") -> str:
     return f"{prefix}{uuid.uuid4().hex[:8]}"
+
+
+class InProcessJudge:
+    """The judge's real storage, reading, acting and Maildir sender, driven step by step."""
+
+    def __init__(self, dirpath: Path, address: str = "judge@localhost", **settings: Any) -> None:
+        from judge.config import Config
+        from judge.games.acting import Actor
+        from judge.mail.sender import Sender
+        from judge.storage import Store
+
+        self.cfg = Config(address=address, database=str(dirpath / "judge.db"),
+                          base_dir=dirpath)
+        for k, v in settings.items():
+            setattr(self.cfg, k, v)
+        self.store = Store(self.cfg.database_path)
+        self.actor = Actor(self.store, self.cfg)
+        self.sender = Sender(self.cfg, self.store)
+        self.seen = 0
+
+    def deliver(self, raw: bytes, mail_from: str | None = None) -> list[Got]:
+        """Store and act on one message; the messages the judge sent because of it."""
+        from judge.mail.intake import store_message
+
+        store_message(self.store, raw, "test", mail_from)
+        return self.run()
+
+    def run(self) -> list[Got]:
+        self.actor.process_inbox()
+        self.actor.process_due()
+        self.sender.flush()
+        from judge.mail.sender import read_maildir
+
+        all_ = read_maildir(self.cfg.maildir_path)
+        new, self.seen = all_[self.seen:], len(all_)
+        return [Got(raw) for raw in new]
+
+    def send(self, frm: str, body: str, subject: str = "orders", **headers: str) -> list[Got]:
+        return self.deliver(compose(frm, self.cfg.address, body, subject, **headers))
+
+    def inbox_states(self) -> list[str]:
+        return [r["state"] for r in self.store.all("SELECT state FROM inbox ORDER BY id")]
