@@ -26,7 +26,7 @@ Coasts, after any place (the unit, a destination, a supported unit, a build)
 Movement phase (``M``)
     * hold: ``A PAR``, ``A PAR H``, ``A PAR hold``, ``holds``, ``stand``, ``stands``
     * move: ``A PAR - BUR``, ``->``, ``=>``, ``>``, ``to``, ``m``, ``move``, ``moves``,
-      ``move to``, ``moves to``, ``into``; the operator may be left out: ``A PAR BUR``
+      ``move to``, ``moves to``, ``moving to``, ``into``, ``attacks``; the operator may be left out: ``A PAR BUR``
     * convoyed move: ``A LON - BEL via``, ``via convoy``, ``by convoy``, ``(via convoy)``,
       ``convoy``, ``convoyed``; with the route: ``A LON - NTH - BEL``, ``A LON - ENG - NTH - BEL``
       or ``A LON - BEL via NTH``
@@ -91,7 +91,7 @@ PHASE_KINDS = ("M", "R", "A")
 # Keys are normalised like place names: lower case, letters and digits only ("S." -> "s").
 _KINDS: dict[str, str] = {"a": "A", "army": "A", "f": "F", "fleet": "F"}
 _HOLD = frozenset({"h", "hold", "holds", "holding", "stand", "stands"})
-_MOVE = frozenset({"to", "m", "move", "moves", "into"})
+_MOVE = frozenset({"to", "m", "move", "moves", "moving", "into", "attack", "attacks"})
 _SUPPORT = frozenset({"s", "support", "supports"})
 _CONVOY = frozenset({"c", "convoy", "convoys"})
 _RETREAT = frozenset({"r", "retreat", "retreats"})
@@ -276,6 +276,16 @@ class _Reader:
             ends.append(j)
         return ends
 
+    def unknown_end(self, i: int) -> int:
+        """Where the unknown name at ``i`` ends: before an order word or a known place."""
+        end = i + 1
+        for nxt in self.name_run(i)[1:]:
+            word = end + 1 if self.toks[end].key == "-" else end  # "Paaris-Burgundy"
+            if self.place_at(word) is not None:
+                break
+            end = nxt
+        return end
+
     def place_at(self, i: int) -> tuple[str, int] | None:
         """The longest place name starting at token ``i``: (location, index after it)."""
         if i >= self.n or not self.toks[i].word:
@@ -306,7 +316,7 @@ class _Reader:
             if t.key in _STOP:
                 where = f" after '{after}'" if after else ""
                 raise OrderSyntaxError(f"expected a {what}{where}, not '{t.text}'")
-            raise OrderSyntaxError(f"unknown place '{self.span(i, self.name_run(i)[-1])}'")
+            raise OrderSyntaxError(f"unknown place '{self.span(i, self.unknown_end(i))}'")
         loc, i = found
         if "/" in loc:
             return loc, i
