@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 from pathlib import Path
 
@@ -308,6 +309,9 @@ ERRORS: list[tuple[str, str, str]] = [
      "no destination for the convoy of A LON: write 'C A LON - <place>'"),
     ("M", "F NTH C A LON -", "no destination after '-'"),
     ("M", "A LON - BEL by", "expected 'convoy' after 'by'"),
+    ("M", "A LON - BEL via F", "expected a place after 'via', not 'F'"),
+    ("M", "A PAR - BUR (attack!)", "unexpected '(attack!)' at the end of the order"),
+    ("M", "A PAR - BUR (north)", "Burgundy has no coasts"),
     # coasts
     ("M", "F MAO - SPA/EC", "coast 'EC' does not exist in Spain (coasts: north, south)"),
     ("M", "F MAO - SPA(ec)", "coast 'ec' does not exist in Spain (coasts: north, south)"),
@@ -467,3 +471,19 @@ def test_datc_prose_reads_as_the_encoded_orders() -> None:
             assert got == want, (case["id"], line, enc)
             compared += 1
     assert compared > 550
+
+
+def test_any_line_reads_or_fails_with_a_reason() -> None:
+    """Jumbles of order words never crash the reader: an order, or a non-empty reason."""
+    rng = random.Random(1901)
+    words = ["A", "F", "PAR", "BUR", "-", "->", "S", "C", "H", "D", "B", "R", "W", "via",
+             "convoy", "by", "to", "/", "(", ")", "nc", "s", "n", "SPA", "STP", "North", "Sea",
+             "St", "Petersburg", "mid-atlantic", ":", "England", "ENG", "1", ".", "waive",
+             "build", "remove", "x", "north", "coast", "F/", "STP/", "(via", "convoy)"]
+    for _ in range(3000):
+        line = rng.choice(["", " "]).join(rng.choice(words) for _ in range(rng.randint(0, 7)))
+        for phase in "MRA":
+            try:
+                parse_order(BOARD, line, phase)
+            except OrderSyntaxError as e:
+                assert str(e), line

@@ -6,8 +6,7 @@ unit stands there, whether it can reach, whether it is yours, is for
 :class:`~judge.engine.errors.OrderSyntaxError` whose message names the word at fault
 (``unknown place 'Paaris'``, ``no destination after '-'``).
 
-Everything is case-insensitive. ``X`` and ``Y`` below are places, written as the map's
-abbreviation (``STP``), full name (``St Petersburg``, ``Saint Petersburg``, ``St. Petersburg``)
+Everything is case-insensitive. Places are written as the map's abbreviation (``STP``), full name (``St Petersburg``, ``Saint Petersburg``, ``St. Petersburg``)
 or one of its other spellings (``Leningrad``, ``mid-atlantic``, ``Gulf of Lyons``). The words of
 a name are matched greedily: the longest run of words the map knows wins.
 
@@ -26,7 +25,8 @@ Coasts, after any place (the unit, a destination, a supported unit, a build)
 Movement phase (``M``)
     * hold: ``A PAR``, ``A PAR H``, ``A PAR hold``, ``holds``, ``stand``, ``stands``
     * move: ``A PAR - BUR``, ``->``, ``=>``, ``>``, ``to``, ``m``, ``move``, ``moves``,
-      ``move to``, ``moves to``, ``moving to``, ``into``, ``attacks``; the operator may be left out: ``A PAR BUR``
+      ``move to``, ``moves to``, ``moving to``, ``into``, ``attacks``; the operator may be
+      left out: ``A PAR BUR``
     * convoyed move: ``A LON - BEL via``, ``via convoy``, ``by convoy``, ``(via convoy)``,
       ``convoy``, ``convoyed``; with the route: ``A LON - NTH - BEL``, ``A LON - ENG - NTH - BEL``
       or ``A LON - BEL via NTH``
@@ -53,7 +53,7 @@ Support, convoy, move and hold lines read in every phase; builds, removals, disb
 and retreats only in their own phase (``A PAR B`` in spring is an error: ``builds are made in
 the adjustment (Winter) phase``).
 
-Noise that is ignored: leading and trailing spaces, a trailing ``.`` ``,`` ``;`` or ``!``, a
+Noise that is ignored: extra spaces, a trailing ``.``, and ``,`` ``;`` ``!`` anywhere, a
 leading bullet (``-``, ``*``, ``>``) or number (``1.``, ``2)``), and a power prefix naming one of
 the board's powers: ``England: A LON H``, ``ENG: A LON H`` (with a colon any unique prefix of
 three letters or more), ``ENGLAND A LON H`` (without one, the full name).
@@ -343,6 +343,8 @@ class _Reader:
                 j += 1
             if j == i + 1 or toks[i + 1].key in _NOT_COAST:
                 return prov, i  # "(via convoy)" and the like: not a coast
+            if not p.coasts and "".join(t.key for t in toks[i + 1 : j]) not in _COASTS:
+                return prov, i  # "(attack!)": a remark, not a coast
             loc = self.coast_of(p, i + 1, j)
             if j < self.n and toks[j].key == ")":
                 j += 1
@@ -507,7 +509,7 @@ class _Reader:
                     if self.toks[i].key == "-" or self.key(i) == "and":
                         i += 1
                         continue
-                    loc, i = self.location(i, None, "place")
+                    loc, i = self.location(i, word, "place")
                     route.append(province_of(loc))
         else:
             return False, route, start
