@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -183,3 +184,33 @@ class Board:
                     queue.append(nxt)
         self._distances[province] = dist
         return dist
+
+    def convoy_routes(self, origin: str, goal: str, seas: Iterable[str]) -> set[str]:
+        """The seas among ``seas`` that lie on some convoy chain from ``origin`` to ``goal``.
+
+        A chain is a run of adjacent seas from a sea next to ``origin`` to one next to
+        ``goal`` with no shortcut: a sea that a chain could skip is not needed by it (DATC
+        6.G.19 treats a convoy order by such a fleet as illegal). Empty when there is none.
+        """
+        reach = {s: self.fleet_reach[s] for s in seas}
+        needed: set[str] = set()
+        path: list[str] = []
+
+        def extend(last: str) -> None:
+            if goal in reach[last]:
+                needed.update(path)
+                return
+            for nxt in reach:
+                if (nxt in path or origin in reach[nxt] or nxt not in reach[last]
+                        or any(nxt in reach[p] for p in path[:-1])):
+                    continue
+                path.append(nxt)
+                extend(nxt)
+                path.pop()
+
+        for first in reach:
+            if origin in reach[first]:
+                path.append(first)
+                extend(first)
+                path.pop()
+        return needed

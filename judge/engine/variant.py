@@ -71,7 +71,7 @@ class Rules(Protocol):
 
     def read_order(self, position: Position, power: str, text: str) -> Order: ...
 
-    def adjudicate(self, position: Position, orders: dict[str, list[Order]]) -> Outcome: ...
+    def adjudicate(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome: ...
 
     def adjustment_count(self, position: Position, power: str) -> int: ...
 
@@ -116,6 +116,43 @@ class Variant:
         """Builds allowed (> 0) or removals due (< 0) for ``power`` in an adjustment phase."""
         return self.rules.adjustment_count(position, power)
 
-    def adjudicate(self, position: Position, orders: dict[str, list[Order]]) -> Outcome:
-        """Adjudicate a phase from already-read orders (units without orders hold)."""
+    def adjudicate(self, position: Position,
+                   orders: dict[str, list[Order]] | list[tuple[str, Order]]) -> Outcome:
+        """Adjudicate a phase from read orders (units without orders hold, unordered retreats
+        disband, unordered removals go by civil disorder).
+
+        ``results[k]`` of the outcome is the fate of the k-th order given (a dict is taken
+        power by power); results for units that had no order follow.
+        """
+        if isinstance(orders, dict):
+            orders = [(power, o) for power, os in orders.items() for o in os]
         return self.rules.adjudicate(position, orders)
+
+    def adjudicate_lines(self, position: Position, lines: list[tuple[str, str]]) -> Outcome:
+        """Adjudicate from order lines as players write them: ``[(power, line), ...]``.
+
+        One result per line, in order: a line that cannot be read is ``invalid``, one that
+        reads but cannot be given (not adjacent, not your unit...) ``fails``, each with its
+        reason; the rest as adjudicated.
+        """
+        from judge.engine.errors import OrderError, OrderSyntaxError
+
+        slots: list[OrderResult | int] = []
+        orders: list[tuple[str, Order]] = []
+        for power, line in lines:
+            power = power.upper()
+            try:
+                order = self.read_order(position, power, line)
+            except OrderSyntaxError as exc:
+                slots.append(OrderResult(power, line.strip(), INVALID, str(exc)))
+                continue
+            except OrderError as exc:
+                slots.append(OrderResult(power, line.strip(), FAILS, str(exc)))
+                continue
+            slots.append(len(orders))
+            orders.append((power, order))
+        outcome = self.rules.adjudicate(position, orders)
+        given = outcome.results[: len(orders)]
+        rest = outcome.results[len(orders):]
+        outcome.results = [given[s] if isinstance(s, int) else s for s in slots] + rest
+        return outcome

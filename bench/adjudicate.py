@@ -1,0 +1,81 @@
+"""Benchmark: wall time to adjudicate one standard movement phase.
+
+Random movement phases on the standard board with 30 to 34 units and random legal orders
+(supports that often match a real move, some convoys) are adjudicated through the variant's
+rules (order checking, resolution and the next position). Prints a few human lines, then one
+JSON line as the last line: {"phases": N, "median_ms": X, "p90_ms": Y, ...}.
+
+    .venv/bin/python bench/adjudicate.py [--phases 2000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+
+from judge.engine.position import Position
+from judge.engine.randomgame import random_orders, random_position
+from variants import get_variant
+
+DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
+
+
+def bench_phases(phases: int, seed: int) -> list[float]:
+    variant = get_variant("standard")
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(phases):
+        position = random_position(variant.board, rng, rng.randint(30, 34))
+        cases.append((position, random_orders(variant.board, position, rng)))
+    for position, orders in cases[:50]:  # warm-up (caches of the board and rules)
+        variant.rules.adjudicate(position, orders)
+    times = []
+    for position, orders in cases:
+        t0 = time.perf_counter()
+        variant.rules.adjudicate(position, orders)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def bench_datc() -> float | None:
+    if not DATC.exists():
+        return None
+    variant = get_variant("standard")
+    cases = json.loads(DATC.read_text(encoding="utf-8"))["cases"]
+    t0 = time.perf_counter()
+    for case in cases:
+        position = Position.from_json({"variant": "standard", "phase": case["phase"],
+                                       "units": case["units"],
+                                       "centres": case.get("supply_centers", {})})
+        lines = [(p, o) for p, os in case["orders"].items() for o in os]
+        outcome = variant.adjudicate_lines(position, lines)
+        for follow in case.get("followup", []):
+            lines = [(p, o) for p, os in follow["orders"].items() for o in os]
+            variant.adjudicate_lines(outcome.position, lines)
+    return (time.perf_counter() - t0) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--phases", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    times = bench_phases(max(args.phases, 1000), args.seed)
+    times.sort()
+    median = statistics.median(times)
+    p90 = times[int(len(times) * 0.9)]
+    datc_ms = bench_datc()
+    print(f"movement phases: {len(times)}, 30-34 units each")
+    print(f"median {median:.3f} ms, p90 {p90:.3f} ms, max {times[-1]:.3f} ms")
+    if datc_ms is not None:
+        print(f"all 165 DATC cases in-process: {datc_ms:.1f} ms")
+    print(json.dumps({"phases": len(times), "median_ms": round(median, 4), "p90_ms": round(p90, 4),
+                      "datc_all_ms": round(datc_ms, 1) if datc_ms is not None else None}))
+
+
+if __name__ == "__main__":
+    main()

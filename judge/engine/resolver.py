@@ -1,0 +1,122 @@
+"""The generic resolver: Kruijswijk's guess-and-check algorithm with cycle detection.
+
+The resolver knows nothing of Diplomacy. It resolves *decisions*, numbered 0..n-1, each of
+which is true or false. A :class:`DecisionRules` object (one per phase, built by a variant's
+rules) says how to decide decision ``i`` in terms of other decisions, by calling
+:meth:`Resolver.resolve` on them, and what to do when a set of decisions depends on itself and
+admits two consistent answers or none (the backup rule).
+
+The algorithm ("The Math of Adjudication", DATC section 5, and Kruijswijk's reference
+adjudicator): to resolve ``i`` the resolver first *guesses* ``i`` false and evaluates it. If the
+evaluation used no guess, the answer is final. If it used guesses but not the guess on ``i``,
+``i`` is part of a larger cycle being resolved further up, and the answer is provisional. If it
+used the guess on ``i`` itself, ``i`` is in a cycle: the resolver guesses ``i`` true and
+evaluates again. One consistent answer is taken; two (circular movement) or none (a convoy
+paradox) hand the cycle to the rules' backup rule.
+
+Everything is plain lists indexed by decision number, for speed: a standard movement phase
+with 30 units resolves in well under a millisecond.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+UNRESOLVED = 0
+GUESSING = 1
+RESOLVED = 2
+
+
+class DecisionRules(Protocol):
+    """What a variant supplies for one phase."""
+
+    def decide(self, i: int, resolver: Resolver) -> bool:
+        """Evaluate decision ``i``, resolving others through ``resolver.resolve``."""
+        ...
+
+    def backup(self, cycle: list[int], resolver: Resolver) -> None:
+        """Settle a cycle that has two consistent answers or none.
+
+        It must fix (with :meth:`Resolver.settle`) at least one decision of ``cycle``, or change
+        its own state so that the cycle no longer forms; the other decisions of the cycle are
+        reset and resolved again afterwards.
+        """
+        ...
+
+
+class Resolver:
+    __slots__ = ("rules", "state", "result", "deps")
+
+    def __init__(self, rules: DecisionRules, count: int) -> None:
+        self.rules = rules
+        self.state = [UNRESOLVED] * count
+        self.result = [False] * count
+        self.deps: list[int] = []
+
+    def settle(self, i: int, value: bool) -> None:
+        """Fix decision ``i`` to ``value`` (used by backup rules)."""
+        self.state[i] = RESOLVED
+        self.result[i] = value
+
+    def resolve_all(self) -> list[bool]:
+        for i in range(len(self.state)):
+            if self.state[i] != RESOLVED:
+                self.resolve(i)
+        return self.result
+
+    def resolve(self, i: int) -> bool:
+        state = self.state
+        s = state[i]
+        if s == RESOLVED:
+            return self.result[i]
+        deps = self.deps
+        if s == GUESSING:
+            # Record the use of a guess every time, not only the first: a decision that
+            # uses a guess already on the list is itself only provisional.
+            deps.append(i)
+            return self.result[i]
+
+        # Unresolved: guess false and evaluate.
+        mark = len(deps)
+        result = self.result
+        result[i] = False
+        state[i] = GUESSING
+        first = self.rules.decide(i, self)
+
+        if len(deps) == mark:
+            # No guess was used: the answer is final (unless a backup rule already settled it).
+            if state[i] != RESOLVED:
+                result[i] = first
+                state[i] = RESOLVED
+            return result[i]
+
+        if deps[mark] != i:
+            # Depends on a guess made further up, but not on our own: provisional answer.
+            deps.append(i)
+            result[i] = first
+            return first
+
+        # Our own guess is used: i is in a cycle. Try the other guess.
+        for d in deps[mark:]:
+            state[d] = UNRESOLVED
+        del deps[mark:]
+        result[i] = True
+        state[i] = GUESSING
+        second = self.rules.decide(i, self)
+
+        if first == second:
+            # One consistent answer whatever the guess.
+            for d in deps[mark:]:
+                state[d] = UNRESOLVED
+            del deps[mark:]
+            result[i] = first
+            state[i] = RESOLVED
+            return first
+
+        # Two answers or none: the cycle goes to the backup rule.
+        cycle = list(dict.fromkeys([i, *deps[mark:]]))
+        del deps[mark:]
+        for d in cycle:
+            state[d] = UNRESOLVED
+        self.rules.backup(cycle, self)
+        return self.resolve(i)

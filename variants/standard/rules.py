@@ -1,0 +1,566 @@
+"""The rules of standard Diplomacy (2023 rulebook, DATC v3.0 preferences).
+
+:class:`StandardRules` is the plug-in the engine calls for a standard game: it checks orders
+against a position (with a specific reason for every refusal), adjudicates each kind of phase,
+and moves the game on to the next phase. Movement is decided by
+:class:`~variants.standard.movement.MovementPhase` on the generic resolver. Other variants
+subclass this class and override the parts their rules change. The DATC choices are listed in
+``docs/adjudication.md``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from judge.engine.board import ARMY, FLEET, Board, province_of
+from judge.engine.errors import OrderError
+from judge.engine.orders import (
+    MOVEMENT_ORDERS,
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    UnitRef,
+    Waive,
+)
+from judge.engine.parse import parse_order
+from judge.engine.position import Dislodged, Phase, Position
+from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
+from variants.standard.movement import MovementPhase
+
+_TYPE_NAME = {ARMY: "an army", FLEET: "a fleet"}
+
+
+class StandardRules:
+    """Standard Diplomacy on a map: order checking, the three phases, the calendar."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self._convoy_reach: dict[str, frozenset[str]] = {}
+
+    # ------------------------------------------------------------ positions
+    def initial_position(self) -> Position:
+        b = self.board
+        return Position(
+            variant=b.name,
+            phase=Phase("S", 1901, "M"),
+            units=[Unit.parse(p, u) for p, us in b.starting_units.items() for u in us],
+            centres={p: set(cs) for p, cs in b.home_centres.items()},
+        )
+
+    def name(self, location: str) -> str:
+        return self.board.provinces[province_of(location)].name
+
+    # ---------------------------------------------------------- order reading
+    def read_order(self, position: Position, power: str, text: str) -> Order:
+        """Read one line for ``power`` and check it against ``position``."""
+        return self.check(position, power, parse_order(self.board, text, position.phase.kind))
+
+    def check(self, position: Position, power: str, order: Order) -> Order:
+        """The order made canonical for the unit it names; OrderError if it cannot be given."""
+        kind = position.phase.kind
+        if kind == "M":
+            return self._check_movement({u.province: u for u in position.units}, power, order)
+        if kind == "R":
+            return self._check_retreat(position, power, order)
+        return self._check_adjustment(position, power, order)
+
+    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef, what: str = "unit") -> Unit:
+        prov = province_of(ref.location)
+        unit = at.get(prov)
+        if unit is None:
+            raise OrderError(f"no {what} in {self.name(prov)}")
+        if unit.power != power:
+            raise OrderError(f"the unit in {self.name(prov)} is not yours (it is {unit.power}'s)")
+        if ref.kind and ref.kind != unit.kind:
+            raise OrderError(f"the unit in {self.name(prov)} is {_TYPE_NAME[unit.kind]}, "
+                             f"not {_TYPE_NAME[ref.kind]}")
+        return unit
+
+    def _target(self, at: dict[str, Unit], ref: UnitRef, verb: str) -> Unit:
+        prov = province_of(ref.location)
+        unit = at.get(prov)
+        if unit is None:
+            raise OrderError(f"no unit in {self.name(prov)} to {verb}")
+        if ref.kind and ref.kind != unit.kind:
+            raise OrderError(f"the unit in {self.name(prov)} is {_TYPE_NAME[unit.kind]}, "
+                             f"not {_TYPE_NAME[ref.kind]}")
+        return unit
+
+    def convoy_reach(self, origin: str) -> frozenset[str]:
+        """Coastal provinces an army in ``origin`` could reach through a chain of seas."""
+        cached = self._convoy_reach.get(origin)
+        if cached is not None:
+            return cached
+        b = self.board
+        out: set[str] = set()
+        if b.provinces[origin].kind == "coast":
+            seas = deque(p for p in b.neighbours(origin) if b.is_sea(p))
+            seen = set(seas)
+            while seas:
+                sea = seas.popleft()
+                for p in b.fleet_reach[sea]:
+                    if b.is_sea(p):
+                        if p not in seen:
+                            seen.add(p)
+                            seas.append(p)
+                    elif b.provinces[p].kind == "coast" and p != origin:
+                        out.add(p)
+        result = frozenset(out)
+        self._convoy_reach[origin] = result
+        return result
+
+    def convoy_fleets(self, at: dict[str, Unit], origin: str, dest: str,
+                      without: str | None = None) -> set[str]:
+        """The seas whose fleets (now on the board, leaving out the one in ``without``) lie on
+        a convoy chain from ``origin`` to ``dest``.
+
+        A convoy that no fleets on the board could make is an illegal order, not a move that
+        fails (DATC 6.D.32, 6.D.31); one the fleets could make but were not ordered to is a
+        move that fails (6.D.8). A convoy order by a fleet on no such chain is illegal (6.G.19).
+        """
+        if dest not in self.convoy_reach(origin):
+            return set()
+        seas = [p for p, u in at.items()
+                if u.kind == FLEET and p != without and self.board.is_sea(p)]
+        return self.board.convoy_routes(origin, dest, seas)
+
+    def can_get_to(self, at: dict[str, Unit], unit: Unit, province: str,
+                   without: str | None = None) -> bool:
+        """Whether ``unit`` could move into ``province`` (by land, sea, or the fleets now on
+        the board other than the one in ``without``)."""
+        if self.board.can_reach(unit.kind, unit.location, province):
+            return True
+        return unit.kind == ARMY and bool(self.convoy_fleets(at, unit.province, province, without))
+
+    def _check_movement(self, at: dict[str, Unit], power: str, order: Order) -> Order:
+        if not isinstance(order, MOVEMENT_ORDERS):
+            raise OrderError(f"'{order}' is not a movement order: in a movement phase units "
+                             "hold, move, support or convoy")
+        unit = self._bind(at, power, order.unit)
+        ref = UnitRef(unit.kind, unit.location)
+        b = self.board
+        if isinstance(order, Hold):
+            return Hold(ref)
+        if isinstance(order, Move):
+            return self._check_move(at, unit, ref, order)
+        if isinstance(order, SupportHold):
+            target = self._target(at, order.target, "support")
+            if target.province == unit.province:
+                raise OrderError("a unit cannot support itself")
+            if not b.can_reach(unit.kind, unit.location, target.province):
+                raise OrderError(f"{unit} cannot reach {self.name(target.province)}, "
+                                 "so it cannot support a unit there")
+            return SupportHold(ref, UnitRef(target.kind, target.location))
+        if isinstance(order, SupportMove):
+            target = self._target(at, order.target, "support")
+            dest = province_of(order.destination)
+            if target.province == unit.province:
+                raise OrderError("a unit cannot support its own move")
+            if dest == unit.province:
+                raise OrderError("a unit cannot support a move into its own province; "
+                                 "it can only hold")
+            if dest == target.province:
+                raise OrderError(f"{target} cannot move to where it already is")
+            if not b.can_reach(unit.kind, unit.location, dest):
+                raise OrderError(f"{unit} cannot reach {self.name(dest)}, "
+                                 "so it cannot support a move there")
+            if not self.can_get_to(at, target, dest, without=unit.province):
+                raise OrderError(f"{target} cannot move to {self.name(dest)}")
+            destination = dest if target.kind == ARMY else order.destination
+            return SupportMove(ref, UnitRef(target.kind, target.location), destination)
+        assert isinstance(order, Convoy)
+        if unit.kind != FLEET:
+            raise OrderError("only fleets can convoy")
+        if not b.is_sea(unit.province):
+            raise OrderError(f"a fleet can convoy only at sea, not in {self.name(unit.province)}")
+        target = self._target(at, order.target, "convoy")
+        if target.kind != ARMY:
+            raise OrderError("only armies can be convoyed")
+        dest = province_of(order.destination)
+        if dest == target.province:
+            raise OrderError(f"{target} cannot be convoyed to where it already is")
+        if dest not in self.convoy_reach(target.province):
+            raise OrderError(f"{target} cannot be convoyed to {self.name(dest)}")
+        if unit.province not in self.convoy_fleets(at, target.province, dest):
+            raise OrderError(f"{unit} is on no convoy route from {self.name(target.province)} "
+                             f"to {self.name(dest)}")
+        return Convoy(ref, UnitRef(ARMY, target.location), dest)
+
+    def _check_move(self, at: dict[str, Unit], unit: Unit, ref: UnitRef, order: Move) -> Move:
+        b = self.board
+        dest = province_of(order.destination)
+        here, there = self.name(unit.province), self.name(dest)
+        if dest == unit.province:
+            raise OrderError(f"{unit} cannot move to its own province")
+        for step in order.route:
+            if not b.is_sea(province_of(step)):
+                raise OrderError(f"a convoy route runs only through seas; {self.name(step)} is not one")
+        if unit.kind == ARMY:
+            if b.is_sea(dest):
+                raise OrderError(f"an army cannot move to {there}: it is a sea")
+            by_convoy = order.via_convoy or bool(order.route)
+            if b.can_move(ARMY, unit.location, dest) and not by_convoy:
+                return Move(ref, dest)
+            if self.convoy_fleets(at, unit.province, dest):
+                return Move(ref, dest, by_convoy, ())
+            if dest in self.convoy_reach(unit.province):
+                raise OrderError(f"no fleets stand at sea between {here} and {there} to "
+                                 "convoy the army")
+            raise OrderError(f"{here} is not adjacent to {there}, and no convoy could carry "
+                             "an army there")
+        if order.via_convoy or order.route:
+            raise OrderError("only armies can be convoyed")
+        if b.is_land(dest):
+            raise OrderError(f"a fleet cannot move to {there}: it is inland")
+        reachable = b.fleet_coasts_reachable(unit.location, dest)
+        if "/" in order.destination:
+            if order.destination in reachable:
+                return Move(ref, order.destination)
+            if reachable:
+                raise OrderError(f"a fleet in {here} cannot reach {b.full_name(order.destination)}")
+            raise OrderError(f"{here} is not adjacent to {there} for a fleet")
+        if not reachable:
+            if b.can_move(ARMY, unit.province, dest):
+                raise OrderError(f"a fleet cannot move from {here} to {there}: "
+                                 "they share no coast")
+            raise OrderError(f"{here} is not adjacent to {there} for a fleet")
+        if len(reachable) > 1:
+            raise OrderError(f"{there} has more than one coast a fleet in {here} could reach: "
+                             f"say which ({' or '.join(reachable)})")
+        return Move(ref, reachable[0])
+
+    # -------------------------------------------------------------- retreats
+    def retreat_options(self, position: Position, d: Dislodged) -> tuple[str, ...]:
+        if d.retreats is not None:
+            return d.retreats
+        occupied = {u.province for u in position.units}
+        return self._retreats_from(d.unit, d.attacker_from, occupied, position.standoffs)
+
+    def _retreats_from(self, unit: Unit, attacker_from: str | None, occupied: Iterable[str],
+                       standoffs: Iterable[str]) -> tuple[str, ...]:
+        b = self.board
+        blocked = set(occupied) | set(standoffs)
+        if attacker_from:
+            blocked.add(attacker_from)
+        if unit.kind == ARMY:
+            places: Iterable[str] = b.army_adj.get(unit.location, ())
+        else:
+            places = b.fleet_adj.get(unit.location, ())
+        return tuple(sorted(p for p in places if province_of(p) not in blocked))
+
+    def _check_retreat(self, position: Position, power: str, order: Order) -> Order:
+        if not isinstance(order, (Retreat, Disband, Move)):
+            raise OrderError(f"'{order}' is not possible in a retreat phase: dislodged units "
+                             "retreat or disband")
+        at = {d.unit.province: d for d in position.dislodged}
+        prov = province_of(order.unit.location)
+        d = at.get(prov)
+        if d is None:
+            raise OrderError(f"no dislodged unit in {self.name(prov)}")
+        unit = self._bind({prov: d.unit}, power, order.unit, "dislodged unit")
+        ref = UnitRef(unit.kind, unit.location)
+        if isinstance(order, Disband):
+            return Disband(ref)
+        options = self.retreat_options(position, d)
+        dest = order.destination if unit.kind == FLEET else province_of(order.destination)
+        if dest not in options and unit.kind == FLEET and "/" not in dest:
+            matching = [o for o in options if province_of(o) == dest]
+            if len(matching) == 1:
+                dest = matching[0]
+        if dest not in options:
+            where = ", ".join(options) if options else "nowhere: it will be disbanded"
+            raise OrderError(f"{unit} cannot retreat to {self.name(dest)}; it may retreat to {where}")
+        return Retreat(ref, dest)
+
+    # ------------------------------------------------------------ adjustments
+    def adjustment_count(self, position: Position, power: str) -> int:
+        """Builds the power can make (> 0) or removals it must make (< 0)."""
+        centres = position.centres.get(power, set())
+        units = sum(1 for u in position.units if u.power == power)
+        delta = len(centres) - units
+        if delta <= 0:
+            return delta
+        occupied = {u.province for u in position.units}
+        free = sum(1 for c in self.board.home_centres.get(power, ())
+                   if c in centres and c not in occupied)
+        return min(delta, free)
+
+    def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
+        count = self.adjustment_count(position, power)
+        if isinstance(order, Waive):
+            if count <= 0:
+                raise OrderError(f"{power} has no builds to waive")
+            return order
+        if isinstance(order, Remove | Disband):
+            if count >= 0:
+                raise OrderError(f"{power} has no units to remove this winter")
+            unit = self._bind({u.province: u for u in position.units}, power, order.unit)
+            return Remove(UnitRef(unit.kind, unit.location))
+        if not isinstance(order, Build):
+            raise OrderError(f"'{order}' is not possible in an adjustment phase: build, remove "
+                             "or waive")
+        b = self.board
+        ref = order.unit
+        prov = province_of(ref.location)
+        name = self.name(prov)
+        if count <= 0:
+            raise OrderError(f"{power} has no builds this winter")
+        if ref.kind is None:
+            raise OrderError(f"say what to build in {name}: an army (A) or a fleet (F)")
+        if prov not in b.home_centres.get(power, ()):
+            raise OrderError(f"{name} is not one of {power}'s home centres")
+        if prov not in position.centres.get(power, set()):
+            raise OrderError(f"{power} does not own {name} now")
+        if any(u.province == prov for u in position.units):
+            raise OrderError(f"{name} is occupied")
+        if ref.kind == ARMY:
+            if b.is_sea(prov):
+                raise OrderError(f"an army cannot be built at sea in {name}")
+            return Build(UnitRef(ARMY, prov))
+        if b.is_land(prov):
+            raise OrderError(f"a fleet cannot be built in {name}: it is inland")
+        coasts = b.provinces[prov].coasts
+        if coasts:
+            if ref.location not in coasts:
+                raise OrderError(f"say on which coast of {name} to build the fleet "
+                                 f"({' or '.join(coasts)})")
+            return Build(UnitRef(FLEET, ref.location))
+        return Build(UnitRef(FLEET, prov))
+
+    def units_to_order(self, position: Position, power: str) -> list[Unit]:
+        kind = position.phase.kind
+        if kind == "M":
+            return [u for u in position.units if u.power == power]
+        if kind == "R":
+            return [d.unit for d in position.dislodged if d.unit.power == power]
+        return []
+
+    # ------------------------------------------------------------ adjudication
+    def adjudicate(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+        """Adjudicate a phase. ``results[k]`` is the fate of ``orders[k]``; results for units
+        that had no order (holds, disbands, civil disorder removals) follow."""
+        kind = position.phase.kind
+        if kind == "M":
+            return self._adjudicate_movement(position, orders)
+        if kind == "R":
+            return self._adjudicate_retreats(position, orders)
+        return self._adjudicate_adjustments(position, orders)
+
+    def _checked(self, position: Position, orders: list[tuple[str, Order]],
+                 results: list[OrderResult], key: dict[str, int]
+                 ) -> tuple[dict[int, Order], dict[int, int]]:
+        """Check each order; the last good order for a unit replaces earlier ones.
+
+        ``key`` maps a unit's province to its index. Fills ``results`` with a placeholder (or
+        the refusal) for every order, in order, and returns index -> order and index -> the
+        position of that order's result.
+        """
+        chosen: dict[int, Order] = {}
+        slot: dict[int, int] = {}
+        at = {u.province: u for u in position.units} if position.phase.kind == "M" else None
+        for power, order in orders:
+            try:
+                if at is not None:
+                    checked = self._check_movement(at, power, order)
+                else:
+                    checked = self.check(position, power, order)
+            except OrderError as exc:
+                results.append(OrderResult(power, str(order), FAILS, str(exc)))
+                continue
+            i = key[province_of(checked.unit.location)]  # type: ignore[union-attr]
+            if i in slot:
+                old = results[slot[i]]
+                old.result, old.reason = FAILS, "replaced by a later order for the same unit"
+            chosen[i] = checked
+            slot[i] = len(results)
+            results.append(OrderResult(power, str(checked), SUCCEEDS))
+        return chosen, slot
+
+    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+        units = position.units
+        key = {u.province: i for i, u in enumerate(units)}
+        results: list[OrderResult] = []
+        chosen, slot = self._checked(position, orders, results, key)
+        phase = MovementPhase(self.board, units, [chosen.get(i) for i in range(len(units))])
+        outcomes = phase.resolve()
+        for i, unit in enumerate(units):
+            o = outcomes[i]
+            verdict = SUCCEEDS if o.succeeded else FAILS
+            if i in slot:
+                r = results[slot[i]]
+                r.result, r.reason = verdict, o.reason
+            else:
+                reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
+                results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
+        # The board after the moves.
+        new_units: list[Unit] = []
+        dislodged_units: list[tuple[Unit, int]] = []
+        for i, unit in enumerate(units):
+            if phase.moved(i):
+                new_units.append(Unit(unit.power, unit.kind, phase.dest_loc[i]))  # type: ignore[arg-type]
+                continue
+            by = phase.dislodger(i)
+            if by is None:
+                new_units.append(unit)
+            else:
+                dislodged_units.append((unit, by))
+        occupied = {u.province for u in new_units}
+        standoffs = phase.standoffs()
+        dislodged = []
+        for unit, by in dislodged_units:
+            attacker_from = phase.prov[by]
+            # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat to
+            # the province that army came from.
+            blocked = None if phase.convoyed[by] else attacker_from
+            retreats = self._retreats_from(unit, blocked, occupied, standoffs)
+            dislodged.append(Dislodged(unit, attacker_from, retreats))
+        nxt = Position(position.variant, position.phase, new_units,
+                       {p: set(cs) for p, cs in position.centres.items()},
+                       dislodged, frozenset(standoffs) if dislodged else frozenset(),
+                       extra=dict(position.extra))
+        outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
+        if dislodged:
+            nxt.phase = Phase(position.phase.season, position.phase.year, "R")
+        else:
+            self._advance(nxt, outcome)
+        return outcome
+
+    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+        pending = position.dislodged
+        key = {d.unit.province: i for i, d in enumerate(pending)}
+        results: list[OrderResult] = []
+        chosen, slot = self._checked(position, orders, results, key)
+        wanted: dict[str, list[int]] = {}
+        for i, order in chosen.items():
+            if isinstance(order, Retreat):
+                wanted.setdefault(province_of(order.destination), []).append(i)
+        units = list(position.units)
+        disbanded = []
+        for i, d in enumerate(pending):
+            order = chosen.get(i)
+            if isinstance(order, Retreat) and len(wanted[province_of(order.destination)]) == 1:
+                units.append(Unit(d.unit.power, d.unit.kind, order.destination))
+                continue
+            disbanded.append(d.unit)
+            if order is None:
+                results.append(OrderResult(d.unit.power, f"{d.unit} D", SUCCEEDS,
+                                           "no retreat order: disbanded"))
+            elif isinstance(order, Retreat):
+                r = results[slot[i]]
+                r.result, r.reason = FAILS, "another unit retreated there too: both disbanded"
+        nxt = Position(position.variant, position.phase, units,
+                       {p: set(cs) for p, cs in position.centres.items()},
+                       extra=dict(position.extra))
+        outcome = Outcome(position, nxt, results, disbanded=disbanded)
+        self._advance(nxt, outcome)
+        return outcome
+
+    def _adjudicate_adjustments(self, position: Position,
+                                orders: list[tuple[str, Order]]) -> Outcome:
+        results: list[OrderResult] = []
+        units = list(position.units)
+        counts = {p: self.adjustment_count(position, p) for p in position.powers()}
+        built: list[Unit] = []
+        removed: list[Unit] = []
+        used: dict[str, int] = {}
+        taken: set[str] = set()
+        for power, order in orders:
+            try:
+                checked = self.check(position, power, order)
+            except OrderError as exc:
+                results.append(OrderResult(power, str(order), FAILS, str(exc)))
+                continue
+            count = counts.get(power, 0)
+            n = used.get(power, 0)
+            text = str(checked)
+            if n >= abs(count):
+                what = "builds" if count > 0 else "removals"
+                results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
+                continue
+            if isinstance(checked, (Build, Remove)):
+                prov = province_of(checked.unit.location)
+                if prov in taken:
+                    verb = "built in" if isinstance(checked, Build) else "removed from"
+                    results.append(OrderResult(power, text, FAILS,
+                                               f"a unit was already {verb} {self.name(prov)}"))
+                    continue
+                taken.add(prov)
+                if isinstance(checked, Build):
+                    built.append(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
+                else:
+                    unit = next(u for u in units if u.province == prov)
+                    units.remove(unit)
+                    removed.append(unit)
+            used[power] = n + 1
+            results.append(OrderResult(power, text, SUCCEEDS))
+        # Civil disorder: removals not ordered are chosen by the 2023 distance rule.
+        for power, count in sorted(counts.items()):
+            missing = -count - used.get(power, 0)
+            if count < 0 and missing > 0:
+                for unit in self.civil_disorder_removals(position, power, units, missing):
+                    units.remove(unit)
+                    removed.append(unit)
+                    results.append(OrderResult(power, str(Remove(UnitRef(unit.kind, unit.location))),
+                                               SUCCEEDS, "civil disorder: removal not ordered"))
+        nxt = Position(position.variant, position.phase, units + built,
+                       {p: set(cs) for p, cs in position.centres.items()},
+                       extra=dict(position.extra))
+        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
+        self._advance(nxt, outcome)
+        return outcome
+
+    def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
+                                count: int) -> list[Unit]:
+        """DATC 4.D.8 (2023): farthest from any owned centre first, counting moves by land or
+        sea for every unit type; fleets before armies at equal distance; then by the full
+        name of the province."""
+        owned = position.centres.get(power, set())
+        board = self.board
+
+        def distance(unit: Unit) -> int:
+            dist = board.distances_from(unit.province)
+            return min((dist[c] for c in owned if c in dist), default=10**6)
+
+        mine = [u for u in units if u.power == power]
+        mine.sort(key=lambda u: (-distance(u), 0 if u.kind == FLEET else 1,
+                                 board.provinces[u.province].name))
+        return mine[:count]
+
+    # ---------------------------------------------------------------- calendar
+    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+        """Set ``nxt.phase`` to the next phase that needs play, updating centres after Fall."""
+        phase = nxt.phase
+        if phase.season == "S" and phase.kind in "MR":
+            nxt.phase = Phase("F", phase.year, "M")
+            return
+        if phase.season == "F" and phase.kind in "MR":
+            self.update_centres(nxt, outcome)
+            if nxt.winner is None and any(self.adjustment_count(nxt, p) != 0 for p in nxt.powers()):
+                nxt.phase = Phase("W", phase.year, "A")
+                return
+        nxt.phase = Phase("S", phase.year + 1, "M")
+
+    def update_centres(self, position: Position, outcome: Outcome) -> None:
+        """After Fall: each occupied supply centre belongs to the occupier; check for a winner."""
+        owner = {c: p for p, cs in position.centres.items() for c in cs}
+        for unit in position.units:
+            prov = unit.province
+            if prov in self.board.supply_centres and owner.get(prov) != unit.power:
+                outcome.centre_changes[prov] = (owner.get(prov), unit.power)
+                owner[prov] = unit.power
+        centres: dict[str, set[str]] = {}
+        for c, p in owner.items():
+            centres.setdefault(p, set()).add(c)
+        position.centres = centres
+        leaders = [p for p, cs in centres.items() if len(cs) >= self.board.victory_centres]
+        if leaders:
+            position.winner = max(leaders, key=lambda p: len(centres[p]))
