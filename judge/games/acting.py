@@ -17,8 +17,9 @@ from judge.commands.parse import Command, parse_duration, parse_lines
 from judge.config import Config
 from judge.games import game as G
 from judge.games.game import GameError
+from judge.mail.compose import deadline_text
 from judge.mail.outbox import Outbox
-from judge.mail.reading import Inbound, parse_bytes, read_message
+from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc, parse_iso
 
 log = logging.getLogger("judge.acting")
@@ -108,7 +109,7 @@ class Actor:
         for cmd in commands:
             self._run(session, cmd)
         self._flush_orders(session)
-        self._after_changes(session.games_touched)
+        turns = self._after_changes(session)
         subject = inbound.subject or "your mail to the judge"
         if not subject.lower().startswith("re:"):
             subject = "Re: " + subject
@@ -120,6 +121,7 @@ class Actor:
                                    "judge_name": self.cfg.name},
                           inbox_id=row["id"], in_reply_to=inbound.message_id,
                           references=inbound.references)
+        reports.queue_turns(self.outbox, self.s, turns)  # after the reply
         return "done", f"{len(commands)} command(s), {session.errors} error(s)"
 
     def _refuse_oversized(self, row: dict) -> tuple[str, str]:
@@ -245,8 +247,8 @@ class Actor:
             ses.games_touched.add(game["id"])
             reports.queue_start(self.outbox, s, game)
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
-                    f"{game['deadline']}. Every player has been sent the position.", "text",
-                    None)
+                    f"{deadline_text(game['deadline'])}. Every player has been sent the "
+                    "position.", "text", None)
         if name == "PROCESS":
             G._check_running(game)
             turns = G.adjudicate(s, game, now)
@@ -260,7 +262,8 @@ class Actor:
             when = self._parse_when(" ".join(a), now)
             game = G.set_deadline(s, game, when)
             ses.games_touched.add(game["id"])
-            return f"Deadline of {game['phase']} set to {game['deadline']}.", "text", None
+            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'])}.",
+                    "text", None)
         if name == "DEADLINES":
             durations = [parse_duration(x) or 0 for x in a]
             game = G.set_durations(s, game, durations)
@@ -274,7 +277,8 @@ class Actor:
         if name == "RESUME":
             game = G.resume_game(s, game, now)
             ses.games_touched.add(game["id"])
-            return (f"Game {game['name']} resumed; deadline {game['deadline']}.", "text", None)
+            return (f"Game {game['name']} resumed; deadline {deadline_text(game['deadline'])}.",
+                    "text", None)
         raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
 
     def _master_game(self, ses: _Session) -> dict:
@@ -382,13 +386,19 @@ class Actor:
                          power=ctx.power)
 
     # ---------------------------------------------------------------- time
-    def _after_changes(self, game_ids: set[int]) -> None:
+    def _after_changes(self, ses: _Session) -> list[G.Turn]:
         """Games whose every power has ordered are processed at once."""
-        for gid in sorted(game_ids):
+        turns: list[G.Turn] = []
+        for gid in sorted(ses.games_touched):
             game = self.s.game_by_id(gid)
             if game and G.is_ready(self.s, game):
-                turns = G.adjudicate(self.s, game, self.clock())
-                reports.queue_turns(self.outbox, self.s, turns)
+                done = G.adjudicate(self.s, game, self.clock())
+                turns += done
+                game = G.refresh(self.s, game)
+                ses.say(None, f"Every power in game {game['name']} has now ordered, so "
+                        f"{', '.join(str(t.previous.phase) for t in done)} has been processed; "
+                        f"the report is on its way. Next: {game['phase']}.")
+        return turns
 
     def process_due(self) -> int:
         """Adjudicate every game whose deadline has passed or whose powers have all ordered."""
@@ -405,7 +415,3 @@ class Actor:
                 reports.queue_turns(self.outbox, self.s, turns)
                 count += len(turns)
         return count
-
-
-def parse_inbox_row(raw: bytes) -> Any:  # used by tools and tests
-    return parse_bytes(raw)

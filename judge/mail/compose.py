@@ -16,7 +16,7 @@ from judge.storage import now_utc
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
-def _deadline(value: str | datetime | None, now: datetime | None = None) -> str:
+def deadline_text(value: str | datetime | None, now: datetime | None = None) -> str:
     """``Sun 22 Nov 2026 07:00 UTC (in 1 day 23 hours 59 minutes)``."""
     if not value:
         return "none set"
@@ -54,7 +54,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,  # plain-text mail
     )
-    env.filters["deadline"] = _deadline
+    env.filters["deadline"] = deadline_text
     env.filters["duration"] = duration_text
     return env
 
