@@ -50,7 +50,7 @@ class Got:
         self.msg = parse_bytes(raw)
         self.rcpt = rcpt or str(self.msg["To"])
         self.subject = str(self.msg["Subject"] or "")
-        self.body = body_text(self.msg)
+        self.body = body_text(self.msg).replace("\r\n", "\n")
 
     def __getitem__(self, name: str) -> str:
         return str(self.msg[name] or "")
@@ -236,3 +236,176 @@ class InProcessJudge:
 
     def inbox_states(self) -> list[str]:
         return [r["state"] for r in self.store.all("SELECT state FROM inbox ORDER BY id")]
+
+
+# ----------------------------------------------------------------- a scripted game
+POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+
+SPRING = {
+    "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
+    "ENGLAND": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"],
+    "FRANCE": ["A PAR - PIC", "A MAR - BUR", "F BRE - MAO"],
+    "GERMANY": ["A BER - MUN", "A MUN - RUH", "F KIE - DEN"],
+    "ITALY": ["A VEN H", "A ROM - APU", "F NAP - ION"],
+    "RUSSIA": ["A WAR - UKR", "A MOS - STP", "F SEV - BLA", "F STP/SC - BOT"],
+    "TURKEY": ["F ANK - BLA", "A CON - BUL", "A SMY - ARM"],
+}
+FALL = {
+    "AUSTRIA": ["A SER - GRE", "A GAL - RUM", "F ALB S A SER - GRE"],
+    "ENGLAND": ["F NTH - NWY", "F NWG - BAR", "A YOR - EDI"],
+    "FRANCE": ["A BUR H", "A PIC - BEL", "F MAO - POR"],
+    "GERMANY": ["A RUH - BUR", "A MUN S A RUH - BUR", "F DEN H"],
+    "ITALY": ["A VEN - TYR", "A APU - TUN", "F ION C A APU - TUN"],
+    "RUSSIA": ["A UKR - RUM", "A STP - NWY", "F SEV H", "F BOT - SWE"],
+    "TURKEY": ["F ANK H", "A BUL H", "A ARM - SEV"],
+}
+
+
+class Backend:
+    """How a scripted game talks to a judge: send a mail, wait for what someone received."""
+
+    def send(self, frm: str, body: str, subject: str) -> None:
+        raise NotImplementedError
+
+    def wait(self, rcpt: str, pred: Callable[[Got], bool], timeout: float = 30.0) -> Got:
+        raise NotImplementedError
+
+
+class InProcessBackend(Backend):
+    def __init__(self, judge: InProcessJudge) -> None:
+        self.judge = judge
+        self.got: list[Got] = []
+
+    def send(self, frm: str, body: str, subject: str) -> None:
+        self.got += self.judge.send(frm, body, subject)
+
+    def wait(self, rcpt: str, pred: Callable[[Got], bool], timeout: float = 30.0) -> Got:
+        found = [m for m in self.got if m.rcpt.lower() == rcpt.lower() and pred(m)]
+        assert found, f"nothing for {rcpt}: {[m for m in self.got if m.rcpt == rcpt]}"
+        return found[-1]
+
+
+class SinkBackend(Backend):
+    """Players send over SMTP (to postfix or the judge's receiver); replies arrive in a sink."""
+
+    def __init__(self, sink: Sink, host: str, port: int, judge_address: str) -> None:
+        self.sink, self.host, self.port, self.judge_address = sink, host, port, judge_address
+        self.used: set[int] = set()  # messages already matched, so each wait needs a new one
+
+    def send(self, frm: str, body: str, subject: str) -> None:
+        send_smtp(self.host, self.port, frm, self.judge_address,
+                  compose(frm, self.judge_address, body, subject))
+
+    def wait(self, rcpt: str, pred: Callable[[Got], bool], timeout: float = 30.0) -> Got:
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.sink.lock:
+                for m in self.sink.messages:
+                    if id(m) not in self.used and m.rcpt.lower() == rcpt.lower() and pred(m):
+                        self.used.add(id(m))
+                        return m
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{rcpt} received nothing matching within {timeout}s; "
+                                     f"got {self.sink.for_rcpt(rcpt)}")
+            time.sleep(0.05)
+
+
+def subject_has(text: str) -> Callable[[Got], bool]:
+    return lambda m: text in m.subject
+
+
+def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: str,
+                       timeout: float = 30.0) -> dict[str, Got]:
+    """Create, open, join seven players, start, play S1901M, F1901M, F1901R, W1901A.
+
+    Asserts on what the players receive; returns the last report each player got.
+    """
+    pw = {p: f"pw-{p.lower()}" for p in POWERS}
+    b.send(gm, f"CREATE {game} master-{game} DEADLINES 48h 24h 24h\nOPEN", "new game")
+    r = b.wait(gm, subject_has("new game"), timeout)
+    assert "created; you are its master" in r.body and f"Game {game} is open" in r.body, r.body
+    assert "****" in r.body and f"master-{game}" not in r.body  # password never echoed
+
+    for p in POWERS:
+        b.send(addr(p), f"SIGNON {p.title()} {game} {pw[p]}", "join")
+    for p in POWERS:
+        r = b.wait(addr(p), subject_has("join"), timeout)
+        assert f"You have joined game {game} as {p.title()}" in r.body, r.body
+
+    b.send(gm, f"MASTER {game} master-{game}\nSTART", "start")
+    assert "has started" in b.wait(gm, subject_has("Re: start"), timeout).body
+    for p in POWERS:
+        r = b.wait(addr(p), subject_has("the game has started"), timeout)
+        assert f"You play {p.title()}" in r.body and "Spring 1901 Movement" in r.body
+
+    # a stranger with the wrong password changes nothing
+    b.send("mallory@players.test", f"SIGNON FRANCE {game} guess\nA PAR - GAS", "hijack")
+
+    # France first sends orders with mistakes, then the right ones
+    b.send(addr("FRANCE"), f"SIGNON F{game} {pw['FRANCE']}\nA PAR - PIC\nA MAR - Brgundy\n"
+                           "F BRE - LON", "orders draft")
+    r = b.wait(addr("FRANCE"), subject_has("orders draft"), timeout)
+    assert r.subject.startswith("[ERROR]"), r.subject
+    assert "A PAR - PIC\n" in r.body, r.body
+    assert "A MAR - Brgundy" in r.body and "<-- ERROR:" in r.body
+    assert "F BRE - LON" in r.body
+    assert "Units without orders: F BRE, A MAR (they hold)." in r.body
+    assert "Deadline:" in r.body and "(in 1 day 23 hours" in r.body
+    r = b.wait("mallory@players.test", subject_has("hijack"), timeout)
+    assert r.subject.startswith("[ERROR]") and "wrong password for France" in r.body
+    assert "not used: the SIGNON above failed" in r.body
+
+    def play(orders: dict[str, list[str]], label: str) -> None:
+        for p, lines in orders.items():
+            b.send(addr(p), f"SIGNON {p} {game} {pw[p]}\n" + "\n".join(lines), label)
+        for p, lines in orders.items():
+            r = b.wait(addr(p), subject_has(label), timeout)
+            assert not r.subject.startswith("[ERROR]"), r.body
+            for line in lines:
+                assert line in r.body, (line, r.body)
+
+    play(SPRING, "spring orders")
+    reports: dict[str, Got] = {}
+    for p in POWERS:
+        r = reports[p] = b.wait(addr(p), subject_has("(S1901M) results"), timeout)
+        assert "A MAR - BUR                    succeeds" in r.body, r.body
+        assert "A PAR - GAS" not in r.body  # mallory's order never counted
+        assert "F SEV - BLA                    fails (bounced)" in r.body
+        assert "Next phase: Fall 1901 Movement (F1901M)" in r.body
+        assert f"You play {p.title()}" in r.body
+    b.wait(gm, subject_has("(S1901M) results"), timeout)
+
+    play(FALL, "fall orders")
+    for p in POWERS:
+        r = reports[p] = b.wait(addr(p), subject_has("(F1901M) results"), timeout)
+        assert "A RUH - BUR                    succeeds" in r.body
+        assert "Dislodged units" in r.body
+        assert "France A BUR (dislodged from RUH): may retreat to" in r.body
+        options = r.body.split("may retreat to")[1].splitlines()[0]
+        assert "Gascony (GAS)" in options and "Picardy (PIC)" in options
+        assert "(RUH)" not in options and "(BEL)" not in options  # attacker's origin; occupied
+        assert "Next phase: Fall 1901 Retreat (F1901R)" in r.body
+
+    play({"FRANCE": ["A BUR R GAS"]}, "retreat")
+    for p in POWERS:
+        r = reports[p] = b.wait(addr(p), subject_has("(F1901R) results"), timeout)
+        assert "A BUR R GAS" in r.body and "succeeds" in r.body
+        assert "Next phase: Winter 1901 Adjustment (W1901A)" in r.body
+        assert "Supply centre ownership" in r.body and "builds due" in r.body
+        assert "  France    5 centres: BEL BRE MAR PAR POR" in r.body, r.body
+        assert "builds due: 2" in r.body
+
+    # England has nothing to build; Austria waives; France builds one of two (the other is
+    # waived by the judge at processing, as the rules say)
+    builds = {"AUSTRIA": ["WAIVE"], "FRANCE": ["BUILD F BRE", "BUILD A PAR"],
+              "GERMANY": ["BUILD F KIE"], "ITALY": ["BUILD F NAP"], "RUSSIA": ["BUILD A WAR"],
+              "TURKEY": ["BUILD A SMY"]}
+    b.send(addr("ENGLAND"), f"SIGNON ENGLAND {game} {pw['ENGLAND']}\nBUILD F LON", "greedy")
+    r = b.wait(addr("ENGLAND"), subject_has("greedy"), timeout)
+    assert r.subject.startswith("[ERROR]") and "nothing to order" in r.body, r.body
+    play(builds, "builds")
+    for p in POWERS:
+        r = reports[p] = b.wait(addr(p), subject_has("(W1901A) results"), timeout)
+        assert "Built: " in r.body and "France F BRE" in r.body and "Russia A WAR" in r.body
+        assert "Next phase: Spring 1902 Movement (S1902M)" in r.body
+    return reports

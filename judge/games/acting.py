@@ -46,6 +46,7 @@ class _Session:
     master_failed: bool = False
     games_touched: set[int] = field(default_factory=set)
     errors: int = 0
+    later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
 
     def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
             data: Any = None) -> None:
@@ -121,7 +122,9 @@ class Actor:
                                    "judge_name": self.cfg.name},
                           inbox_id=row["id"], in_reply_to=inbound.message_id,
                           references=inbound.references)
-        reports.queue_turns(self.outbox, self.s, turns)  # after the reply
+        for queue in session.later:  # game mail after the reply
+            queue()
+        reports.queue_turns(self.outbox, self.s, turns)
         return "done", f"{len(commands)} command(s), {session.errors} error(s)"
 
     def _refuse_oversized(self, row: dict) -> tuple[str, str]:
@@ -245,14 +248,14 @@ class Actor:
         if name == "START":
             game = G.start_game(s, game, now)
             ses.games_touched.add(game["id"])
-            reports.queue_start(self.outbox, s, game)
+            ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
                     f"{deadline_text(game['deadline'])}. Every player has been sent the "
                     "position.", "text", None)
         if name == "PROCESS":
             G._check_running(game)
             turns = G.adjudicate(s, game, now)
-            reports.queue_turns(self.outbox, s, turns)
+            ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
             ses.games_touched.add(game["id"])
             game = G.refresh(s, game)
             return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; game "
