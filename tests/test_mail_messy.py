@@ -32,7 +32,7 @@ def test_plain_help_gets_help_threaded_and_marked_auto_replied(judge):
     raw = compose(ALICE, "judge@localhost", "HELP", subject="help please",
                   message_id="<q1@players.test>")
     reply = only_reply(judge.deliver(raw))
-    assert "SIGNON <power> <game> <password>" in reply.body
+    assert "SIGNON <power> <game> <password>" in reply.flat
     assert reply.subject == "Re: help please"
     assert reply["In-Reply-To"] == "<q1@players.test>"
     assert "<q1@players.test>" in reply["References"]
@@ -47,7 +47,7 @@ def test_html_only_mail_is_read_as_text(judge):
     msg.set_content("<html><body><div>STATUS <b>htmlgame</b></div><br><div>&nbsp;</div>"
                     "</body></html>", subtype="html")
     reply = only_reply(judge.deliver(msg.as_bytes()))
-    assert "there is no game called 'htmlgame'" in reply.body
+    assert "there is no game called 'htmlgame'" in reply.flat
 
 
 def test_quoted_printable_soft_breaks_are_joined(judge):
@@ -56,7 +56,7 @@ def test_quoted_printable_soft_breaks_are_joined(judge):
            "Content-Transfer-Encoding: quoted-printable\r\n\r\n"
            "STA=\r\nTUS qpg=C3=A4me\r\n").encode()
     reply = only_reply(judge.deliver(raw))
-    assert "there is no game called 'qpgäme'" in reply.body
+    assert "there is no game called 'qpgäme'" in reply.flat
 
 
 def test_base64_body_is_decoded(judge):
@@ -65,7 +65,7 @@ def test_base64_body_is_decoded(judge):
            "Content-Type: text/plain; charset=us-ascii\r\n"
            f"Content-Transfer-Encoding: base64\r\n\r\n{body}\r\n").encode()
     reply = only_reply(judge.deliver(raw))
-    assert "there is no game called 'b64game'" in reply.body
+    assert "there is no game called 'b64game'" in reply.flat
 
 
 def test_latin1_mail_is_decoded(judge):
@@ -73,14 +73,14 @@ def test_latin1_mail_is_decoded(judge):
     part["From"], part["To"], part["Subject"] = ALICE, "judge@localhost", "latin"
     assert b"M\xfcller" in part.as_bytes() or b"=FC" in part.as_bytes()
     reply = only_reply(judge.deliver(part.as_bytes()))
-    assert "there is no game called 'Müller'" in reply.body
+    assert "there is no game called 'Müller'" in reply.flat
 
 
 def test_unknown_charset_does_not_stop_the_judge(judge):
     raw = (f"From: {ALICE}\r\nTo: judge@localhost\r\nSubject: odd\r\nMIME-Version: 1.0\r\n"
            "Content-Type: text/plain; charset=x-klingon\r\n\r\nHELP\r\n").encode()
     reply = only_reply(judge.deliver(raw))
-    assert "SIGNON <power> <game> <password>" in reply.body
+    assert "SIGNON <power> <game> <password>" in reply.flat
 
 
 def test_outlook_reply_ignores_the_quoted_message(judge):
@@ -88,8 +88,8 @@ def test_outlook_reply_ignores_the_quoted_message(judge):
             "<judge@localhost>\r\nSent: Saturday, November 21, 2026 7:00 AM\r\nTo: Alice\r\n"
             "Subject: RE: orders\r\n\r\nSIGNON FRANCE oldgame oldpass\r\nCREATE x y\r\n")
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
-    assert "No games yet" in reply.body
-    assert "ERROR" not in reply.body and "oldgame" not in reply.body
+    assert "No games yet" in reply.flat
+    assert "ERROR" not in reply.flat and "oldgame" not in reply.flat
     assert not reply.subject.startswith("[ERROR]")
 
 
@@ -97,32 +97,32 @@ def test_outlook_from_sent_block_without_separator(judge):
     body = ("LIST\r\n\r\n________________________________\r\nFrom: judge@localhost\r\n"
             "Sent: Saturday\r\n\r\nCREATE x yyyy\r\n")
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
-    assert "No games yet" in reply.body and "ERROR" not in reply.body
+    assert "No games yet" in reply.flat and "ERROR" not in reply.flat
 
 
 def test_gmail_reply_with_wrapped_attribution_and_quotes(judge):
     body = ("LIST\n\nOn Sat, Nov 21, 2026 at 7:00 AM Diplomacy judge <\n"
             "judge@localhost> wrote:\n\n> ERROR: not a command\n> CREATE g1 pass\n")
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
-    assert "No games yet" in reply.body and "ERROR" not in reply.body
+    assert "No games yet" in reply.flat and "ERROR" not in reply.flat
 
 
 def test_inline_quotes_are_ignored(judge):
     body = "> CREATE quoted secret\nLIST\n> more quote\n"
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
-    assert "No games yet" in reply.body and "quoted" not in reply.body
+    assert "No games yet" in reply.flat and "quoted" not in reply.flat
 
 
 def test_signature_is_dropped(judge):
     body = "LIST\n-- \nAlice Example\nCREATE sig secret\n+44 20 7946 0000\n"
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
-    assert "No games yet" in reply.body and "ERROR" not in reply.body
+    assert "No games yet" in reply.flat and "ERROR" not in reply.flat
 
 
 def test_sent_from_my_phone_footer_is_dropped(judge):
     body = "LIST\n\nSent from my iPhone\n"
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
-    assert "ERROR" not in reply.body
+    assert "ERROR" not in reply.flat
 
 
 @pytest.mark.parametrize("headers", [
@@ -184,8 +184,8 @@ def test_five_megabyte_attachment_is_refused_with_a_clear_reply(judge):
     assert len(raw) > 5_000_000
     reply = only_reply(judge.deliver(raw))
     assert reply.subject.startswith("[ERROR]")
-    assert f"it is {len(raw)} bytes long" in reply.body
-    assert "Nothing in it was acted on" in reply.body
+    assert f"it is {len(raw)} bytes long" in reply.flat
+    assert "Nothing in it was acted on" in reply.flat
     assert reply["In-Reply-To"] == "<big@players.test>"
     assert judge.store.game("bigmail") is None  # the CREATE in it was not acted on
     assert judge.inbox_states() == ["refused"]
@@ -211,14 +211,14 @@ def test_mail_without_message_id_is_keyed_by_its_content(judge):
 def test_empty_mail_gets_a_specific_error(judge):
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", "\n\n")))
     assert reply.subject.startswith("[ERROR]")
-    assert "This mail holds no commands" in reply.body
+    assert "This mail holds no commands" in reply.flat
 
 
 def test_stray_line_gets_a_specific_error_and_changes_nothing(judge):
     reply = only_reply(judge.send(ALICE, "A PAR - BUR\nLIST"))
     assert reply.subject.startswith("[ERROR]")
-    assert "has not signed on to a power" in reply.body
-    assert "No games yet" in reply.body  # the good command still ran
+    assert "has not signed on to a power" in reply.flat
+    assert "No games yet" in reply.flat  # the good command still ran
 
 
 def test_reply_to_header_is_answered(judge):
