@@ -177,6 +177,7 @@ class ImapIntake(threading.Thread):
         idle = b"IDLE" in caps
         move = b"MOVE" in caps
         self.connected.set()
+        self._move_judged(client, move)
         log.info("IMAP: connected to %s:%s (%s)", self.cfg.intake.host, self.cfg.intake.port,
                  "IDLE" if idle else "polling")
         while not self.stopping.is_set():
@@ -188,6 +189,26 @@ class ImapIntake(threading.Thread):
                 self.poke.wait(self.cfg.intake.poll_seconds)
                 self.poke.clear()
                 client.noop()
+
+    def _move_judged(self, client: Any, move: bool) -> None:
+        """Mail flagged $Judged but still here (a crash between flag and move): move it now."""
+        if not self.cfg.intake.processed_folder:
+            return
+        left = client.search(["KEYWORD", "$Judged"])
+        if left:
+            self._move(client, left, move)
+
+    def _move(self, client: Any, uids: list[int], move: bool) -> None:
+        processed = self.cfg.intake.processed_folder
+        try:
+            if move:
+                client.move(uids, processed)
+            else:
+                client.copy(uids, processed)
+                client.delete_messages(uids, silent=True)
+                client.expunge(uids)
+        except Exception as exc:  # the $Judged flag already keeps them done
+            log.warning("IMAP: could not move mail to %s: %s", processed, exc)
 
     def _idle(self, client: Any) -> None:
         client.idle()
@@ -220,16 +241,7 @@ class ImapIntake(threading.Thread):
                         stored += 1
             # only now that they are committed: mark them done on the server
             client.add_flags(chunk, [b"\\Seen", JUDGED], silent=True)
-            processed = self.cfg.intake.processed_folder
-            if processed:
-                try:
-                    if move:
-                        client.move(chunk, processed)
-                    else:
-                        client.copy(chunk, processed)
-                        client.delete_messages(chunk, silent=True)
-                        client.expunge(chunk)
-                except Exception as exc:  # the $Judged flag already keeps them done
-                    log.warning("IMAP: could not move mail to %s: %s", processed, exc)
+            if self.cfg.intake.processed_folder:
+                self._move(client, chunk, move)
             self.on_stored()
         return len(uids)
