@@ -191,7 +191,7 @@ def sign_on(s: Store, game: dict, power_text: str, password: str, address: str
     power = power_name(variant, power_text)
     player = s.player(game["id"], power)
     if player is None:
-        if game["status"] == "open":
+        if game["status"] in ("open", "forming"):
             return join_game(s, game, power, password, address), True
         raise GameError(f"{power.title()} in game {game['name']} has no player")
     if not verify_password(password, player["password_hash"]):
