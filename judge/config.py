@@ -35,6 +35,7 @@ class IntakeConfig:
     folder: str = "INBOX"
     processed_folder: str = "Processed"  # where handled mail is moved ("" keeps it in place)
     poll_seconds: float = 30.0  # polling interval when the server has no IDLE
+    idle: bool = True  # use IDLE where the server offers it (false: always poll)
     idle_seconds: float = 300.0  # re-issue IDLE this often
     ca_file: str = ""  # CA bundle to verify the server's certificate
     # smtp
@@ -63,6 +64,7 @@ class OutboundConfig:
     ca_file: str = ""
     timeout: float = 30.0
     max_attempts: int = 50  # then the message stays in the outbox marked failed
+    retry_seconds: float = 5.0  # first retry after this; doubles up to 15 minutes
 
 
 @dataclass(slots=True)

@@ -120,7 +120,7 @@ def now_utc() -> datetime:
 
 
 def iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).isoformat(timespec="seconds")
+    return dt.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def parse_iso(text: str) -> datetime:

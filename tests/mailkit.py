@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import smtplib
@@ -409,3 +410,67 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
         assert "Built: " in r.body and "France F BRE" in r.body and "Russia A WAR" in r.body
         assert "Next phase: Spring 1902 Movement (S1902M)" in r.body
     return reports
+
+
+class TcpProxy:
+    """Forwards a local port to a real server; ``drop()`` cuts every open connection (the
+    server 'goes away' for the client) and ``refuse`` makes new connections fail."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.target = (target_host, target_port)
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(50)
+        self.port = self.listener.getsockname()[1]
+        self.conns: list[socket.socket] = []
+        self.refuse = False
+        self.accepted = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.refuse:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(self.target, timeout=10)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.conns += [client, upstream]
+                self.accepted += 1
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def drop(self) -> None:
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for s in conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.listener.close()
+        self.drop()

@@ -174,7 +174,7 @@ class ImapIntake(threading.Thread):
     def _session(self, store: Store) -> None:
         client = self._connect()
         caps = client.capabilities()
-        idle = b"IDLE" in caps
+        idle = b"IDLE" in caps and self.cfg.intake.idle
         move = b"MOVE" in caps
         self.connected.set()
         self._move_judged(client, move)

@@ -22,8 +22,8 @@ from judge.storage import Store, now_utc
 log = logging.getLogger("judge.sender")
 
 
-def backoff_seconds(attempts: int) -> float:
-    return float(min(5 * 2 ** max(0, attempts), 900))
+def backoff_seconds(attempts: int, base: float = 5.0) -> float:
+    return float(min(base * 2 ** max(0, attempts), 900.0))
 
 
 class Sender:
@@ -117,7 +117,8 @@ class Sender:
     def _failed(self, row: dict, error: str, final: bool) -> None:
         attempts = row["attempts"] + 1
         final = final or attempts >= self.cfg.outbound.max_attempts
-        when = now_utc() + timedelta(seconds=backoff_seconds(row["attempts"]))
+        when = now_utc() + timedelta(seconds=backoff_seconds(row["attempts"],
+                                                               self.cfg.outbound.retry_seconds))
         self.store.mark_failed_attempt(row["id"], error, when, final=final)
         log.warning("outbox %s to %s: %s%s", row["id"], row["rcpt"], error,
                     " (given up)" if final else f" (retry at {when:%H:%M:%S})")
