@@ -64,6 +64,12 @@ class StandardRules:
             centres={p: set(cs) for p, cs in b.home_centres.items()},
         )
 
+    def read_position(self, data: dict) -> Position:
+        return Position.from_json(data)
+
+    def write_position(self, position: Position) -> dict:
+        return position.to_json()
+
     def name(self, location: str) -> str:
         return self.board.provinces[province_of(location)].name
 
