@@ -65,7 +65,18 @@ class StandardRules:
         )
 
     def read_position(self, data: dict) -> Position:
-        return Position.from_json(data)
+        position = Position.from_json(data)
+        seen: set[str] = set()
+        for unit in [*position.units, *(d.unit for d in position.dislodged)]:
+            if unit.province not in self.board.provinces:
+                raise ValueError(f"unknown location {unit.location!r}")
+            if not self.board.can_stand(unit.kind, unit.location):
+                raise ValueError(f"{_TYPE_NAME[unit.kind]} cannot stand in {unit.location}")
+        for unit in position.units:
+            if unit.province in seen:
+                raise ValueError(f"two units in {unit.province}")
+            seen.add(unit.province)
+        return position
 
     def write_position(self, position: Position) -> dict:
         return position.to_json()
