@@ -11,7 +11,7 @@ the resolver never looks inside an order, the variant's rules do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judge.engine.board import province_of
 
@@ -23,10 +23,11 @@ class Unit:
     power: str
     kind: str
     location: str
+    # Derived from location and stored, because the engine asks for it constantly.
+    province: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def province(self) -> str:
-        return province_of(self.location)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "province", province_of(self.location))
 
     def __str__(self) -> str:
         return f"{self.kind} {self.location}"
@@ -34,8 +35,10 @@ class Unit:
     @classmethod
     def parse(cls, power: str, text: str) -> Unit:
         """``"F STP/SC"`` -> Unit(power, "F", "STP/SC"): the position-file form."""
-        kind, location = text.split()
-        return cls(power, kind.upper(), location.upper())
+        parts = text.split()
+        if len(parts) != 2 or parts[0].upper() not in ("A", "F"):
+            raise ValueError(f"not a unit: {text!r} (expected e.g. 'A PAR' or 'F STP/SC')")
+        return cls(power, parts[0].upper(), parts[1].upper())
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +47,10 @@ class UnitRef:
 
     kind: str | None
     location: str
+    province: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def province(self) -> str:
-        return province_of(self.location)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "province", province_of(self.location))
 
     def __str__(self) -> str:
         return f"{self.kind} {self.location}" if self.kind else self.location

@@ -330,6 +330,7 @@ class MovementPhase:
         return "bounced"
 
     def moved(self, i: int) -> bool:
+        """Whether unit ``i`` moved (call after :meth:`resolve`)."""
         return self.kind[i] == MOVE and self.resolver.result[i]
 
     def dislodger(self, i: int) -> int | None:
@@ -344,7 +345,9 @@ class MovementPhase:
 
     def standoffs(self) -> set[str]:
         """Provinces left empty where two or more moves with a path met (no retreat there)."""
-        occupied = {self.dest[i] if self.moved(i) else self.prov[i] for i in range(len(self.units))}
+        kind, result, dest, prov = self.kind, self.resolver.result, self.dest, self.prov
+        occupied = {dest[i] if kind[i] == MOVE and result[i] else prov[i]
+                    for i in range(len(kind))}
         out = set()
         r = self.resolver
         for province, movers in self.moves_into.items():

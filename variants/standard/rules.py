@@ -39,6 +39,14 @@ from variants.standard.movement import MovementPhase
 _TYPE_NAME = {ARMY: "an army", FLEET: "a fleet"}
 
 
+def _ref_for(ref: UnitRef, unit: Unit) -> UnitRef:
+    """``ref`` made exact for ``unit`` (type filled in, coast corrected); ``ref`` itself when
+    it already is, so that an order already in canonical form is not rebuilt."""
+    if ref.kind == unit.kind and ref.location == unit.location:
+        return ref
+    return UnitRef(unit.kind, unit.location)
+
+
 class StandardRules:
     """Standard Diplomacy on a map: order checking, the three phases, the calendar."""
 
@@ -55,6 +63,23 @@ class StandardRules:
             units=[Unit.parse(p, u) for p, us in b.starting_units.items() for u in us],
             centres={p: set(cs) for p, cs in b.home_centres.items()},
         )
+
+    def read_position(self, data: dict) -> Position:
+        position = Position.from_json(data)
+        seen: set[str] = set()
+        for unit in [*position.units, *(d.unit for d in position.dislodged)]:
+            if unit.province not in self.board.provinces:
+                raise ValueError(f"unknown location {unit.location!r}")
+            if not self.board.can_stand(unit.kind, unit.location):
+                raise ValueError(f"{_TYPE_NAME[unit.kind]} cannot stand in {unit.location}")
+        for unit in position.units:
+            if unit.province in seen:
+                raise ValueError(f"two units in {unit.province}")
+            seen.add(unit.province)
+        return position
+
+    def write_position(self, position: Position) -> dict:
+        return position.to_json()
 
     def name(self, location: str) -> str:
         return self.board.provinces[province_of(location)].name
@@ -74,7 +99,7 @@ class StandardRules:
         return self._check_adjustment(position, power, order)
 
     def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef, what: str = "unit") -> Unit:
-        prov = province_of(ref.location)
+        prov = ref.province
         unit = at.get(prov)
         if unit is None:
             raise OrderError(f"no {what} in {self.name(prov)}")
@@ -86,7 +111,7 @@ class StandardRules:
         return unit
 
     def _target(self, at: dict[str, Unit], ref: UnitRef, verb: str) -> Unit:
-        prov = province_of(ref.location)
+        prov = ref.province
         unit = at.get(prov)
         if unit is None:
             raise OrderError(f"no unit in {self.name(prov)} to {verb}")
@@ -146,10 +171,10 @@ class StandardRules:
             raise OrderError(f"'{order}' is not a movement order: in a movement phase units "
                              "hold, move, support or convoy")
         unit = self._bind(at, power, order.unit)
-        ref = UnitRef(unit.kind, unit.location)
+        ref = _ref_for(order.unit, unit)
         b = self.board
         if isinstance(order, Hold):
-            return Hold(ref)
+            return order if ref is order.unit else Hold(ref)
         if isinstance(order, Move):
             return self._check_move(at, unit, ref, order)
         if isinstance(order, SupportHold):
@@ -159,7 +184,10 @@ class StandardRules:
             if not b.can_reach(unit.kind, unit.location, target.province):
                 raise OrderError(f"{unit} cannot reach {self.name(target.province)}, "
                                  "so it cannot support a unit there")
-            return SupportHold(ref, UnitRef(target.kind, target.location))
+            tref = _ref_for(order.target, target)
+            if ref is order.unit and tref is order.target:
+                return order
+            return SupportHold(ref, tref)
         if isinstance(order, SupportMove):
             target = self._target(at, order.target, "support")
             dest = province_of(order.destination)
@@ -176,7 +204,10 @@ class StandardRules:
             if not self.can_get_to(at, target, dest, without=unit.province):
                 raise OrderError(f"{target} cannot move to {self.name(dest)}")
             destination = dest if target.kind == ARMY else order.destination
-            return SupportMove(ref, UnitRef(target.kind, target.location), destination)
+            tref = _ref_for(order.target, target)
+            if ref is order.unit and tref is order.target and destination == order.destination:
+                return order
+            return SupportMove(ref, tref, destination)
         assert isinstance(order, Convoy)
         if unit.kind != FLEET:
             raise OrderError("only fleets can convoy")
@@ -198,6 +229,9 @@ class StandardRules:
     def _check_move(self, at: dict[str, Unit], unit: Unit, ref: UnitRef, order: Move) -> Move:
         b = self.board
         dest = province_of(order.destination)
+        if unit.kind == ARMY and not order.via_convoy and not order.route and dest in b.army_adj[unit.location]:
+            # The common case, first.
+            return order if ref is order.unit and dest == order.destination else Move(ref, dest)
         here, there = self.name(unit.province), self.name(dest)
         if dest == unit.province:
             raise OrderError(f"{unit} cannot move to its own province")
@@ -219,6 +253,8 @@ class StandardRules:
                              "an army there")
         if order.via_convoy or order.route:
             raise OrderError("only armies can be convoyed")
+        if order.destination in b.fleet_adj[unit.location]:
+            return order if ref is order.unit else Move(ref, order.destination)
         if b.is_land(dest):
             raise OrderError(f"a fleet cannot move to {there}: it is inland")
         reachable = b.fleet_coasts_reachable(unit.location, dest)
@@ -310,7 +346,7 @@ class StandardRules:
                              "or waive")
         b = self.board
         ref = order.unit
-        prov = province_of(ref.location)
+        prov = ref.province
         name = self.name(prov)
         if count <= 0:
             raise OrderError(f"{power} has no builds this winter")
@@ -376,7 +412,7 @@ class StandardRules:
             except OrderError as exc:
                 results.append(OrderResult(power, str(order), FAILS, str(exc)))
                 continue
-            i = key[province_of(checked.unit.location)]  # type: ignore[union-attr]
+            i = key[checked.unit.province]  # type: ignore[union-attr]
             if i in slot:
                 old = results[slot[i]]
                 old.result, old.reason = FAILS, "replaced by a later order for the same unit"
@@ -413,8 +449,8 @@ class StandardRules:
                 new_units.append(unit)
             else:
                 dislodged_units.append((unit, by))
-        occupied = {u.province for u in new_units}
-        standoffs = phase.standoffs()
+        occupied = {u.province for u in new_units} if dislodged_units else set()
+        standoffs = phase.standoffs() if dislodged_units else set()
         dislodged = []
         for unit, by in dislodged_units:
             attacker_from = phase.prov[by]
@@ -487,7 +523,7 @@ class StandardRules:
                 results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
                 continue
             if isinstance(checked, (Build, Remove)):
-                prov = province_of(checked.unit.location)
+                prov = checked.unit.province
                 if prov in taken:
                     verb = "built in" if isinstance(checked, Build) else "removed from"
                     results.append(OrderResult(power, text, FAILS,
