@@ -70,6 +70,7 @@ class Service:
         self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
         self.worker = _Loop("worker", self._worker_setup, self._worker_step, 30.0)
         self.intake: SmtpReceiver | ImapIntake | None = None
+        self._actor: Actor | None = None
         if cfg.intake.mode == "smtp":
             self.intake = SmtpReceiver(cfg, self.worker.wake)
         elif cfg.intake.mode == "imap":
@@ -80,7 +81,8 @@ class Service:
 
     # worker: act on the inbox and on due games
     def _worker_setup(self) -> Actor:
-        return Actor(Store(self.cfg.database_path), self.cfg)
+        self._actor = Actor(Store(self.cfg.database_path), self.cfg)
+        return self._actor
 
     def _worker_step(self, actor: Actor) -> None:
         acted = actor.process_inbox()
@@ -113,6 +115,8 @@ class Service:
             self.intake.stop()
             self.intake.join(10)
         self.clock.stop()
+        if self._actor is not None:
+            self._actor.stopping.set()  # finish the message in hand, leave the rest stored
         self.worker.stop()
         self.worker.join(30)
         self.sender.stop()  # one last flush happens before it exits

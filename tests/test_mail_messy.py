@@ -224,3 +224,19 @@ def test_stray_line_gets_a_specific_error_and_changes_nothing(judge):
 def test_reply_to_header_is_answered(judge):
     sent = judge.send(ALICE, "HELP", Reply_To="alice.home@players.test")
     assert only_reply(sent, "alice.home@players.test")
+
+
+def test_an_internal_error_is_answered_and_changes_nothing(judge, monkeypatch):
+    from judge.games import acting
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(acting.G, "game_summary", boom)
+    judge.send(ALICE, "CREATE crashy secret")
+    sent = judge.send(ALICE, "CREATE other secret\nSTATUS crashy")
+    reply = only_reply(sent)
+    assert reply.subject.startswith("[ERROR]")
+    assert "Nothing in your mail was carried out" in reply.flat
+    assert judge.store.game("other") is None  # rolled back with the rest of the mail
+    assert judge.inbox_states() == ["done", "error"]

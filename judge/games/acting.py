@@ -7,6 +7,7 @@ again. Each command runs in its own savepoint, so a command that fails changes n
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -65,16 +66,21 @@ class Actor:
         self.cfg = cfg
         self.outbox = Outbox(store, cfg)
         self.clock = clock
+        self.stopping = threading.Event()
 
     # -------------------------------------------------------------- inbox
     def process_inbox(self, limit: int = 500) -> int:
-        """Act on every stored message not yet acted on; returns how many."""
+        """Act on every stored message not yet acted on; returns how many.
+
+        Stops early (between messages) when ``self.stopping`` is set."""
         done = 0
         while True:
             rows = self.s.pending_inbox(limit)
             if not rows:
                 return done
             for row in rows:
+                if self.stopping.is_set():
+                    return done
                 self.act(row)
                 done += 1
 
@@ -92,6 +98,7 @@ class Actor:
                 self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {exc}")
                 self.s.audit(command="(message)", outcome=f"internal error: {exc}",
                              inbox_id=row["id"])
+                self._apologise(row)
 
     def _act(self, row: dict) -> tuple[str, str]:
         raw: bytes = row["raw"]
@@ -126,6 +133,20 @@ class Actor:
             queue()
         reports.queue_turns(self.outbox, self.s, turns)
         return "done", f"{len(commands)} command(s), {session.errors} error(s)"
+
+    def _apologise(self, row: dict) -> None:
+        """The judge failed on this mail: tell the sender that nothing was changed."""
+        try:
+            inbound = read_message(row["raw"][:65536], row["mail_from"], self.cfg.address)
+        except Exception:
+            return
+        if inbound.ignore_reason or not inbound.sender:
+            return
+        self.outbox.queue(kind="reply", to=inbound.sender,
+                          subject="[ERROR] Re: " + (inbound.subject or "your mail"),
+                          template="internal_error.txt.j2", context={"ref": row["id"]},
+                          inbox_id=row["id"], in_reply_to=inbound.message_id,
+                          references=inbound.references)
 
     def _refuse_oversized(self, row: dict) -> tuple[str, str]:
         # read the headers only: the body may be huge
