@@ -240,3 +240,10 @@ def test_an_internal_error_is_answered_and_changes_nothing(judge, monkeypatch):
     assert "Nothing in your mail was carried out" in reply.flat
     assert judge.store.game("other") is None  # rolled back with the rest of the mail
     assert judge.inbox_states() == ["done", "error"]
+
+
+def test_bottom_posted_reply_under_the_quote_is_read(judge):
+    body = ("On Sat, Nov 21, 2026 at 7:00 AM Diplomacy judge <judge@localhost> wrote:\n"
+            "> Your mail was read and carried out.\n> CREATE old secret\n\nLIST\n")
+    reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
+    assert "No games yet" in reply.flat and "ERROR" not in reply.body

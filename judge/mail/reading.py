@@ -196,18 +196,25 @@ def command_lines(text: str) -> list[str]:
     """The lines a person wrote: up to the quoted message or signature, quotes dropped."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out: list[str] = []
+    skip_next = False
     for i, raw in enumerate(lines):
         line = raw.rstrip()
         stripped = line.strip()
+        if skip_next:
+            skip_next = False
+            continue
         if line in ("-- ", "--") or raw == "-- ":
             break  # signature
         if _ORIGINAL.match(stripped) or re.fullmatch(r"_{10,}", stripped):
             break  # Outlook / forwarded
+        # Gmail/Apple "On ... wrote:" (maybe wrapped onto two lines): the quote under it is
+        # "> " lines, dropped below; a reply written under the quote is still read
         if _ON_WROTE.match(stripped):
-            break  # Gmail/Apple "On ... wrote:"
+            continue
         if (stripped.lower().startswith(("on ", "am ", "le "))
                 and i + 1 < len(lines) and _ON_WROTE.match(stripped + " " + lines[i + 1].strip())):
-            break  # the same, wrapped onto two lines
+            skip_next = True
+            continue
         if (_OUTLOOK_FROM.match(stripped) and i + 1 < len(lines)
                 and _OUTLOOK_NEXT.match(lines[i + 1].strip())):
             break  # Outlook header block of the quoted message
