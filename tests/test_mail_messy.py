@@ -247,3 +247,8 @@ def test_bottom_posted_reply_under_the_quote_is_read(judge):
             "> Your mail was read and carried out.\n> CREATE old secret\n\nLIST\n")
     reply = only_reply(judge.deliver(compose(ALICE, "judge@localhost", body)))
     assert "No games yet" in reply.flat and "ERROR" not in reply.body
+
+
+def test_reply_subject_does_not_pile_up_prefixes(judge):
+    reply = only_reply(judge.send(ALICE, "LIST", subject="Re: [ERROR] RE: Fwd: orders"))
+    assert reply.subject == "Re: orders"

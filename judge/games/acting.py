@@ -7,6 +7,7 @@ again. Each command runs in its own savepoint, so a command that fails changes n
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,16 @@ from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc, parse_iso
 
 log = logging.getLogger("judge.acting")
+_PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
+
+
+def _base_subject(subject: str) -> str:
+    """'Re: [ERROR] Re: orders' -> 'orders' (so replies do not pile up prefixes)."""
+    while True:
+        shorter = _PREFIX.sub("", subject, count=1)
+        if shorter == subject:
+            return subject.strip()
+        subject = shorter
 
 
 @dataclass(slots=True)
@@ -118,9 +129,7 @@ class Actor:
             self._run(session, cmd)
         self._flush_orders(session)
         turns = self._after_changes(session)
-        subject = inbound.subject or "your mail to the judge"
-        if not subject.lower().startswith("re:"):
-            subject = "Re: " + subject
+        subject = "Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
         if session.errors:
             subject = "[ERROR] " + subject
         self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
@@ -143,7 +152,8 @@ class Actor:
         if inbound.ignore_reason or not inbound.sender:
             return
         self.outbox.queue(kind="reply", to=inbound.sender,
-                          subject="[ERROR] Re: " + (inbound.subject or "your mail"),
+                          subject="[ERROR] Re: " + (_base_subject(inbound.subject)
+                                                    or "your mail"),
                           template="internal_error.txt.j2", context={"ref": row["id"]},
                           inbox_id=row["id"], in_reply_to=inbound.message_id,
                           references=inbound.references)
@@ -157,7 +167,7 @@ class Actor:
         inbound = read_message(head, row["mail_from"], self.cfg.address)
         if inbound.ignore_reason or not inbound.sender:
             return "ignored", f"oversized and {inbound.ignore_reason or 'no sender'}"
-        subject = "[ERROR] Re: " + (inbound.subject or "your mail to the judge")
+        subject = "[ERROR] Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
         self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                           template="refused_size.txt.j2",
                           context={"size": row["size"], "limit": self.cfg.max_message_bytes},
