@@ -52,3 +52,66 @@ def test_imap_reconnects_after_the_server_goes_away(judge_mailbox, smtp_sink, tm
     finally:
         assert judge.stop() == 0
         proxy.close()
+
+
+def test_imaps_intake_flags_mail_only_after_it_is_stored(judge_mailbox, tmp_path,
+                                                         monkeypatch):
+    """Over implicit TLS (certificate verified): while storing fails, the message stays
+    unflagged in the INBOX; once storing works it is stored once, flagged and moved."""
+    import threading
+
+    from imapclient import IMAPClient
+
+    from judge.config import Config
+    from judge.mail.intake import ImapIntake
+    from judge.storage import Store
+
+    env = judge_mailbox
+    cfg = Config(address=f"judge@{env['MAILTEST_DOMAIN']}",
+                 database=str(tmp_path / "judge.db"), base_dir=tmp_path)
+    i = cfg.intake
+    i.mode, i.host, i.port, i.ssl = "imap", "localhost", int(env["MAILTEST_IMAPS_PORT"]), True
+    i.user, i.password, i.ca_file = "judge", "secret", env["MAILTEST_CA_FILE"]
+    store = Store(cfg.database_path)
+    mid = f"<{unique('tls')}@players.test>"
+    c = IMAPClient(env["MAILTEST_HOST"], port=int(env["MAILTEST_IMAP_PORT"]), ssl=False)
+    c.login("judge", "secret")
+    c.append("INBOX", compose("p@players.test", cfg.address, "HELP", message_id=mid))
+
+    failing = threading.Event()
+    failing.set()
+    real = Store.store_inbound
+
+    def store_inbound(self, *args, **kwargs):
+        if failing.is_set():
+            raise OSError("disk full")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "store_inbound", store_inbound)
+    stored = threading.Event()
+    intake = ImapIntake(cfg, stored.set)
+    intake.start()
+    try:
+        assert intake.connected.wait(10)
+        time.sleep(1.0)
+        c.select_folder("INBOX")
+        uids = c.search(["ALL"])
+        assert len(uids) == 1
+        assert b"$Judged" not in c.get_flags(uids)[uids[0]]  # not stored: not marked done
+        assert store.pending_inbox() == []
+        failing.clear()  # the disk is back; the poller reconnects and fetches again
+        assert stored.wait(30)
+        row = store.one("SELECT key, state FROM inbox")
+        assert row == {"key": mid, "state": "new"}
+        deadline = time.monotonic() + 10
+        while c.search(["ALL"]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            c.noop()
+        assert c.search(["ALL"]) == []
+        c.select_folder("Processed")
+        [uid] = c.search(["ALL"])
+        assert b"$Judged" in c.get_flags([uid])[uid]
+    finally:
+        intake.stop()
+        intake.join(10)
+        c.logout()
