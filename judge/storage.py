@@ -206,8 +206,13 @@ class Store:
         return cur.lastrowid if cur.rowcount else None
 
     def pending_inbox(self, limit: int = 500) -> list[dict]:
-        return self.all("SELECT id, key, source, mail_from, size, raw FROM inbox "
+        """Messages not yet acted on, oldest first, without their bytes (see inbox_row)."""
+        return self.all("SELECT id, key, source, mail_from, size FROM inbox "
                         "WHERE state = 'new' ORDER BY id LIMIT ?", (limit,))
+
+    def inbox_row(self, inbox_id: int) -> dict | None:
+        return self.one("SELECT id, key, source, mail_from, size, raw, state FROM inbox "
+                        "WHERE id = ?", (inbox_id,))
 
     def finish_inbox(self, inbox_id: int, state: str, note: str = "") -> None:
         self.execute("UPDATE inbox SET state = ?, acted = ?, note = ? WHERE id = ?",

@@ -95,11 +95,12 @@ class Actor:
                 self.act(row)
                 done += 1
 
-    def act(self, row: dict) -> None:
+    def act(self, pending: dict) -> None:
+        row = pending
         try:
             with self.s.transaction():
-                current = self.s.one("SELECT state FROM inbox WHERE id = ?", (row["id"],))
-                if not current or current["state"] != "new":
+                row = self.s.inbox_row(pending["id"]) or pending
+                if row.get("state") != "new":
                     return
                 state, note = self._act(row)
                 self.s.finish_inbox(row["id"], state, note)
@@ -109,7 +110,8 @@ class Actor:
                 self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {exc}")
                 self.s.audit(command="(message)", outcome=f"internal error: {exc}",
                              inbox_id=row["id"])
-                self._apologise(row)
+                if "raw" in row:
+                    self._apologise(row)
 
     def _act(self, row: dict) -> tuple[str, str]:
         raw: bytes = row["raw"]

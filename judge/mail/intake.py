@@ -110,6 +110,7 @@ class ImapIntake(threading.Thread):
     """Fetch new mail from an IMAP folder: IDLE where offered, else poll when poked."""
 
     BATCH = 200
+    BATCH_BYTES = 16 * 1024 * 1024
 
     def __init__(self, cfg: Config, on_stored: Callable[[], None]) -> None:
         super().__init__(name="imap-intake", daemon=True)
@@ -190,6 +191,23 @@ class ImapIntake(threading.Thread):
                 self.poke.clear()
                 client.noop()
 
+    def _chunks(self, client: Any, uids: list[int]) -> list[list[int]]:
+        """Batches of at most BATCH messages and about BATCH_BYTES (big mail comes alone)."""
+        sizes = client.fetch(uids, ["RFC822.SIZE"])
+        chunks: list[list[int]] = []
+        current: list[int] = []
+        total = 0
+        for uid in uids:
+            size = int((sizes.get(uid) or {}).get(b"RFC822.SIZE", 0))
+            if current and (len(current) >= self.BATCH or total + size > self.BATCH_BYTES):
+                chunks.append(current)
+                current, total = [], 0
+            current.append(uid)
+            total += size
+        if current:
+            chunks.append(current)
+        return chunks
+
     def _move_judged(self, client: Any, move: bool) -> None:
         """Mail flagged $Judged but still here (a crash between flag and move): move it now."""
         if not self.cfg.intake.processed_folder:
@@ -228,8 +246,7 @@ class ImapIntake(threading.Thread):
         if not uids:
             return 0
         stored = 0
-        for start in range(0, len(uids), self.BATCH):
-            chunk = uids[start:start + self.BATCH]
+        for chunk in self._chunks(client, sorted(uids)):
             data = client.fetch(chunk, ["BODY.PEEK[]"])
             with store.transaction():
                 for uid in chunk:
