@@ -112,6 +112,10 @@ MIGRATIONS: list[str] = [
         outcome TEXT NOT NULL
     );
     """,
+    # 2: find recent replies to one address quickly (the mail-loop guard)
+    """
+    CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
+    """,
 ]
 
 
@@ -229,6 +233,12 @@ class Store:
             (now, inbox_id, game_id, kind, mail_from, rcpt, subject, message_id, raw, now),
         )
         return int(cur.lastrowid or 0)
+
+    def recent_error_replies(self, rcpt: str, since: datetime) -> int:
+        row = self.one("SELECT count(*) AS n FROM outbox WHERE rcpt = ? COLLATE NOCASE AND "
+                       "created >= ? AND kind = 'reply' AND subject LIKE '[ERROR]%'",
+                       (rcpt, iso(since)))
+        return int(row["n"]) if row else 0
 
     def due_outbound(self, limit: int = 200) -> list[dict]:
         return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ? "

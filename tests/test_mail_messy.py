@@ -252,3 +252,14 @@ def test_bottom_posted_reply_under_the_quote_is_read(judge):
 def test_reply_subject_does_not_pile_up_prefixes(judge):
     reply = only_reply(judge.send(ALICE, "LIST", subject="Re: [ERROR] RE: Fwd: orders"))
     assert reply.subject == "Re: orders"
+
+
+def test_a_robot_answering_the_judge_is_not_answered_forever(judge):
+    """An autoresponder without RFC 3834 headers: after ten error replies in ten minutes the
+    judge stops answering mail from it that holds nothing usable; real commands still work."""
+    robot = "robot@players.test"
+    replies = [judge.send(robot, "Thank you for your message.", subject=f"n{i}")
+               for i in range(15)]
+    assert [len(r) for r in replies] == [1] * 10 + [0] * 5
+    assert judge.inbox_states()[-5:] == ["ignored"] * 5
+    assert len(judge.send(robot, "HELP")) == 1

@@ -131,6 +131,10 @@ class Actor:
             self._run(session, cmd)
         self._flush_orders(session)
         turns = self._after_changes(session)
+        if all(item["error"] for item in session.items) and self._looping(inbound.sender):
+            self.s.audit(command="(message)", outcome="not answered: mail-loop guard",
+                         inbox_id=row["id"], address=inbound.sender)
+            return "ignored", "mail-loop guard: too many error replies to this address"
         subject = "Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
         if session.errors:
             subject = "[ERROR] " + subject
@@ -144,6 +148,14 @@ class Actor:
             queue()
         reports.queue_turns(self.outbox, self.s, turns)
         return "done", f"{len(commands)} command(s), {session.errors} error(s)"
+
+    LOOP_LIMIT = 10  # error-only replies to one address ...
+    LOOP_WINDOW = timedelta(minutes=10)  # ... within this window; then silence
+
+    def _looping(self, address: str) -> bool:
+        """An address that only ever gets error replies, fast: a robot answering the judge."""
+        since = self.clock() - self.LOOP_WINDOW
+        return self.s.recent_error_replies(address, since) >= self.LOOP_LIMIT
 
     def _apologise(self, row: dict) -> None:
         """The judge failed on this mail: tell the sender that nothing was changed."""
