@@ -186,3 +186,15 @@ def test_deadline_passing_processes_the_phase(judge):
 def test_sign_off_stops_reading(judge):
     r = reply(judge.send("a@x.test", "LIST\nSIGNOFF\nCREATE late secret"), "a@x.test")
     assert judge.store.game("late") is None and not r.subject.startswith("[ERROR]")
+
+
+def test_one_mail_orders_in_two_games(judge):
+    new_game(judge, "g1")
+    new_game(judge, "g2")
+    r = reply(judge.send(addr("FRANCE"), "SIGNON FRANCE g1 pw-france\nA PAR - BUR\n"
+                                         "SIGNON FRANCE g2 pw-france\nA PAR - PIC"),
+              addr("FRANCE"))
+    g1 = r.body.split("Orders for France in game g1")[1].split("Deadline")[0]
+    g2 = r.body.split("Orders for France in game g2")[1].split("Deadline")[0]
+    assert "A PAR - BUR" in g1 and "A PAR - PIC" not in g1
+    assert "A PAR - PIC" in g2 and "A PAR - BUR" not in g2
