@@ -198,3 +198,20 @@ def test_one_mail_orders_in_two_games(judge):
     g2 = r.body.split("Orders for France in game g2")[1].split("Deadline")[0]
     assert "A PAR - BUR" in g1 and "A PAR - PIC" not in g1
     assert "A PAR - PIC" in g2 and "A PAR - BUR" not in g2
+
+
+def test_two_builds_in_one_centre_are_refused(judge):
+    from mailkit import FALL
+
+    new_game(judge)
+    for orders in (SPRING, FALL):
+        for p, lines in orders.items():
+            judge.send(addr(p), f"SIGNON {p} g1 pw-{p.lower()}\n" + "\n".join(lines))
+    judge.send(addr("FRANCE"), "SIGNON FRANCE g1 pw-france\nA BUR R GAS")
+    assert judge.store.game("g1")["phase"] == "W1901A"
+    r = reply(judge.send(addr("FRANCE"), "SIGNON FRANCE g1 pw-france\nBUILD A PAR\n"
+                                         "BUILD A PAR\nBUILD A MAR\nBUILD F BRE"),
+              addr("FRANCE"))
+    assert r.subject.startswith("[ERROR]")
+    assert "PAR already has an order in this mail" in r.flat
+    assert "France has only 2 builds this phase" in r.flat  # the third valid build

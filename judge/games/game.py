@@ -235,6 +235,11 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
                         "error": ol.error or "cannot read this order"})
             continue
         unit = _unit_of(ol.order)
+        if unit and pos.phase.kind == "A" and any(
+                e["order"] and e["unit"] == unit for e in out):
+            out.append({"text": ol.text, "order": None, "unit": None,
+                        "error": f"{unit} already has an order in this mail"})
+            continue
         if unit and pos.phase.kind in "MR":
             for earlier in out:
                 if earlier["order"] and earlier["unit"] == unit:
