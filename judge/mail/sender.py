@@ -17,7 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from judge.config import Config
-from judge.storage import Store, now_utc
+from judge.storage import Store, now_utc, parse_iso
 
 log = logging.getLogger("judge.sender")
 
@@ -53,7 +53,9 @@ class Sender:
             (root / sub).mkdir(parents=True, exist_ok=True)
         done = 0
         for row in rows:
-            name = f"{row['id']:010d}.{row['kind']}.{socket.gethostname()}"
+            # time.id.host, fixed per outbox row: a retry rewrites the same file
+            stamp = int(parse_iso(row["created"]).timestamp())
+            name = f"{stamp}.J{row['id']:010d}_{row['kind']}.{socket.gethostname()}"
             tmp = root / "tmp" / name
             try:
                 with open(tmp, "wb") as fh:
