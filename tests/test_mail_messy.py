@@ -263,3 +263,11 @@ def test_a_robot_answering_the_judge_is_not_answered_forever(judge):
     assert [len(r) for r in replies] == [1] * 10 + [0] * 5
     assert judge.inbox_states()[-5:] == ["ignored"] * 5
     assert len(judge.send(robot, "HELP")) == 1
+
+
+def test_format_flowed_lines_are_joined(judge):
+    raw = (f"From: {ALICE}\r\nTo: judge@localhost\r\nSubject: flowed\r\nMIME-Version: 1.0\r\n"
+           "Content-Type: text/plain; charset=utf-8; format=flowed\r\n\r\n"
+           "STATUS \r\nflowedgame\r\n").encode()
+    reply = only_reply(judge.deliver(raw))
+    assert "there is no game called 'flowedgame'" in reply.flat

@@ -173,11 +173,30 @@ def body_text(msg: EmailMessage) -> str:
             markup = part
     if plain is not None:
         text = _decode(plain)
+        if str(plain.get_param("format") or "").lower() == "flowed":
+            text = unflow(text, str(plain.get_param("delsp") or "").lower() == "yes")
         if text.strip() or markup is None:
             return text
     if markup is not None:
         return html_to_text(_decode(markup))
     return ""
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """RFC 3676 format=flowed: a line ending in a space continues on the next line."""
+    out: list[str] = []
+    current = ""
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line.startswith(" "):
+            line = line[1:]  # space-stuffing
+        if line.endswith(" ") and line != "-- ":
+            current += line[:-1] if delsp else line
+            continue
+        out.append(current + line)
+        current = ""
+    if current:
+        out.append(current)
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------- quotes, signatures
