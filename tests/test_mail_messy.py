@@ -271,3 +271,14 @@ def test_format_flowed_lines_are_joined(judge):
            "STATUS \r\nflowedgame\r\n").encode()
     reply = only_reply(judge.deliver(raw))
     assert "there is no game called 'flowedgame'" in reply.flat
+
+
+def test_help_in_the_subject_of_an_empty_mail_is_answered(judge):
+    reply = only_reply(judge.send(ALICE, "", subject="help"))
+    assert "SIGNON <power> <game> <password>" in reply.body
+    assert not reply.subject.startswith("[ERROR]")
+
+
+def test_help_with_words_after_it_is_still_help(judge):
+    reply = only_reply(judge.send(ALICE, "help me please"))
+    assert "SIGNON <power> <game> <password>" in reply.body

@@ -135,7 +135,7 @@ def parse_line(line: str) -> Command:
             if parse_duration(a) is None:
                 return bad(f"{a!r} is not a duration (e.g. 48h, 2d, 90m)")
         return cmd
-    if args and name not in ("END",):
+    if args and name not in ("END", "HELP"):
         return bad(f"{name} takes no arguments")
     return cmd
 

@@ -124,6 +124,11 @@ class Actor:
             return "ignored", inbound.ignore_reason
         session = _Session(inbound, row["id"])
         commands = parse_lines(inbound.lines)
+        if not commands:  # an empty body: a command in the subject ("HELP") will do
+            from_subject = parse_lines([_base_subject(inbound.subject)])
+            if from_subject and from_subject[0].name not in ("ORDER", "SIGNON", "JOIN",
+                                                             "MASTER", "CREATE"):
+                commands = from_subject
         if not commands:
             session.say(None, "This mail holds no commands. Write one command per line in the "
                         "body of a plain-text mail; send HELP for the list.", error=True)
