@@ -212,6 +212,8 @@ class Actor:
                           "signed on to a power; start with SIGNON <power> <game> <password>, "
                           "or send HELP")
                 ses.say(cmd, reason, error=True)
+                self.s.audit(command=cmd.line[:200], outcome="error: " + reason[:200],
+                             inbox_id=ses.inbox_id, address=address)
                 return
             ctx.lines.append(cmd.line)
             ctx.touched = True
@@ -285,7 +287,7 @@ class Actor:
             ctx = ses.current
             if ctx is None:
                 raise GameError("CLEAR needs a SIGNON before it")
-            G._check_running(G.refresh(s, ctx.game))
+            G.check_running(G.refresh(s, ctx.game))
             ctx.lines.clear()
             ctx.cleared = ctx.touched = True
             return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
@@ -303,7 +305,7 @@ class Actor:
                     f"{deadline_text(game['deadline'])}. Every player has been sent the "
                     "position.", "text", None)
         if name == "PROCESS":
-            G._check_running(game)
+            G.check_running(game)
             turns = G.adjudicate(s, game, now)
             ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
             ses.games_touched.add(game["id"])

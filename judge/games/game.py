@@ -285,7 +285,7 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
     return status
 
 
-def _check_running(game: dict) -> None:
+def check_running(game: dict) -> None:
     if game["status"] == "paused":
         raise GameError(f"game {game['name']} is paused: orders wait until it resumes")
     if game["status"] != "active":
@@ -295,7 +295,7 @@ def _check_running(game: dict) -> None:
 def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: int | None
                   ) -> OrderStatus:
     """Replace ``power``'s orders for the current phase with these lines."""
-    _check_running(game)
+    check_running(game)
     variant = get_variant(game["variant"])
     pos = current_position(s, game)
     units, count = needs(variant, pos, power)
@@ -308,7 +308,7 @@ def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: 
 
 
 def clear_orders(s: Store, game: dict, power: str) -> None:
-    _check_running(game)
+    check_running(game)
     s.clear_order_set(game["id"], game["phase"], power)
 
 
