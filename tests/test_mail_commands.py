@@ -215,3 +215,12 @@ def test_two_builds_in_one_centre_are_refused(judge):
     assert r.subject.startswith("[ERROR]")
     assert "PAR already has an order in this mail" in r.flat
     assert "France has only 2 builds this phase" in r.flat  # the third valid build
+
+
+def test_a_mistyped_signon_never_puts_the_password_in_the_audit_log(judge):
+    new_game(judge)
+    r = reply(judge.send(addr("FRANCE"), "SIGNIN FRANCE g1 pw-france\nA PAR H"),
+              addr("FRANCE"))
+    assert r.subject.startswith("[ERROR]")
+    rows = judge.store.all("SELECT command, outcome FROM audit")
+    assert not any("pw-france" in (x["command"] + x["outcome"]) for x in rows)

@@ -212,7 +212,8 @@ class Actor:
                           "signed on to a power; start with SIGNON <power> <game> <password>, "
                           "or send HELP")
                 ses.say(cmd, reason, error=True)
-                self.s.audit(command=cmd.line[:200], outcome="error: " + reason[:200],
+                first = cmd.line.split()[0][:20]  # never the rest: it may hold a password
+                self.s.audit(command=f"{first} ...", outcome="error: " + reason[:200],
                              inbox_id=ses.inbox_id, address=address)
                 return
             ctx.lines.append(cmd.line)
