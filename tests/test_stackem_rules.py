@@ -316,3 +316,28 @@ def test_rule_14_support_to_hold_counts_once_a_unit_holds() -> None:
     # Two armies and one support to hold make 3: a strength-3 attack does not dislodge.
     assert result(out, 2) == (SUCCEEDS, "")
     assert not dislodged(out)
+
+
+# ------------------------------------------------- head-to-head battles with stacks
+def test_head_to_head_is_decided_by_defend_strength_as_in_standard_play() -> None:
+    start = {"FRANCE": ["A PAR", "A PIC"], "GERMANY": ["A BUR", "A GAS"]}
+    out = play(start, {"FRANCE": ["A PAR-BUR", "A PIC S A PAR-BUR"],
+                       "GERMANY": ["A BUR-PAR", "A GAS S A BUR-PAR"]})
+    assert not dislodged(out)  # 2 against 2 both ways: nobody moves
+    assert units(out.position) == stacks(FRANCE=["A PAR", "A PIC"], GERMANY=["A BUR", "A GAS"])
+    out = play(start, {"FRANCE": ["A PAR-BUR", "A PIC S A PAR-BUR"], "GERMANY": ["A BUR-PAR"]})
+    assert dislodged(out) == {"GERMANY A BUR": 1}
+    assert units(out.position) == stacks(FRANCE=["A BUR", "A PIC"], GERMANY=["A GAS"])
+
+
+def test_head_to_head_against_a_stack_meets_every_unit_of_it() -> None:
+    # Rule 14: two armies that fail to leave defend together, so one support is not enough
+    # to dislodge them, though it would beat each of them alone.
+    start = {"FRANCE": ["A PAR", "A PIC"], "GERMANY": ["2A BUR"]}
+    out = play(start, {"FRANCE": ["A PAR-BUR", "A PIC S A PAR-BUR"], "GERMANY": ["2A BUR-PAR"]})
+    assert not dislodged(out)
+    assert units(out.position) == stacks(FRANCE=["A PAR", "A PIC"], GERMANY=["2A BUR"])
+    out = play({**start, "FRANCE": ["A PAR", "A PIC", "A MAR"]},
+               {"FRANCE": ["A PAR-BUR", "A PIC S A PAR-BUR", "A MAR S A PAR-BUR"],
+                "GERMANY": ["2A BUR-PAR"]})
+    assert dislodged(out) == {"GERMANY A BUR": 2}
