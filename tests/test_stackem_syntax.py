@@ -167,3 +167,12 @@ def test_cli_text_output_and_bad_input(tmp_path: Path) -> None:
                                                         "GERMANY": ["A BUR"]}}, ORDERS_8)
     assert bad.returncode == 2
     assert bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_text_report_writes_dislodged_stacks(tmp_path: Path) -> None:
+    pos = {"variant": "stackem", "phase": "S1901M",
+           "units": {"FRANCE": ["2A BUR"], "GERMANY": ["A MUN", "A RUH", "A MAR"]}}
+    orders = "GERMANY:\nA MUN-BUR\nA RUH S A MUN-BUR\nA MAR S A MUN-BUR\n"
+    out = _adjudicate(tmp_path, pos, orders)
+    assert out.returncode == 0, out.stderr
+    assert "dislodged: FRANCE 2A BUR (retreats: BEL, GAS, PAR, PIC)" in out.stdout
