@@ -37,8 +37,6 @@ from variants.standard.movement import (
     MovementPhase,
 )
 
-_TYPE_WORDS = {ARMY: "armies", "F": "fleets"}
-
 
 class StackMovementPhase(MovementPhase):
     """One Stack 'em movement phase. ``orders[i]`` is the checked order of ``units[i]``.
