@@ -110,10 +110,33 @@ def test_rule_6_retreat_into_a_space_held_by_own_units() -> None:
                            {"FRANCE": ["A BEL"], "GERMANY": ["A RUH"]})
     out = V.adjudicate_lines(start, [("FRANCE", "A RUH-BEL")])
     assert units(out.position)["FRANCE"] == stacks(FRANCE=["2A BEL"])["FRANCE"]
-    # ... but never into one another power holds.
-    with pytest.raises(OrderError, match="cannot retreat to Munich"):
-        V.read_order(_retreat_phase({"FRANCE": [{"unit": "A RUH", "attacker_from": "HOL"}]},
-                                    {"GERMANY": ["A MUN"]}), "FRANCE", "A RUH-MUN")
+    # ... but never into one another power holds: the retreat can be ordered (see below)
+    # and the unit is destroyed.
+    german = _retreat_phase({"FRANCE": [{"unit": "A RUH", "attacker_from": "HOL"}]},
+                            {"GERMANY": ["A MUN"]})
+    assert "MUN" not in V.rules.retreat_options(german, german.dislodged[0])
+    out = V.adjudicate_lines(german, [("FRANCE", "A RUH-MUN")])
+    assert result(out, 0) == (FAILS, "Munich is held by GERMANY: destroyed")
+    assert units(out.position) == stacks(GERMANY=["A MUN"])
+    # Places it could not reach, or where the attack came from, are refused outright.
+    with pytest.raises(OrderError, match="cannot retreat to Holland"):
+        V.read_order(german, "FRANCE", "A RUH-HOL")
+    with pytest.raises(OrderError, match="cannot retreat to Paris"):
+        V.read_order(german, "FRANCE", "A RUH-PAR")
+
+
+def test_rule_6_retreats_are_destroyed_even_if_one_power_holds_the_space() -> None:
+    # "Even if one of the nations ... occupies the space, they are still all unsupported
+    # retreats": the French retreat into French-held Belgium and the English one meet there.
+    start = _retreat_phase({"FRANCE": [{"unit": "A RUH", "attacker_from": "KIE"}],
+                            "ENGLAND": [{"unit": "A HOL", "attacker_from": "KIE"}]},
+                           {"FRANCE": ["A BEL"], "GERMANY": ["A KIE"]})
+    out = V.adjudicate_lines(start, [("FRANCE", "A RUH-BEL"), ("ENGLAND", "A HOL-BEL")])
+    assert [r.result for r in out.results] == [FAILS, FAILS]
+    assert units(out.position) == stacks(FRANCE=["A BEL"], GERMANY=["A KIE"])
+    # Without the English attempt the French army joins the one in Belgium.
+    alone = V.adjudicate_lines(start, [("FRANCE", "A RUH-BEL")])
+    assert units(alone.position)["FRANCE"] == stacks(FRANCE=["2A BEL"])["FRANCE"]
 
 
 def test_rule_6_retreats_of_different_powers_to_one_space_are_all_destroyed() -> None:

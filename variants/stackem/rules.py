@@ -312,11 +312,19 @@ class StackRules(StandardRules):
             return Disband(ref)
         d = next(d for d in position.dislodged if d.unit == unit)
         options = self.retreat_options(position, d)
+        # Rule 6: "if dislodged units of different nationalities attempt to retreat to the
+        # same space, they are all destroyed ... even if one of the nations occupies the
+        # space". So a retreat towards a space another power holds is an order that can be
+        # given -- it always fails, and it destroys the other powers' retreats there too.
+        held = {u.province for u in position.units if u.power != power}
+        attempts = options + self._retreat_places(unit, d.attacker_from, {}, position.standoffs)
         dest = order.destination if unit.kind == FLEET else province_of(order.destination)
-        if dest not in options and unit.kind == FLEET and "/" not in dest:
-            matching = [o for o in options if province_of(o) == dest]
+        if dest not in attempts and unit.kind == FLEET and "/" not in dest:
+            matching = sorted({o for o in attempts if province_of(o) == dest})
             if len(matching) == 1:
                 dest = matching[0]
+        if dest in attempts and dest not in options and province_of(dest) in held:
+            return Retreat(ref, dest)
         if dest not in options:
             where = ", ".join(options) if options else "nowhere: it will be disbanded"
             raise OrderError(f"{unit} cannot retreat to {self.name(dest)}; it may retreat to {where}")
@@ -534,18 +542,24 @@ class StackRules(StandardRules):
         units = list(position.units)
         disbanded: list[Unit] = []
         outcomes: list[UnitOutcome] = []
+        holder = {u.province: u.power for u in position.units}
         for i, unit in enumerate(pool):
             order = per_unit[i]
             if isinstance(order, Retreat):
                 place = province_of(order.destination)
+                held_by = holder.get(place, unit.power)
                 # Rule 6: one power's units retreat together without conflict; retreats of
-                # different powers to one space are all destroyed, whatever their numbers.
-                if len(going[place]) == 1:
+                # different powers to one space are all destroyed, whatever their numbers
+                # and whoever holds the space.
+                if len(going[place]) == 1 and held_by == unit.power:
                     units.append(Unit(unit.power, unit.kind, order.destination))
                     outcomes.append(UnitOutcome(True))
                     continue
-                outcomes.append(UnitOutcome(False, "units of more than one power retreated "
-                                                   f"to {self.name(place)}: all destroyed"))
+                if held_by != unit.power:
+                    reason = f"{self.name(place)} is held by {held_by}: destroyed"
+                else:
+                    reason = f"units of more than one power retreated to {self.name(place)}: all destroyed"
+                outcomes.append(UnitOutcome(False, reason))
             else:
                 outcomes.append(UnitOutcome(True))
             disbanded.append(unit)
