@@ -84,6 +84,11 @@ class StackRules(StandardRules):
     """Stack 'em Diplo on the standard board."""
 
     variant_name = "stackem"
+    # For the order-taking code (the mail loop): in standard play a later order for a space
+    # replaces an earlier one; here several orders for one space are orders for different
+    # units of its stack (rule 2), bound in written order, and an order too many fails in
+    # adjudication with its reason. Code that replaces orders per space should check this.
+    one_order_per_space = False
 
     def initial_position(self) -> Position:
         position = super().initial_position()
