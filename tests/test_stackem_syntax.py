@@ -176,3 +176,23 @@ def test_cli_text_report_writes_dislodged_stacks(tmp_path: Path) -> None:
     out = _adjudicate(tmp_path, pos, orders)
     assert out.returncode == 0, out.stderr
     assert "dislodged: FRANCE 2A BUR (retreats: BEL, GAS, PAR, PIC)" in out.stdout
+
+
+def test_cli_movement_then_retreat_through_the_written_position(tmp_path: Path) -> None:
+    # Example 5, then its retreat: the position the judge writes is read back for the next
+    # phase, and the contested Burgundy stays closed.
+    pos = {"variant": "stackem", "phase": "S1901M",
+           "units": {"FRANCE": ["A BUR", "A RUH", "A BEL"], "GERMANY": ["A HOL", "A KIE", "A MUN"]}}
+    orders = ("FRANCE:\nA BUR-MUN\nA RUH S A BUR-MUN\nA BEL-RUH\n"
+              "GERMANY:\nA HOL-RUH\nA KIE S A HOL-RUH\nA MUN-BUR\n")
+    first = _adjudicate(tmp_path, pos, orders, "--json")
+    assert first.returncode == 0, first.stderr
+    after = json.loads(first.stdout)["position"]
+    assert after["phase"] == "S1901R"
+    refused = _adjudicate(tmp_path, after, "FRANCE:\nA RUH-BUR\n", "--json")
+    assert json.loads(refused.stdout)["results"][0]["result"] == "fails"
+    retreat = _adjudicate(tmp_path, after, "FRANCE:\nA RUH-BEL\n", "--json")
+    data = json.loads(retreat.stdout)
+    assert data["results"][0]["result"] == "succeeds"
+    assert data["position"]["phase"] == "F1901M"
+    assert data["position"]["units"]["FRANCE"] == ["2A BEL", "A BUR"]
