@@ -223,7 +223,7 @@ class StackRules(StandardRules):
         return written
 
     def _check_stack_movement(self, stacks: dict[str, list[Unit]], power: str, order: Order,
-                              count: int) -> Order:
+                              count: int, representatives: dict[str, Unit] | None = None) -> Order:
         if not isinstance(order, MOVEMENT_ORDERS):
             raise OrderError(f"'{order}' is not a movement order: in a movement phase units "
                              "hold, move, support or convoy")
@@ -231,8 +231,10 @@ class StackRules(StandardRules):
         group = self._group(mine, power, order.unit, count)
         unit = group[0]
         ref = UnitRef(unit.kind, unit.location)
-        at = self._representatives(stacks)
-        at[unit.province] = unit
+        at = representatives if representatives is not None else self._representatives(stacks)
+        if at.get(unit.province) is not unit:
+            # The standard checks look at the unit in ``at``: make it the one ordered.
+            at = {**at, unit.province: unit}
         b = self.board
         if isinstance(order, Hold):
             return Hold(ref)
@@ -483,9 +485,11 @@ class StackRules(StandardRules):
                                    orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
         stacks = self._stacks(units)
+        representatives = self._representatives(stacks)
         results, lines, per_unit, pick, seq = self._bind_orders(
             units, orders,
-            lambda power, order, count: self._check_stack_movement(stacks, power, order, count))
+            lambda power, order, count: self._check_stack_movement(stacks, power, order, count,
+                                                                   representatives))
         phase = StackMovementPhase(self.board, units, per_unit, pick, seq)
         outcomes = phase.resolve()
         for r, line in zip(results, lines, strict=True):
