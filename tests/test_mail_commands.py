@@ -224,3 +224,20 @@ def test_a_mistyped_signon_never_puts_the_password_in_the_audit_log(judge):
     assert r.subject.startswith("[ERROR]")
     rows = judge.store.all("SELECT command, outcome FROM audit")
     assert not any("pw-france" in (x["command"] + x["outcome"]) for x in rows)
+
+
+def test_stacked_units_each_take_an_order(judge):
+    """Stack 'em: two armies in one space take two orders; a third replaces the first."""
+    judge.send(GM, "CREATE sk masterpw VARIANT stackem\nOPEN")
+    for p in POWERS:
+        judge.send(addr(p), f"SIGNON {p} sk pw-{p.lower()}")
+    judge.send(GM, "MASTER sk masterpw\nSTART")
+    judge.send(addr("FRANCE"), "SIGNON FRANCE sk pw-france\nA MAR - BUR\nA PAR - BUR")
+    judge.send(GM, "MASTER sk masterpw\nPROCESS")  # both French armies now in Burgundy
+    r = reply(judge.send(addr("FRANCE"), "SIGNON FRANCE sk pw-france\nA BUR - MUN\n"
+                                         "A BUR - BEL"), addr("FRANCE"))
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "Units without orders: F BRE (they hold)." in r.flat
+    r = reply(judge.send(addr("FRANCE"), "SIGNON FRANCE sk pw-france\nA BUR - MUN\n"
+                                         "A BUR - BEL\nA BUR H"), addr("FRANCE"))
+    assert "replaced by the later order A BUR H" in r.flat

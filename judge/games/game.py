@@ -8,6 +8,7 @@ carried out (and then changes nothing).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -227,8 +228,11 @@ def _unit_of(order: Any) -> str | None:
 
 
 def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) -> list[dict]:
-    """Read a power's lines; a later order to the same unit replaces an earlier one."""
+    """Read a power's lines; a later order to the same unit replaces an earlier one (where a
+    variant stacks units, a space takes as many orders as it holds units)."""
     out: list[dict] = []
+    stacked = Counter(province_of(u.location) for u in variant.units_to_order(pos, power)) \
+        if pos.phase.kind in "MR" else Counter()
     for ol in variant.read_orders(pos, power, texts):
         if ol.order is None:
             out.append({"text": ol.text, "order": None, "unit": None,
@@ -241,10 +245,10 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
                         "error": f"{unit} already has an order in this mail"})
             continue
         if unit and pos.phase.kind in "MR":
-            for earlier in out:
-                if earlier["order"] and earlier["unit"] == unit:
-                    earlier["error"] = f"replaced by the later order {ol.order}"
-                    earlier["order"] = None
+            earlier = [e for e in out if e["order"] and e["unit"] == unit]
+            if len(earlier) >= max(1, stacked[unit]):
+                earlier[0]["error"] = f"replaced by the later order {ol.order}"
+                earlier[0]["order"] = None
         out.append({"text": ol.text, "order": str(ol.order), "unit": unit, "error": None})
     if pos.phase.kind == "A":
         allowed = abs(variant.adjustment_count(pos, power))
@@ -274,14 +278,19 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
                          game["deadline"], lines=lines, submitted=stored is not None)
     units, count = needs(variant, pos, power)
     status.adjustment = count
-    ordered = {line["unit"] for line in lines if line.get("order")}
     if pos.phase.kind == "A":
         left = abs(count) - sum(1 for line in lines if line.get("order"))
         if left > 0:
             word = "build" if count > 0 else "removal"
             status.missing = [f"{left} {word}{'s' if left != 1 else ''} not yet ordered"]
     else:
-        status.missing = [u for u in units if province_of(u.split()[-1]) not in ordered]
+        ordered_count = Counter(line["unit"] for line in lines if line.get("order"))
+        for u in units:  # each order covers one unit of its space
+            province = province_of(u.split()[-1])
+            if ordered_count[province] > 0:
+                ordered_count[province] -= 1
+            else:
+                status.missing.append(u)
     return status
 
 
