@@ -104,6 +104,8 @@ class Actor:
                     return
                 state, note = self._act(row)
                 self.s.finish_inbox(row["id"], state, note)
+            log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
+                     state, f": {note}" if note else "")
         except Exception as exc:  # a bug must not stop the judge or loop on one message
             log.exception("acting on inbox message %s failed", row["id"])
             with self.s.transaction():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import quopri
 from datetime import datetime
-from email.message import EmailMessage
-from email.policy import SMTP
+from email.header import Header
+from email.message import Message
+from email.policy import compat32
 from email.utils import format_datetime, formataddr, make_msgid
 from functools import cache
 from pathlib import Path
@@ -63,14 +65,35 @@ def render(template: str, **context: object) -> str:
     return environment().get_template(template).render(**context)
 
 
+def _encoded(value: str) -> str:
+    """A header value, RFC 2047-encoded when it is not plain ASCII."""
+    try:
+        value.encode("ascii")
+        return value
+    except UnicodeEncodeError:
+        return Header(value, "utf-8").encode()
+
+
+_SMTP32 = compat32.clone(linesep="\r\n", max_line_length=78)
+
+
 def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body: str,
                   domain: str, in_reply_to: str = "", references: list[str] | None = None,
                   auto: str = "auto-replied") -> tuple[bytes, str]:
     """An RFC 5322 message (bytes, CRLF) and its Message-ID."""
-    msg = EmailMessage(policy=SMTP)
+    msg = Message()
+    msg["MIME-Version"] = "1.0"
+    if body.isascii() and all(len(line) < 900 for line in body.splitlines()):
+        msg["Content-Type"] = 'text/plain; charset="us-ascii"'
+        msg["Content-Transfer-Encoding"] = "7bit"
+        msg.set_payload(body)
+    else:  # quoted-printable keeps the text readable in a Maildir file
+        msg["Content-Type"] = 'text/plain; charset="utf-8"'
+        msg["Content-Transfer-Encoding"] = "quoted-printable"
+        msg.set_payload(quopri.encodestring(body.encode("utf-8")).decode("ascii"))
     msg["From"] = formataddr((from_name, from_addr))
     msg["To"] = to
-    msg["Subject"] = subject
+    msg["Subject"] = _encoded(subject)
     msg["Date"] = format_datetime(now_utc())
     message_id = make_msgid(domain=domain)
     msg["Message-ID"] = message_id
@@ -83,5 +106,4 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
     msg["Auto-Submitted"] = auto  # RFC 3834: never answer this automatically
     msg["Precedence"] = "bulk" if auto == "auto-generated" else "auto_reply"
     msg["X-Auto-Response-Suppress"] = "All"
-    msg.set_content(body, charset="utf-8")
-    return msg.as_bytes(), message_id
+    return msg.as_bytes(policy=_SMTP32), message_id

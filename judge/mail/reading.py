@@ -11,18 +11,18 @@
 from __future__ import annotations
 
 import email
-import email.policy
 import html
 import re
 from dataclasses import dataclass, field
-from email.message import EmailMessage, Message
+from email.header import Header, decode_header, make_header
+from email.message import Message
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
 
 @dataclass(slots=True)
 class Inbound:
-    message: EmailMessage
+    message: Message
     sender: str  # the address to answer ('' when none can be found)
     subject: str
     message_id: str
@@ -31,16 +31,26 @@ class Inbound:
     ignore_reason: str = ""  # non-empty: never answer (auto-reply, bounce, list, loop)
 
 
-def parse_bytes(raw: bytes) -> EmailMessage:
-    return email.message_from_bytes(raw, policy=email.policy.default)  # type: ignore[return-value]
+def parse_bytes(raw: bytes) -> Message:
+    """The message, parsed with the lenient and fast compat32 policy (headers decoded on
+    demand by :func:`_header`)."""
+    return email.message_from_bytes(raw)
 
 
 def _header(msg: Message, name: str) -> str:
+    """A header as text: RFC 2047 encoded words decoded, folding removed; '' if absent."""
     try:
         value = msg.get(name)
+        if value is None:
+            return ""
+        if isinstance(value, Header):
+            return str(value).strip()
+        text = str(value)
+        if "=?" in text:
+            text = str(make_header(decode_header(text)))
+        return " ".join(text.split())
     except Exception:  # a malformed header must not stop the judge
-        return ""
-    return str(value).strip() if value is not None else ""
+        return str(msg.get(name, "")).strip()
 
 
 def _address(msg: Message, name: str) -> str:
@@ -138,16 +148,13 @@ def html_to_text(markup: str) -> str:
 
 
 def _decode(part: Message) -> str:
-    try:
-        content = part.get_content()  # type: ignore[attr-defined]
-        if isinstance(content, str):
-            return content
-    except (LookupError, UnicodeError, AssertionError, KeyError, ValueError):
-        pass
+    """The part's text, any transfer encoding and charset (unknown ones: UTF-8, then Latin-1)."""
     payload = part.get_payload(decode=True) or b""
     if isinstance(payload, str):
         return payload
     charset = part.get_content_charset() or "utf-8"
+    if charset in ("us-ascii", "ascii"):
+        charset = "utf-8"  # mislabelled 8-bit mail is common; UTF-8 reads ASCII too
     try:
         return payload.decode(charset)
     except (LookupError, UnicodeDecodeError):
@@ -157,7 +164,7 @@ def _decode(part: Message) -> str:
             return payload.decode("latin-1")
 
 
-def body_text(msg: EmailMessage) -> str:
+def body_text(msg: Message) -> str:
     """The message's text: the first text/plain part, else the first text/html as text."""
     plain: Message | None = None
     markup: Message | None = None
