@@ -18,7 +18,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
-from judge.mail.reading import body_text, parse_bytes
+from judge.mail.reading import _header, body_text, parse_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 JUDGE = [sys.executable, "-m", "judge.cli"]
@@ -49,13 +49,13 @@ class Got:
     def __init__(self, raw: bytes, rcpt: str = "") -> None:
         self.raw = raw
         self.msg = parse_bytes(raw)
-        self.rcpt = rcpt or str(self.msg["To"])
-        self.subject = str(self.msg["Subject"] or "")
+        self.rcpt = rcpt or _header(self.msg, "To")
+        self.subject = _header(self.msg, "Subject")
         self.body = body_text(self.msg).replace("\r\n", "\n")
         self.flat = " ".join(self.body.split())  # for phrases a line wrap may break
 
     def __getitem__(self, name: str) -> str:
-        return str(self.msg[name] or "")
+        return _header(self.msg, name)
 
     def __repr__(self) -> str:
         return f"<Got to={self.rcpt} subject={self.subject!r}>"

@@ -282,3 +282,10 @@ def test_help_in_the_subject_of_an_empty_mail_is_answered(judge):
 def test_help_with_words_after_it_is_still_help(judge):
     reply = only_reply(judge.send(ALICE, "help me please"))
     assert "SIGNON <power> <game> <password>" in reply.body
+
+
+def test_non_ascii_subject_and_body_round_trip(judge):
+    reply = only_reply(judge.send(ALICE, "STATUS Zürich", subject="Befehle für Zürich"))
+    assert reply.subject == "[ERROR] Re: Befehle für Zürich"
+    assert "there is no game called 'Zürich'" in reply.flat
+    assert b"Content-Transfer-Encoding: quoted-printable" in reply.raw
