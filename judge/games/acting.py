@@ -464,12 +464,17 @@ class Actor:
         now = self.clock()
         candidates = {g["id"] for g in G.due_games(self.s, now)}
         for gid in sorted(candidates):
-            with self.s.transaction():
-                game = self.s.game_by_id(gid)
-                if not game or game["status"] != "active" or not game["deadline"] or \
-                        parse_iso(game["deadline"]) > now:
-                    continue
-                turns = G.adjudicate(self.s, game, now)
-                reports.queue_turns(self.outbox, self.s, turns)
-                count += len(turns)
+            try:
+                with self.s.transaction():
+                    game = self.s.game_by_id(gid)
+                    if not game or game["status"] != "active" or not game["deadline"] or \
+                            parse_iso(game["deadline"]) > now:
+                        continue
+                    turns = G.adjudicate(self.s, game, now)
+                    reports.queue_turns(self.outbox, self.s, turns)
+                    count += len(turns)
+                log.info("game %s: %s processed at its deadline", game["name"],
+                         ", ".join(str(t.previous.phase) for t in turns))
+            except Exception:  # one broken game must not hold up the others
+                log.exception("game %s: processing at the deadline failed", gid)
         return count
