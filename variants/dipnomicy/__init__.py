@@ -11,12 +11,12 @@ from pathlib import Path
 
 from judge.engine.variant import Variant
 from variants.dipnomicy.mapdata import BASE_BOARD
-from variants.dipnomicy.rules import DipnomicyRules
+from variants.dipnomicy.rules import RULES
 
 VARIANT = Variant(
     name="dipnomicy",
     title="Dipnomicy",
     description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
     board=BASE_BOARD,
-    rules=DipnomicyRules(),
+    rules=RULES,
 )

@@ -332,3 +332,20 @@ def with_ruleset(position: Position, ruleset: Ruleset) -> Position:
                    {p: set(cs) for p, cs in position.centres.items()},
                    list(position.dislodged), position.standoffs, position.winner, extra)
     return with_home_ownership(nxt, ruleset.active())
+
+
+def voters_of(position: Position) -> list[str]:
+    """The countries that vote: the players' countries (key ``players``), else every country
+    with a unit or a supply centre."""
+    return sorted(position.extra.get("players") or position.powers())
+
+
+def close_vote(position: Position, proposals: Sequence[Proposal], votes: Iterable[Vote],
+               vetoes: Iterable[Veto] = (), numbers: Mapping[str, int] | None = None,
+               voters: Iterable[str] | None = None) -> tuple[Tally, Position]:
+    """Voting closes on ``proposals`` (as presented) in the game at ``position`` (the position
+    the next turn is played from): the tally, and that position under the new ruleset."""
+    ruleset = Ruleset.from_position_keys(position.extra)
+    result = tally(ruleset, proposals, votes, voters if voters is not None else voters_of(position),
+                   vetoes, numbers)
+    return result, with_ruleset(position, result.ruleset)

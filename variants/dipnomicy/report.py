@@ -132,7 +132,7 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
     beaten = [{"unit": notation(BASE_BOARD, str(d.unit)), "country": country(d.unit.power),
                "to": [place(BASE_BOARD, x) for x in d.retreats or ()]}
               for d in outcome.dislodged]
-    from variants.dipnomicy.rules import DipnomicyRules, phase_days
+    from variants.dipnomicy.rules import RULES, phase_days
 
     nxt = outcome.position
     return render(
@@ -143,7 +143,7 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
         beaten=beaten, removal_days=phase_days(nxt) if nxt.phase.kind == "R" else None,
         merged=[notation(BASE_BOARD, str(u)) for u in outcome.disbanded],
         state=game_state(nxt), next_title=phase_title(nxt.phase),
-        supply_centres=DipnomicyRules().active(nxt).on("supply_centres"),
+        supply_centres=RULES.active(nxt).on("supply_centres"),
         vote_deadline=vote_deadline,
     )
 

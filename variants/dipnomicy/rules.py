@@ -439,6 +439,14 @@ def assign_countries(players: Sequence[str], seed: int) -> dict[str, str]:
     return dict(zip(players, countries, strict=False))
 
 
+def new_game(players: Sequence[str], seed: int,
+             ruleset: Ruleset | None = None) -> tuple[Position, dict[str, str]]:
+    """A new game: countries assigned at random to ``players`` (5 to 7), the position of
+    turn 1 under ``ruleset`` (default: ``initial_ruleset.toml``) carrying ``seed``."""
+    assignment = assign_countries(players, seed)
+    return RULES.initial_position(seed, ruleset, assignment.values()), assignment
+
+
 def move_deadline_days(position: Position) -> int | None:
     """P5: days after the last move report that moves are due, or None when no deadline rule
     is in force (the game's own deadline then applies). For the scheduler."""
@@ -458,3 +466,7 @@ def phase_days(position: Position) -> int | None:
     if kind == "R":
         return int(active.param("support", "retreat_days")) if active.on("support") else 0
     return int(ruleset.settings.get("upkeep_days", 2))
+
+
+# One instance serves every game: it holds no game state, only caches of built rules.
+RULES = DipnomicyRules()
