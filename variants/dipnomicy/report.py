@@ -25,7 +25,7 @@ import jinja2
 
 from judge.engine.position import Position
 from judge.engine.variant import FAILS, Outcome
-from variants.dipnomicy.catalogue import CATALOGUE, POWERS
+from variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
 from variants.dipnomicy.mapdata import BASE_BOARD
 from variants.dipnomicy.orders import notation, place
 from variants.dipnomicy.proposals import Proposal, Tally
@@ -165,11 +165,20 @@ def phase_report(outcome: Outcome) -> str:
     )
 
 
+def _value(v: Any) -> str:
+    if isinstance(v, dict):
+        return "; ".join(f"{country(k)}: {', '.join(map(str, x)) if isinstance(x, list) else x}"
+                         for k, x in v.items())
+    return str(v)
+
+
 def rule_view(rule: Any) -> dict[str, Any]:
     module = None
     if rule.module:
         spec = CATALOGUE[rule.module]
-        params = ", ".join(f"{k} = {v}" for k, v in sorted(rule.params.items()))
+        # The parameters it runs with, defaults included, so the published rule is complete.
+        effective = module_params(rule.module, rule.params)
+        params = ", ".join(f"{k} = {_value(v)}" for k, v in sorted(effective.items()))
         module = f"{spec.name}" + (f" ({params})" if params else "")
     return {"number": rule.number, "title": rule.title, "text": rule.text,
             "kind": rule.kind, "module": module}
