@@ -56,13 +56,22 @@ class DipnomicyMovement(MovementPhase):
         sizes = active.on("merging")
         self.weight = [size_of(u) if sizes else 1 for u in units]
         super().__init__(board, units, orders)
-        # The territory a double-moving fleet passes through (its location), per unit.
-        self.via: list[str | None] = [None] * len(self.units)
+        # The territory a double-moving fleet passes through (its location), per unit, and the
+        # number of the extra decision "the fleet gets through": a decision, not a plain
+        # function, so that passages depending on each other are cycles the resolver sees.
+        n = len(self.units)
+        self.via: list[str | None] = [None] * n
         self.through: dict[str, list[int]] = {}
+        self.passage: dict[int, int] = {}
+        self.passer: dict[int, int] = {}
         for i, order in enumerate(orders):
             if isinstance(order, Move) and order.route and self.units[i].kind == "F":
                 self.via[i] = order.route[0]
                 self.through.setdefault(self.via_province(i), []).append(i)
+                self.passage[i] = n + len(self.passer)
+                self.passer[n + len(self.passer)] = i
+        if self.passer:
+            self.resolver = Resolver(self, n + len(self.passer))
 
     def via_province(self, i: int) -> str:
         return (self.via[i] or "").partition("/")[0]
@@ -89,7 +98,13 @@ class DipnomicyMovement(MovementPhase):
     def has_path(self, i: int, r: Resolver) -> bool:
         if self.via[i] is None:
             return super().has_path(i, r)
-        return i not in self.paradox and self._passes(i, r)
+        return i not in self.paradox and r.resolve(self.passage[i])
+
+    def decide(self, i: int, r: Resolver) -> bool:
+        fleet = self.passer.get(i)
+        if fleet is not None:
+            return self._passes(fleet, r)
+        return super().decide(i, r)
 
     def _passes(self, i: int, r: Resolver) -> bool:
         """Whether double-moving fleet ``i`` gets through the territory it passes."""
@@ -159,17 +174,19 @@ class DipnomicyMovement(MovementPhase):
 
     # ------------------------------------------------------------- backup
     def backup(self, cycle: list[int], r: Resolver) -> None:
-        doubles = [d for d in cycle if self.via[d] is not None]
-        if doubles:
-            for d in doubles:
-                self.paradox.add(d)
+        """A passage in the cycle: the double move fails (as a paradoxical convoy does under
+        the Szykman rule). Otherwise the standard backup rule (circular movement succeeds)."""
+        passages = [d for d in cycle if d in self.passer]
+        if passages:
+            for d in passages:
+                self.paradox.add(self.passer[d])
                 r.settle(d, False)
             return
         super().backup(cycle, r)
 
     def _move_failure(self, i: int) -> str:
         if self.via[i] is not None:
-            if i in self.paradox or not self._passes(i, self.resolver):
+            if i in self.paradox or not self.resolver.result[self.passage[i]]:
                 return f"could not pass through {self.via_province(i)}"
             return "bounced"
         return super()._move_failure(i)
