@@ -181,3 +181,16 @@ def test_cli_refuses_a_bad_ruleset(tmp_path: Path) -> None:
               "--orders", str(orders), "--json")
     assert out.returncode == 2
     assert "teleport" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_report_defaults_and_deadlines() -> None:
+    position = RULES.initial_position()
+    outcome = VARIANT.adjudicate_lines(position, [("ITALY", "A Ven -- Tyr"),
+                                                  ("FRANCE", "A Par -- Atlantis")])
+    report = move_report(outcome, [], moves_deadline="Tue 24 Nov 2026 07:00 UTC")
+    # Who moved is read from the outcome; France's unreadable order still counts as sent.
+    assert ("Austria, England, Germany, Russia and Turkey did not submit moves or a proposal.\n"
+            "France and Italy did not submit a proposal.\n") in report
+    assert "A Par -- Atlantis (invalid:" in report
+    assert "Moves for Turn 2 (Autumn) are due by Tue 24 Nov 2026 07:00 UTC." in report
+    assert "No proposals were submitted this turn." in report

@@ -17,6 +17,7 @@ from variants.dipnomicy.proposals import (
     Vote,
     attach_module,
     close_vote,
+    parse_proposal,
     parse_vote,
     renumber,
     tally,
@@ -226,3 +227,23 @@ def test_the_initial_ruleset_file_is_editable(tmp_path: Path) -> None:
     bad.write_text('[[rule]]\ntitle = "a"\n')
     with pytest.raises(RulesetError, match="number"):
         load_ruleset(bad)
+
+
+def test_parse_proposal_as_emailed() -> None:
+    p5 = SEED["Speed up the game"]
+    lines = [f"PROPOSE {p5.title}", p5.lead, "MODULE deadline days=3", *p5.text.splitlines(),
+             "END"]
+    parsed = parse_proposal("italy", lines)
+    assert parsed == replace(p5, comment=None)
+    parsed.check(initial_ruleset())
+    repeal = parse_proposal("france", ["Propose: No convoys", "Repeal rule 17.", ""])
+    assert (repeal.action, repeal.rule, repeal.text, repeal.heading) == \
+        ("repeal", 17, "", "Repeal rule 17.")
+    homes = parse_proposal("england", [
+        "PROPOSE More homes", "Amend rule 30 to read:",
+        'MODULE home_centres homes={"ENGLAND": ["YOR"]}', "York is English."])
+    assert homes.params == {"homes": {"ENGLAND": ["YOR"]}} and homes.rule == 30
+    with pytest.raises(ProposalError, match="PROPOSE"):
+        parse_proposal("france", ["Enact the following mutable rule:", "x"])
+    with pytest.raises(ProposalError, match="Enact, Repeal"):
+        parse_proposal("france", ["PROPOSE Nice", "Please make a rule", "x"])

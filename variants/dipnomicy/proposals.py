@@ -128,6 +128,64 @@ class Proposal:
                    lead=data.get("lead"))
 
 
+_ACTION = re.compile(r"^\s*(enact|repeal|amend|transmute)\b(?:.*?\brule\s+(\d+))?",
+                     re.IGNORECASE)
+_MODULE = re.compile(r"^\s*module\s*:?\s+(\w+)(.*)$", re.IGNORECASE)
+_PARAM = re.compile(r"(\w+)\s*=\s*(\{.*\}|\[.*\]|\S+)")
+
+
+def parse_proposal(author: str, lines: Sequence[str]) -> Proposal:
+    """A proposal as a player writes it in an email, one block of lines::
+
+        PROPOSE Support actions
+        Enact the following mutable rule:
+        MODULE support retreat_days=2
+        A support action causes a unit to stay in the territory it holds ...
+        END
+
+    The first line gives the title. The second says the change, in the player's words, and is
+    kept as written: it starts with ``Enact``, ``Repeal``, ``Amend`` or ``Transmute`` and names
+    the rule (``Repeal rule 17.``, ``Amend rule 17 to read:``) unless it enacts one. An optional
+    ``MODULE name key=value ...`` line names the rule module (values are numbers, true/false,
+    words or JSON). The rest, up to ``END`` or the end of the block, is the rule's text.
+    Raises :class:`ProposalError`; whether the change is legal is :meth:`Proposal.check`'s.
+    """
+    import json
+
+    rows = [line.rstrip() for line in lines]
+    while rows and not rows[-1].strip():
+        rows.pop()
+    if rows and rows[-1].strip().upper() == "END":
+        rows.pop()
+    if not rows:
+        raise ProposalError("an empty proposal")
+    head = re.match(r"^\s*propos(?:e|al)\s*:?\s*(.*)$", rows[0], re.IGNORECASE)
+    if not head or not head.group(1).strip():
+        raise ProposalError("a proposal starts with PROPOSE and its title")
+    title = head.group(1).strip()
+    if len(rows) < 2:
+        raise ProposalError("say what the proposal does: Enact, Repeal, Amend or Transmute")
+    action = _ACTION.match(rows[1])
+    if not action:
+        raise ProposalError("the line after the title says the change: it starts with Enact, "
+                            "Repeal, Amend or Transmute")
+    rest = rows[2:]
+    module, params = None, None
+    if rest and (m := _MODULE.match(rest[0])):
+        module = m.group(1).lower()
+        params = {}
+        for key, raw in _PARAM.findall(m.group(2)):
+            try:
+                params[key] = json.loads(raw)
+            except ValueError:
+                params[key] = raw
+        rest = rest[1:]
+    return Proposal(author=author.upper(), title=title, text="\n".join(rest).strip("\n"),
+                    action=action.group(1).lower(),
+                    rule=int(action.group(2)) if action.group(2) else None,
+                    module=module, params=params or None, lead=rows[1].strip())
+
+
 def presentation_order(proposals: Iterable[Proposal], seed: int, turn: int) -> list[Proposal]:
     """The proposals "presented in a random order", drawn from the game's seed and the turn.
 

@@ -89,21 +89,27 @@ def game_state(position: Position) -> dict[str, Any]:
 
 
 def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
-                players: Iterable[str] | None = None, moved: Iterable[str] = (),
-                proposed: Iterable[str] | None = None, vote_deadline: str | None = None) -> str:
+                players: Iterable[str] | None = None, moved: Iterable[str] | None = None,
+                proposed: Iterable[str] | None = None, vote_deadline: str | None = None,
+                moves_deadline: str | None = None) -> str:
     """The move report of the turn ``outcome`` adjudicated, in the seed's form.
 
     ``proposals`` are in presentation order (:func:`~variants.dipnomicy.proposals.
     presentation_order`); ``players`` the countries in play (default: the position's
     ``players`` key, else every country with a unit); ``moved`` those who sent moves;
+    ``moved`` those who sent moves (default: those with an order in the outcome);
     ``proposed`` those who sent a proposal (default: the proposals' authors).
-    ``vote_deadline`` is the mail loop's text for when voting closes.
+    ``vote_deadline`` and ``moves_deadline`` are the mail loop's texts for when voting closes
+    and when the next moves are due (P5: :func:`~variants.dipnomicy.rules.move_deadline_days`
+    after this report is sent).
     """
     before = outcome.previous
     turn = turn_number(before.phase)
     if players is None:
         players = before.extra.get("players") or sorted({u.power for u in before.units})
     players = [p.upper() for p in players]
+    if moved is None:
+        moved = {r.power for r in outcome.results if not r.reason.startswith("no order")}
     moved_set = {p.upper() for p in moved}
     proposed_set = ({p.author.upper() for p in proposals} if proposed is None
                     else {p.upper() for p in proposed})
@@ -144,7 +150,7 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
         merged=[notation(BASE_BOARD, str(u)) for u in outcome.disbanded],
         state=game_state(nxt), next_title=phase_title(nxt.phase),
         supply_centres=RULES.active(nxt).on("supply_centres"),
-        vote_deadline=vote_deadline,
+        vote_deadline=vote_deadline, moves_deadline=moves_deadline,
     )
 
 
