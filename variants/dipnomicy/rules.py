@@ -465,7 +465,7 @@ def phase_days(position: Position) -> int | None:
         return move_deadline_days(position)
     if kind == "R":
         return int(active.param("support", "retreat_days")) if active.on("support") else 0
-    return int(ruleset.settings.get("upkeep_days", 2))
+    return int(ruleset.setting("upkeep_days"))
 
 
 # One instance serves every game: it holds no game state, only caches of built rules.

@@ -28,6 +28,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "threshold": "more-for-than-against",
     "vote_days": 2,
     "default_move_days": 7,
+    "upkeep_days": 2,
 }
 
 
