@@ -285,3 +285,12 @@ def test_p6_sizes_must_be_equal_and_size_beats_no_holder_without_p1() -> None:
 def test_each_seed_proposal_is_a_legal_rule_change(title: str) -> None:
     SEED[title].check(RULES.ruleset(RULES.initial_position()))
     assert SEED[title].module
+
+
+def test_p2_upkeep_reports_read_as_the_rule_words_them() -> None:
+    position = enact(setup(P2_UNITS, "F1901M"), "Supply centres")
+    upkeep = play(position, {}).position
+    done = VARIANT.adjudicate_lines(upkeep, [("AUSTRIA", "Create A Bud"),
+                                             ("TURKEY", "Disband A Syr")])
+    assert [r.result for r in done.results] == ["succeeds", "succeeds"]
+    assert units(done.position)["TURKEY"] == ["A ANK", "A ARM"]

@@ -19,6 +19,7 @@ from variants.dipnomicy.proposals import (
     close_vote,
     parse_proposal,
     parse_vote,
+    presentation_order,
     renumber,
     tally,
 )
@@ -247,3 +248,8 @@ def test_parse_proposal_as_emailed() -> None:
         parse_proposal("france", ["Enact the following mutable rule:", "x"])
     with pytest.raises(ProposalError, match="Enact, Repeal"):
         parse_proposal("france", ["PROPOSE Nice", "Please make a rule", "x"])
+
+
+def test_one_proposal_per_player_per_turn() -> None:
+    with pytest.raises(ProposalError, match="one proposal"):
+        presentation_order([SUPPORT, replace(SEED["Mobile fleets"], author=SUPPORT.author)], 1, 1)

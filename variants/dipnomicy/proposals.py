@@ -189,9 +189,13 @@ def parse_proposal(author: str, lines: Sequence[str]) -> Proposal:
 def presentation_order(proposals: Iterable[Proposal], seed: int, turn: int) -> list[Proposal]:
     """The proposals "presented in a random order", drawn from the game's seed and the turn.
 
-    They are sorted by author first, so the order does not depend on when they arrived.
+    They are sorted by author first, so the order does not depend on when they arrived. A
+    player makes at most one proposal a turn (rule 4): a second is an error of the caller's.
     """
     ordered = sorted(proposals, key=lambda p: (p.author, p.title))
+    authors = [p.author for p in ordered]
+    if len(set(authors)) != len(authors):
+        raise ProposalError("at most one proposal per player per turn")
     random.Random(f"dipnomicy-proposals:{seed}:{turn}").shuffle(ordered)
     return ordered
 

@@ -15,6 +15,7 @@ turn is that turn's ``R`` phase; P2's Upkeep phase after an even turn is ``W<yea
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -88,6 +89,9 @@ class TurnRules(StandardRules):
     # ------------------------------------------------------------ order reading
     def read_order(self, position: Position, power: str, text: str) -> Order:
         text = normalise_line(text)
+        if position.phase.kind == "A":
+            # P2 speaks of units "created"; the standard reader knows BUILD.
+            text = re.sub(r"^\s*create[sd]?\b", "BUILD", text, flags=re.IGNORECASE)
         if position.phase.kind == "M":
             merge = parse_merge(self.board, text)
             if merge is not None:
