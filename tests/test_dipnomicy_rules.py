@@ -120,10 +120,12 @@ def test_p1_beaten_out_units_must_be_moved_away_in_the_set_period() -> None:
     assert phase_days(after) == 2  # the module's retreat_days: the SG's "reasonable period"
     report_text = move_report(play(position, P1_ORDERS), [], moved={"AUSTRIA", "GERMANY", "RUSSIA"})
     assert "A Gal (Russia): may move to" in report_text and "within 2 days" in report_text
+    assert "A Gal H (failed: beaten out)" in report_text
     # The territory the attacker came from is a legal move away under P1 (not in standard).
     assert "BUD" in after.dislodged[0].retreats
     moved = VARIANT.adjudicate_lines(after, [("RUSSIA", "A Gal -- Bud")])
     assert units(moved.position)["RUSSIA"] == ["A BUD"]
+    assert "Russia: A Gal -- Bud\n" in phase_report(moved)
     assert moved.position.phase == Phase.parse("F1901M")
     # Not moved away: disbanded.
     gone = VARIANT.adjudicate_lines(after, [])
@@ -155,7 +157,10 @@ def test_p2_upkeep_after_an_even_turn() -> None:
     # Russia sent no report for its creations: none are made.
     assert after["RUSSIA"] == ["A CON"]
     assert done.position.phase == Phase.parse("S1902M")
-    assert "Created: A Bud (Austria)" in phase_report(done)
+    text = phase_report(done)
+    assert "Created: A Bud (Austria)" in text and "Austria: Create A Bud\n" in text
+    assert ("Turkey: Disband A Ank (not reported: disbanded by the Secretary General, in "
+            "alphabetical order)") in text
 
 
 def test_p2_without_the_rule_there_is_no_upkeep() -> None:

@@ -15,6 +15,7 @@ the same templates with its own environment and context.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -69,6 +70,29 @@ def seed_proposals() -> list[Proposal]:
     """The six proposals of the seed's move 1 report (P1-P6), with their rule modules."""
     data = tomllib.loads(SEED_PROPOSALS_FILE.read_text(encoding="utf-8"))
     return [Proposal.from_json(p) for p in data["proposal"]]
+
+
+# The engine's standard words, as the Dipnomicy rules say them.
+_REASONS = {
+    "dislodged": "beaten out",
+    "civil disorder: removal not ordered":
+        "not reported: disbanded by the Secretary General, in alphabetical order",
+}
+
+
+def reason_text(reason: str) -> str:
+    return _REASONS.get(reason, reason)
+
+
+def order_text(canonical: str) -> str:
+    """An order in the seed's notation, with P2's words for the Upkeep reports and P1's
+    removal phase written as the move it is."""
+    text = notation(BASE_BOARD, canonical)
+    if text.startswith("BUILD "):
+        return "Create " + text[len("BUILD "):]
+    if text.startswith("REMOVE "):
+        return "Disband " + text[len("REMOVE "):]
+    return re.sub(r"^(\d*[AF] \S+) R ", r"\1 -- ", text)
 
 
 def _proposal_view(p: Proposal) -> dict[str, Any]:
@@ -128,9 +152,9 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
     blocks: dict[str, list[str]] = {}
     failures = []
     for r in outcome.results:
-        text = notation(BASE_BOARD, r.order)
+        text = order_text(r.order)
         if r.result != "succeeds":
-            reason = r.reason or r.result
+            reason = reason_text(r.reason) or r.result
             failures.append(f"{text} ({reason})")
             text = f"{text} (failed: {reason})" if r.result == FAILS else f"{text} (invalid: {reason})"
         blocks.setdefault(r.power, []).append(text)
@@ -158,9 +182,8 @@ def phase_report(outcome: Outcome) -> str:
     """After a removal phase (P1) or an Upkeep phase (P2): what was moved, created, disbanded."""
     lines = []
     for r in outcome.results:
-        text = notation(BASE_BOARD, r.order)
-        lines.append({"country": country(r.power), "order": text, "result": r.result,
-                      "reason": r.reason})
+        lines.append({"country": country(r.power), "order": order_text(r.order),
+                      "result": r.result, "reason": reason_text(r.reason)})
     return render(
         "phase_report.txt.j2", title=phase_title(outcome.previous.phase), results=lines,
         disbanded=[f"{notation(BASE_BOARD, str(u))} ({country(u.power)})" for u in outcome.disbanded],
