@@ -194,3 +194,12 @@ def test_report_defaults_and_deadlines() -> None:
     assert "A Par -- Atlantis (invalid:" in report
     assert "Moves for Turn 2 (Autumn) are due by Tue 24 Nov 2026 07:00 UTC." in report
     assert "No proposals were submitted this turn." in report
+
+
+def test_adjudication_leaves_the_callers_position_alone() -> None:
+    data = {"variant": "dipnomicy", "phase": "S1901M", "units": {"ITALY": ["A VEN"]}}
+    position = VARIANT.read_position(data)
+    before = VARIANT.write_position(position)
+    outcome = VARIANT.adjudicate_lines(position, [("ITALY", "A Ven -- Tyr")])
+    assert VARIANT.write_position(position) == before
+    assert "rules_in_force" in VARIANT.write_position(outcome.position)

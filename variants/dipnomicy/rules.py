@@ -361,8 +361,9 @@ class DipnomicyRules:
         start = with_home_ownership(position, rules.active)
         if "rules_in_force" not in start.extra:
             # A bare position plays under the initial rules; write them into the next one so
-            # that the game goes on under the same rules.
-            start.extra.update(ruleset.to_position_keys())
+            # that the game goes on under the same rules (on a copy: the caller's position
+            # is not ours to change).
+            start = replace(start, extra={**start.extra, **ruleset.to_position_keys()})
         outcome = rules.adjudicate(start, orders)
         outcome.previous = position
         return outcome
@@ -456,6 +457,11 @@ def move_deadline_days(position: Position) -> int | None:
     is in force (the game's own deadline then applies). For the scheduler."""
     active = Ruleset.from_position_keys(position.extra).active()
     return int(active.param("deadline", "days")) if active.on("deadline") else None
+
+
+def vote_deadline_days(position: Position) -> int:
+    """Days players have to vote after the move report (the game's ``vote_days`` setting)."""
+    return int(Ruleset.from_position_keys(position.extra).setting("vote_days"))
 
 
 def phase_days(position: Position) -> int | None:
