@@ -253,3 +253,15 @@ def test_parse_proposal_as_emailed() -> None:
 def test_one_proposal_per_player_per_turn() -> None:
     with pytest.raises(ProposalError, match="one proposal"):
         presentation_order([SUPPORT, replace(SEED["Mobile fleets"], author=SUPPORT.author)], 1, 1)
+
+
+def test_report_of_a_repeal_and_an_sg_comment() -> None:
+    from variants.dipnomicy.report import move_report
+
+    position = RULES.initial_position()
+    outcome = VARIANT.adjudicate_lines(position, [])
+    repeal = replace(Proposal("FRANCE", "No convoys", action="repeal", rule=17),
+                     comment="Fleets will be lonely. - Sec. Gen.")
+    text = move_report(outcome, [repeal, SEED["Mobile fleets"]])
+    assert ("P1: No convoys\n\n[Fleets will be lonely. - Sec. Gen.]\n\nRepeal rule 17.\n\n"
+            "P2: Mobile fleets\n\nEnact the following mutable rule:\nFleets may make") in text
