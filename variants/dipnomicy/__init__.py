@@ -4,7 +4,7 @@ The board is the standard map (``variants/standard/map.json``, loaded, not copie
 are data kept in each position (``ruleset.py``); the rule modules that make rules real are in
 ``catalogue.py`` (which exist), ``rules.py`` and ``movement.py`` (what they do). Proposals and
 votes are ``proposals.py``; the move report and the published ruleset are ``report.py`` with
-the templates in ``templates/dipnomicy/``. ``description.md`` is for players and the lead.
+the templates in ``templates/dipnomicy/``. ``description.md`` is for players, ``INTEGRATION.md`` for the mail loop.
 """
 
 from pathlib import Path
