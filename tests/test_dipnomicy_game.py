@@ -7,14 +7,21 @@ import random
 
 import pytest
 
-from judge.engine.board import FLEET
-from judge.engine.orders import Move, Unit, UnitRef
-from judge.engine.randomgame import random_orders
+from judge.engine.board import FLEET, province_of
+from judge.engine.orders import Move, SupportHold, SupportMove, Unit, UnitRef
+from judge.engine.randomgame import random_orders, random_position
 from variants import get_variant
 from variants.dipnomicy.orders import Merge, size_of
-from variants.dipnomicy.proposals import Vote, close_vote, presentation_order, voters_of
+from variants.dipnomicy.proposals import (
+    Vote,
+    close_vote,
+    presentation_order,
+    voters_of,
+    with_ruleset,
+)
 from variants.dipnomicy.report import move_report, phase_report, seed_proposals, vote_report
 from variants.dipnomicy.rules import RULES, new_game, phase_days, turn_number
+from variants.dipnomicy.ruleset import Rule, initial_ruleset
 
 VARIANT = get_variant("dipnomicy")
 PLAYERS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org",
@@ -136,3 +143,45 @@ def test_random_games_keep_the_board_sound(seed: int, everything: bool) -> None:
         position = nxt
     if everything:
         assert "R" in kinds and "A" in kinds
+
+
+def _compare_with_standard(seed: int, modules: tuple[str, ...], select) -> int:
+    """Adjudicate random orders (those ``select`` keeps) in Dipnomicy with ``modules`` in force
+    and in standard Diplomacy; assert they agree; return how many orders were compared."""
+    standard = get_variant("standard")
+    rng = random.Random(seed)
+    base = random_position(standard.board, rng, 28)
+    orders = select(random_orders(standard.board, base, rng))
+    extra = [Rule(100 + k, m, m, module=m) for k, m in enumerate(modules)]
+    ruleset = initial_ruleset()
+    position = with_ruleset(RULES.initial_position(), ruleset.with_rules([*ruleset.rules, *extra]))
+    position.units, position.centres = list(base.units), {}
+    ours = VARIANT.adjudicate(position, orders)
+    theirs = standard.adjudicate(base, orders)
+    assert [(r.order, r.result) for r in ours.results] == \
+        [(r.order, r.result) for r in theirs.results]
+    assert sorted(str(d.unit) for d in ours.dislodged) == \
+        sorted(str(d.unit) for d in theirs.dislodged)
+    return len(orders)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_base_game_is_standard_diplomacy_without_support(seed: int) -> None:
+    # Without supports, standard Diplomacy never dislodges either: the two must agree.
+    def no_support(orders):
+        return [(p, o) for p, o in orders if not isinstance(o, (SupportHold, SupportMove))]
+
+    assert _compare_with_standard(seed, (), no_support) > 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_p1_is_standard_support_when_no_support_could_be_cut(seed: int) -> None:
+    # Leave out every move into a supporting unit's territory: standard support is then never
+    # cut, and P1 ("without a mechanism for cutting support") must agree with it.
+    def uncut(orders):
+        supporters = {o.unit.province for _, o in orders
+                      if isinstance(o, (SupportHold, SupportMove))}
+        return [(p, o) for p, o in orders
+                if not (isinstance(o, Move) and province_of(o.destination) in supporters)]
+
+    assert _compare_with_standard(seed, ("support",), uncut) > 0
