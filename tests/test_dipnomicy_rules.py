@@ -299,3 +299,28 @@ def test_p2_upkeep_reports_read_as_the_rule_words_them() -> None:
                                              ("TURKEY", "Disband A Syr")])
     assert [r.result for r in done.results] == ["succeeds", "succeeds"]
     assert units(done.position)["TURKEY"] == ["A ANK", "A ARM"]
+
+
+def test_p4_with_p6_and_p1_the_passage_is_a_contest_of_size_and_support() -> None:
+    start = setup({"ENGLAND": ["2F LON"], "FRANCE": ["F BEL", "F HOL"]})
+    sized = enact(start, "Mobile fleets", "Merging units")
+    orders = {"ENGLAND": ["F Lon -- NTH -- Hel"], "FRANCE": ["F Bel -- NTH"]}
+    out = play(sized, orders)
+    # The larger fleet passes; the smaller unit entering the sea it passes through fails.
+    assert [r for _, r in results(out)][:2] == ["succeeds", "fails"]
+    assert units(out.position)["ENGLAND"] == ["2F HEL"]
+    # Without P6 both are size 1: a standoff in the North Sea.
+    out = play(enact(start, "Mobile fleets"), orders)
+    assert [r for _, r in results(out)][:2] == ["fails", "fails"]
+    # With P1 too, a supported move into the North Sea ties with the size-2 fleet: both fail;
+    # against a fleet of size 1 the supported move wins and the double move fails.
+    supported = enact(sized, "Support actions")
+    out = play(supported, {"ENGLAND": ["F Lon -- NTH -- Hel"],
+                           "FRANCE": ["F Bel -- NTH", "F Hol S F Bel -- NTH"]})
+    assert [r for _, r in results(out)][:2] == ["fails", "fails"]
+    one = enact(enact(setup({"ENGLAND": ["F LON"], "FRANCE": ["F BEL", "F HOL"]}),
+                      "Mobile fleets"), "Support actions")
+    out = play(one, {"ENGLAND": ["F Lon -- NTH -- Hel"],
+                     "FRANCE": ["F Bel -- NTH", "F Hol S F Bel -- NTH"]})
+    assert [r for _, r in results(out)][:2] == ["fails", "succeeds"]
+    assert units(out.position)["FRANCE"] == ["F HOL", "F NTH"]
