@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from variants.dipnomicy.mapdata import BASE_BOARD
+
 if TYPE_CHECKING:
     from variants.dipnomicy.ruleset import Rule
 
@@ -59,8 +61,6 @@ def _days(name: str, low: int) -> Callable[[dict[str, Any]], None]:
 
 
 def _homes(params: dict[str, Any]) -> None:
-    from variants.dipnomicy.mapdata import BASE_BOARD
-
     homes = params.get("homes")
     if not isinstance(homes, dict):
         raise ParameterError("homes must map each country to a list of territories")

@@ -20,6 +20,7 @@ Nothing here reads a clock: a vote that arrived after the vote deadline is given
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +29,7 @@ from typing import Any
 
 from judge.engine.position import Position
 from variants.dipnomicy.catalogue import ParameterError, module_params
+from variants.dipnomicy.rules import with_home_ownership
 from variants.dipnomicy.ruleset import Rule, Ruleset
 
 ACTIONS = ("enact", "repeal", "amend", "transmute")
@@ -150,8 +152,6 @@ def parse_proposal(author: str, lines: Sequence[str]) -> Proposal:
     words or JSON). The rest, up to ``END`` or the end of the block, is the rule's text.
     Raises :class:`ProposalError`; whether the change is legal is :meth:`Proposal.check`'s.
     """
-    import json
-
     rows = [line.rstrip() for line in lines]
     while rows and not rows[-1].strip():
         rows.pop()
@@ -387,8 +387,6 @@ def renumber(ruleset: Ruleset, old: int, new: int) -> Ruleset:
 
 def with_ruleset(position: Position, ruleset: Ruleset) -> Position:
     """A copy of ``position`` under ``ruleset``: what the next turn is played with."""
-    from variants.dipnomicy.rules import with_home_ownership
-
     extra = {**position.extra, **ruleset.to_position_keys()}
     nxt = Position(position.variant, position.phase, list(position.units),
                    {p: set(cs) for p, cs in position.centres.items()},

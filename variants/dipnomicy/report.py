@@ -30,7 +30,7 @@ from variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
 from variants.dipnomicy.mapdata import BASE_BOARD
 from variants.dipnomicy.orders import notation, place
 from variants.dipnomicy.proposals import Proposal, Tally
-from variants.dipnomicy.rules import phase_title, turn_number
+from variants.dipnomicy.rules import RULES, phase_days, phase_title, turn_number
 from variants.dipnomicy.ruleset import Ruleset
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -162,8 +162,6 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
     beaten = [{"unit": notation(BASE_BOARD, str(d.unit)), "country": country(d.unit.power),
                "to": [place(BASE_BOARD, x) for x in d.retreats or ()]}
               for d in outcome.dislodged]
-    from variants.dipnomicy.rules import RULES, phase_days
-
     nxt = outcome.position
     return render(
         "move_report.txt.j2",
