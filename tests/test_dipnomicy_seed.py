@@ -203,3 +203,15 @@ def test_adjudication_leaves_the_callers_position_alone() -> None:
     outcome = VARIANT.adjudicate_lines(position, [("ITALY", "A Ven -- Tyr")])
     assert VARIANT.write_position(position) == before
     assert "rules_in_force" in VARIANT.write_position(outcome.position)
+
+
+@pytest.mark.parametrize("bad", [
+    {"phase": "S1901M", "units": {"ITALY": ["0A VEN"]}},
+    {"phase": "S1901M", "units": {"ITALY": "A VEN"}},
+    {"phase": "S1901R", "units": {}, "dislodged": {"ITALY": [17]}},
+    {"phase": "S1901M", "units": {"ITALY": ["A VEN", "2F VEN"]}},
+    {"phase": "S1901M", "units": {}, "rules_in_force": {"1": "x"}},
+])
+def test_malformed_positions_are_value_errors(bad: dict) -> None:
+    with pytest.raises(ValueError):
+        VARIANT.read_position({"variant": "dipnomicy", **bad})

@@ -322,11 +322,16 @@ class DipnomicyRules:
         return with_home_ownership(position, ruleset.active())
 
     def read_position(self, data: dict) -> Position:
+        """The contract's position, with sizes (``2A BUD``) and the ruleset checked; raises
+        ValueError with a one-line reason."""
         try:
-            units = {p: [str(parse_unit(p, t)) for t in ts]
-                     for p, ts in (data.get("units") or {}).items()}
-        except (AttributeError, TypeError) as exc:
+            return self._read_position(data)
+        except (AttributeError, TypeError, KeyError) as exc:
             raise ValueError(f"malformed position: {exc}") from exc
+
+    def _read_position(self, data: dict) -> Position:
+        units = {p: [str(parse_unit(p, t)) for t in ts]
+                 for p, ts in (data.get("units") or {}).items()}
         # The standard reader checks everything but sizes; give it plain units, then put the
         # sizes back.
         plain = {**data, "units": {p: [_strip_size(t) for t in ts] for p, ts in units.items()}}
