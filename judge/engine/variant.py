@@ -50,6 +50,10 @@ class Outcome:
     disbanded: list[Unit] = field(default_factory=list)
     built: list[Unit] = field(default_factory=list)
     centre_changes: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    # The variant's own record of how it decided (standard movement: the MovementPhase, with
+    # every decision, support list and dislodger), for reports that must say more or less
+    # than ``results`` (judge/engine/events.py, Stab!'s visibility rule). None when not kept.
+    details: object | None = None
 
 
 
