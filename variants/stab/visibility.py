@@ -113,8 +113,17 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         """Unit ``i`` made another player's move fail."""
         return any(i in b and power[m] != power[i] for m, b in blockers.items())
 
+    def attacks_foreign(j: int) -> bool:
+        """Move ``j`` attacked another power's unit that stayed where it was: contested even
+        when an own unit's move into the same space is what stopped it."""
+        k = ph.at.get(ph.dest[j])  # type: ignore[arg-type]
+        return k is not None and power[k] != power[j] and not moved[k]
+
+    # Rule 2: every failed move is reported, except a self-standoff (one that only own units
+    # stopped and that touched no other power's unit nor stopped its move).
     revealed_fail = {j for j, b in blockers.items()
-                     if not b or any(power[x] != power[j] for x in b) or stops_foreign(j)}
+                     if not b or any(power[x] != power[j] for x in b) or attacks_foreign(j)
+                     or stops_foreign(j)}
     revealed_ok = {i for i in range(n) if moved[i] and (
         any(dislodger[k] == i for k in range(n)) or stops_foreign(i))}
 
