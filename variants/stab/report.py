@@ -28,7 +28,7 @@ from judge.engine.orders import Order
 from judge.engine.position import Phase
 from judge.engine.variant import Outcome
 from variants.stab.rules import StabRules
-from variants.stab.visibility import stab_events
+from variants.stab.visibility import nmr_events, stab_events
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}  # the seed says Autumn
@@ -105,14 +105,13 @@ def _environment() -> Environment:
 
 
 def _phase_title(events: Sequence[Event]) -> tuple[str, bool]:
+    """The turn's title (its movement phase, if it has one) and whether it has one."""
     phases = [Phase.parse(e.fields["phase"]) for e in events if e.kind == "phase"]
     if not phases:
         return "", False
-    first = phases[0]
-    title = f"{SEASON_NAMES[first.season]} {first.year}"
-    if first.kind == "A":
-        title = f"Winter {first.year}"
-    return title, first.kind == "M"
+    main = next((p for p in phases if p.kind == "M"), phases[0])
+    season = "Winter" if main.kind == "A" else SEASON_NAMES[main.season]
+    return f"{season} {main.year}", main.kind == "M"
 
 
 def _render(template: str, settings: StabSettings, **context: Any) -> str:
@@ -175,8 +174,8 @@ def stab_turn_events(rules: StabRules,
     and movement adjudicated together)."""
     events: list[Event] = []
     for outcome, orders in steps:
-        events += stab_events(rules, outcome, orders)
-    return events
+        events += stab_events(rules, outcome, orders, nmr=False)
+    return events + nmr_events(rules, steps)
 
 
 def stab_reports(outcome: Outcome, orders: Sequence[tuple[str, Order]],

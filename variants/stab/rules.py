@@ -406,3 +406,46 @@ class StabRules(StandardRules):
                     break
             out.append((d.unit.power, Retreat(ref, choice) if choice else Disband(ref)))
         return out
+
+    # ------------------------------------------------------------ whole seasons
+    def adjudicate_season(self, position: Position, lines: list[tuple[str, str]]
+                          ) -> tuple[list[tuple[Outcome, list[tuple[str, Order]]]],
+                                     list[tuple[str, str, str]]]:
+        """Rule 4, retreats taken with the next season's orders: adjudicate the pending
+        retreat phase, then the adjustments if any, then the movement phase, each with the
+        lines of the season's orders that belong to it.
+
+        A line belongs to the retreat phase if it reads as a retreat of one of the power's
+        dislodged units, to the adjustment phase if it reads as a build, removal or waive;
+        everything else is a movement order (checked only once the earlier phases have been
+        adjudicated, since a unit's retreat decides what it can be ordered to do). Returns
+        each phase's outcome with the orders it was given, and the lines that could not be
+        read, as ``(power, line, reason)``.
+        """
+        steps: list[tuple[Outcome, list[tuple[str, Order]]]] = []
+        errors: list[tuple[str, str, str]] = []
+        remaining = list(lines)
+        pos = position
+        while True:
+            kind = pos.phase.kind
+            orders: list[tuple[str, Order]] = []
+            left: list[tuple[str, str]] = []
+            for power, line in remaining:
+                try:
+                    order = self.read_order(pos, power, line)
+                except OrderError as exc:
+                    if kind == "M":
+                        errors.append((power, line, str(exc)))
+                    else:
+                        left.append((power, line))
+                    continue
+                if kind != "M" and isinstance(order, STAB_ORDERS):
+                    left.append((power, line))  # REVEAL and conditions are for the movement
+                    continue
+                orders.append((power, order))
+            outcome = self.adjudicate(pos, orders)
+            steps.append((outcome, orders))
+            if kind == "M" or outcome.position.winner:
+                return steps, errors
+            remaining = left
+            pos = outcome.position

@@ -188,32 +188,39 @@ def _order_seq(ph: MovementPhase, orders: Sequence[tuple[str, Order]]) -> list[i
     return seq
 
 
-def _nmr_powers(rules: StabRules, previous: Position, orders: Sequence[tuple[str, Order]]
-                ) -> list[str]:
-    """Rule 6: powers that had something to order and sent nothing at all."""
-    sent = {p for p, _ in orders}
+def powers_due(rules: StabRules, previous: Position) -> set[str]:
+    """The powers that had something to order in the phase that starts at ``previous``."""
     kind = previous.phase.kind
     if kind == "R" and rules.retreats_are_automatic(previous):
-        return []  # retreats were sent with the movement orders
-    out = []
+        return set()  # the retreats were sent with the movement orders
+    due = set()
     for p in previous.powers():
         if kind == "A":
-            due = rules.adjustment_count(previous, p) != 0
-        elif kind == "M" and rules.placement_pending(previous):
-            due = True  # every power places its units with its first orders
-        else:
-            due = bool(rules.units_to_order(previous, p))
-        if due and p not in sent:
-            out.append(p)
-    return out
+            if rules.adjustment_count(previous, p) != 0:
+                due.add(p)
+        elif (kind == "M" and rules.placement_pending(previous)) or rules.units_to_order(previous, p):
+            due.add(p)  # (every power places its units with its first orders)
+    return due
+
+
+def nmr_events(rules: StabRules, steps: Sequence[tuple[Outcome, Sequence[tuple[str, Order]]]]
+               ) -> list[Event]:
+    """Rule 6: a power that had something to order in the turn and sent nothing at all
+    (a turn may span phases: retreats and adjustments sent with the next season's orders)."""
+    due: set[str] = set()
+    sent: set[str] = set()
+    for outcome, orders in steps:
+        due |= powers_due(rules, outcome.previous)
+        sent |= {p for p, _ in orders}
+    return [Event("nmr", {"power": p}) for p in sorted(due - sent)]
 
 
 def _unit_fields(u: Unit) -> dict:
     return {"power": u.power, "kind": u.kind, "location": u.location}
 
 
-def stab_events(rules: StabRules, outcome: Outcome, orders: Sequence[tuple[str, Order]] = ()
-                ) -> list[Event]:
+def stab_events(rules: StabRules, outcome: Outcome, orders: Sequence[tuple[str, Order]] = (),
+                nmr: bool = True) -> list[Event]:
     """Every event of one adjudicated Stab! phase, each with its audience.
 
     ``orders`` are the orders as given to ``adjudicate`` (the report follows their order and
@@ -230,8 +237,8 @@ def stab_events(rules: StabRules, outcome: Outcome, orders: Sequence[tuple[str, 
         events += _retreat_events(outcome)
     else:
         events += _adjustment_events(outcome)
-    for p in _nmr_powers(rules, prev, orders):
-        events.append(Event("nmr", {"power": p}))
+    if nmr:
+        events += nmr_events(rules, [(outcome, orders)])
     events += _centre_events(outcome)
     # Rule 5: every season, each player privately learns where all its units are.
     for p in sorted(set(prev.powers()) | set(nxt.powers())):
@@ -249,7 +256,8 @@ def _movement_events(outcome: Outcome, orders: Sequence[tuple[str, Order]]) -> l
     events: list[Event] = []
     # Rule 1: a power's placement is told to that power only, never published.
     for pw in sorted({pw for pw, o in orders if isinstance(o, Place)}):
-        placed = [_unit_fields(u) for u in outcome.previous.units_of(pw)]
+        placed = [_unit_fields(u) for u in sorted(outcome.previous.units_of(pw),
+                                                  key=lambda u: u.location)]
         events.append(Event("placed", {"power": pw, "units": placed}, only(pw)))
     reveal: dict[str, list[str]] = {}
     for pw, order in orders:
