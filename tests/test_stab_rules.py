@@ -192,8 +192,6 @@ def test_retreat_destination_private_to_owner_and_attacker():
     assert "Hol" not in public
     assert "Your A(Bel) retreated to Hol." in private["GERMANY"].splitlines()
     assert "GERMANY A(Bel) retreated to Hol." in private["FRANCE"].splitlines()
-    # Germany sent only its retreat this season and France only movement orders: no NMR.
-    assert "NMR" not in public
     assert "Hol" not in private["ENGLAND"]
 
 
@@ -298,6 +296,8 @@ def test_retreats_with_next_seasons_orders_and_conditional_orders():
     # The retreat is not public; the attack on the retreated unit is (it failed).
     assert entries(public) == {"FRANCE": ["A(Bel)-Hol"], "GERMANY": ["A(Hol)"]}
     assert "GERMANY A(Bel) retreated to Hol." in private["FRANCE"].splitlines()
+    # Germany sent only its retreat this season and France only movement orders: no NMR.
+    assert "NMR" not in public
 
 
 def test_orders_on_retreats_only_where_retreats_come_next_season():
