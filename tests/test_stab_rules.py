@@ -368,3 +368,24 @@ def test_cli_prints_the_full_adjudication(tmp_path):
     # The self-standoff the public never sees is in the GM's full adjudication.
     assert [(r["order"], r["result"]) for r in data["results"]] == [
         ("A KIE - DEN", "fails"), ("F SWE - DEN", "fails")]
+
+
+def test_blocked_retreat_is_accepted_and_fails_without_a_reason():
+    # Next-season retreats: Germany retreats A(Bel) to Hol, where an English army stands.
+    # The standard check would answer "it may retreat to Ruh": that tells what stands around
+    # it. Stab! takes the order and the unit is disbanded at adjudication.
+    pos = position({"FRANCE": ["A PIC", "A BUR"], "GERMANY": ["A BEL"], "ENGLAND": ["A HOL"]},
+                   mode=NEXT_SEASON)
+    lines = {"FRANCE": ["A(Pic)-Bel", "A(Bur) S A(Pic)-Bel"], "ENGLAND": ["A(Hol) H"]}
+    orders = [(p, VARIANT.read_order(pos, p, line)) for p, ls in lines.items() for line in ls]
+    out = VARIANT.adjudicate(pos, orders)
+    order = VARIANT.read_order(out.position, "GERMANY", "A BEL R HOL")
+    assert str(order) == "A BEL R HOL"
+    retreat = VARIANT.adjudicate(out.position, [("GERMANY", order)])
+    assert [str(u) for u in retreat.disbanded] == ["A BEL"]
+    public, private = render(stab_turn_events(RULES, [(retreat, [("GERMANY", order)])]))
+    assert "GERMANY: A(Bel) [Disbanded]" in public.splitlines()
+    assert "Hol" not in public and "Hol" not in private["GERMANY"]
+    # Not one of its units: refused as usual.
+    with pytest.raises(OrderError):
+        VARIANT.read_order(out.position, "ENGLAND", "A BEL R RUH")

@@ -29,6 +29,7 @@ from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.orders import (
     MOVEMENT_ORDERS,
     Disband,
+    Move,
     Order,
     Retreat,
     Unit,
@@ -189,6 +190,29 @@ class StabRules(StandardRules):
         if self.placement_pending(position) and position.phase.kind == "M":
             # The units do not exist until the placements are read: check later.
             return parse_order(b, text, "M")
+        try:
+            return super().read_order(position, power, text)
+        except OrderError:
+            if position.phase.kind != "R":
+                raise
+            return self._blind_retreat(position, power, text)
+
+    def _blind_retreat(self, position: Position, power: str, text: str) -> Order:
+        """Rule 4: "if a unit cannot retreat to a province for whatever reason he is not told
+        why". The standard check would say which places are free, which tells what stands
+        around the unit; so a retreat of one of the power's dislodged units towards a place it
+        could reach on an empty board is taken as written, and fails at adjudication (the
+        unit is disbanded, and the reports say only that)."""
+        order = parse_order(self.board, text, "R")
+        if isinstance(order, Move):
+            order = Retreat(order.unit, order.destination)
+        if isinstance(order, Retreat):
+            mine = {d.unit.province: d.unit for d in position.dislodged if d.unit.power == power}
+            unit = mine.get(order.unit.province)
+            if unit is not None and (order.unit.kind in (None, unit.kind)) and (
+                    self.board.can_reach(unit.kind, unit.location, province_of(order.destination))):
+                return Retreat(UnitRef(unit.kind, unit.location), order.destination)
+        # Not a retreat of one of its units: the standard reason gives nothing away.
         return super().read_order(position, power, text)
 
     def _read_if_dislodged(self, rest: str) -> IfDislodged:
@@ -391,7 +415,8 @@ class StabRules(StandardRules):
         stored: dict[str, list[list]] = position.extra.get(CONDITIONAL) or {}
         out: list[tuple[str, Order]] = []
         for d in position.dislodged:
-            wanted = next((c[1] for c in stored.get(d.unit.power, ())
+            # The last conditional retreat given for a unit counts, as with any order.
+            wanted = next((c[1] for c in reversed(stored.get(d.unit.power, ()))
                            if c[0] == d.unit.location), None)
             if wanted is None:
                 continue  # no conditional retreat: disbanded for lack of a retreat order
