@@ -31,7 +31,7 @@ RULES = VARIANT.rules
 
 UNIT = r"([AF])\(([^)]+)\)"
 ENTRY = re.compile(
-    rf"^{UNIT}(?:(\*S|\*C)|-(\S+)| S {UNIT}(?:-(\S+))?| C {UNIT}-(\S+))?( \[Dislodged\])?$")
+    rf"^{UNIT}(?:(\*S)|-(\S+)| S {UNIT}(?:-(\S+))?| C {UNIT}-(\S+))?( \[Dislodged\])?$")
 
 
 def loc(text: str) -> str:
@@ -208,10 +208,12 @@ def check_public(movement, orders, retreat, public: str, silent: set[str]) -> No
                     assert f.stops_foreign(i), f"{text}: successful move revealed for nothing"
                 else:
                     assert f.foreign_contact(i), f"{text}: self-standoff or uncontested failure"
-            elif isinstance(order, (SupportMove, Convoy)):
+            elif isinstance(order, Convoy):
+                raise AssertionError(f"{text}: rule 2 reveals no convoy order")
+            elif isinstance(order, SupportMove):
                 t = ph.target[i]
                 assert t >= 0 and t in shown and shown[t][0] == order_text(ph.orders[t]), \
-                    f"{text}: supports/convoys a move that is not revealed"
+                    f"{text}: supports a move that is not revealed"
             else:
                 t = ph.target[i]
                 assert f.given[i], f"{text}: a cut support shown as given"
@@ -222,9 +224,6 @@ def check_public(movement, orders, retreat, public: str, silent: set[str]) -> No
             assert isinstance(order, (SupportHold, SupportMove)) and i not in ph.void, text
             assert not f.given[i], f"{text}: support was not cut"
             assert dislodged or attacked_by_shown_foreign_failure(i), text
-            continue
-        if text.endswith("*C"):
-            assert isinstance(order, Convoy) and dislodged, text
             continue
         # Existence only.
         assert re.fullmatch(UNIT, text), f"{text}: not what the unit was ordered"
@@ -246,6 +245,16 @@ def check_public(movement, orders, retreat, public: str, silent: set[str]) -> No
                                     and ph.power[k] != ph.power[i] for k in range(len(ph.units))):
             assert i in shown and shown[i][0] == order_text(ph.orders[i]), \
                 f"failed attack {ph.orders[i]} not reported"
+        # Bounced with another power's move into the same space: contested, so reported.
+        if f.failed_move(i) and any(f.is_move(k) and ph.dest[k] == ph.dest[i]
+                                    and ph.power[k] != ph.power[i] for k in range(len(ph.units))):
+            assert i in shown and shown[i][0] == order_text(ph.orders[i]), \
+                f"standoff {ph.orders[i]} with another power not reported"
+        # A reported failed move comes with all its supports.
+        if f.failed_move(i) and i in shown and shown[i][0] == order_text(ph.orders[i]):
+            for s in ph.supports[i]:
+                assert s in shown and shown[s][0] == order_text(ph.orders[s]), \
+                    f"support {ph.orders[s]} of a reported failed move not reported"
     # Rule 6: a power with units that sent no order at all.
     sent = {p for p, _ in orders}
     assert nmr_seen == {p for p in movement.previous.powers()
@@ -403,3 +412,20 @@ def test_oracle_catches_a_retreat_told_to_everyone(monkeypatch):
         return [dataclasses.replace(e, audience=frozenset(BOARD.powers)) for e in real(outcome)]
     monkeypatch.setattr(vis, "_retreat_events", everyone)
     assert _fails_somewhere()
+
+
+def test_oracle_catches_hidden_failed_moves(monkeypatch):
+    def hide(ph, a):
+        for j in a.blockers:
+            if a.show.get(j) == "order":
+                a.show.pop(j)
+    _mutated_analyse(monkeypatch, hide)
+    assert _fails_somewhere()
+
+
+def test_oracle_catches_self_standoffs_revealed(monkeypatch):
+    def reveal(ph, a):
+        for j in a.blockers:
+            a.show[j] = "order"
+    _mutated_analyse(monkeypatch, reveal)
+    assert _fails_somewhere(seeds=150)

@@ -90,7 +90,7 @@ def entry_text(event: Event) -> str:
             text += (" C " + unit_text(order["target_kind"], order["target"]) + "-"
                      + loc_text(order["destination"]))
     elif f["show"] == "cut":
-        text += "*C" if t == "convoy_cut" else "*S"
+        text += "*S"
     if f.get("dislodged"):
         text += " [Dislodged]"
     return text

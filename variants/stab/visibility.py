@@ -9,7 +9,7 @@ events, through templates.
 
 Public movement events are ``entry`` events, one per unit the report names, with ``show``:
 
-* ``"order"``: the whole order (a failed move and its supports and convoys, a revealed
+* ``"order"``: the whole order (a failed move and its supports, a revealed
   successful move and its supports, the supports a standing unit needed);
 * ``"cut"``: only that the unit's support was cut (``F(Pic)*S``), never what it supported;
 * ``"unit"``: only that the unit exists (it received an unsuccessful attack, or was
@@ -34,7 +34,7 @@ from variants.stab.rules import (
     Reveal,
     StabRules,
 )
-from variants.standard.movement import CONVOY, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, MovementPhase
+from variants.standard.movement import MOVE, SUPPORT_HOLD, SUPPORT_MOVE, MovementPhase
 
 ORDER, CUT, EXISTS = "order", "cut", "unit"
 _RANK = {None: 0, EXISTS: 1, CUT: 2, ORDER: 3}
@@ -133,12 +133,13 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         if _RANK[level] > _RANK[show.get(i)]:
             show[i] = level
 
+    # Rule 2 reveals a move's supports; it says nothing of convoys, so a convoying fleet is
+    # shown only if something else reveals it (it is attacked or dislodged), and then only
+    # as a unit.
     for j in revealed_fail | revealed_ok:
         raise_to(j, ORDER)
         for s in ph.supports[j]:
             raise_to(s, ORDER)
-        for c in ph.convoy_fleets[j]:
-            raise_to(c, ORDER)
 
     # The recipients of unsuccessful attacks: their existence, a cut support, and the
     # supports a standing one needed to withstand the attack.
@@ -272,7 +273,7 @@ def _movement_events(outcome: Outcome, orders: Sequence[tuple[str, Order]]) -> l
         if a.show[i] == ORDER:
             fields["order"] = order_fields(u, ph.orders[i])
         elif a.show[i] == CUT:
-            fields["order"] = {"type": "support_cut" if ph.kind[i] != CONVOY else "convoy_cut"}
+            fields["order"] = {"type": "support_cut"}
         events.append(Event("entry", fields))
     return events
 
