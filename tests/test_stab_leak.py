@@ -309,6 +309,12 @@ def check_private(movement, retreat, power: str, text: str) -> None:
                 # Only the player whose attack caused the retreat.
                 assert occupant[province_of(key[2])].power == power, line
             continue
+        m = re.fullmatch(r"You placed: (.*)\.", line)
+        if m:
+            # Rule 1: its own placement, to itself only.
+            mine = sorted(f"{u.kind}({u.location})" for u in movement.previous.units_of(power))
+            assert sorted(s[:2] + loc(s[2:-1]) + ")" for s in m.group(1).split(", ")) == mine
+            continue
         m = re.fullmatch(r"Your units: (.*)\.", line)
         if m:
             mine = sorted(f"{u.kind}({u.location})" for u in nxt.units_of(power))
@@ -433,3 +439,31 @@ def test_oracle_catches_self_standoffs_revealed(monkeypatch):
             a.show[j] = "order"
     _mutated_analyse(monkeypatch, reveal)
     assert _fails_somewhere(seeds=150)
+
+
+def test_no_leaks_in_placement_turns():
+    from judge.engine.orders import Unit
+    from variants.stab.rules import Place
+
+    for seed in range(60):
+        rng = random.Random(seed)
+        start = RULES.initial_position()
+        units = []
+        for power, homes in BOARD.home_centres.items():
+            for h in homes:
+                coasts = BOARD.fleet_locations(h) if not BOARD.is_land(h) else ()
+                if coasts and rng.random() < 0.5:
+                    units.append(Unit(power, "F", rng.choice(coasts)))
+                else:
+                    units.append(Unit(power, "A", h))
+        shadow = start.__class__(start.variant, start.phase, units, start.centres)
+        orders = [(u.power, Place(UnitRef(u.kind, u.location))) for u in units]
+        orders += random_orders(BOARD, shadow, rng)
+        movement = VARIANT.adjudicate(start, orders)
+        assert sorted(map(str, movement.previous.units)) == sorted(map(str, units))
+        retreat = None
+        steps = [(movement, orders)]
+        if movement.position.phase.kind == "R":
+            retreat = VARIANT.adjudicate(movement.position, [])
+            steps.append((retreat, []))
+        run_oracle(movement, orders, retreat, stab_turn_events(RULES, steps))
