@@ -293,6 +293,8 @@ def check_private(movement, retreat, power: str, text: str) -> None:
             if id(d.unit) not in gone:
                 retreated[(d.unit.power, d.unit.kind, d.unit.location)] = next(moved).location
     for line in lines[1:]:
+        if not line:
+            continue
         m = re.fullmatch(r"You lost (\w+), taken by (\w+) with " + UNIT + r"\.", line)
         if m:
             centre = m.group(1).upper()

@@ -228,7 +228,7 @@ def test_conditional_retreat_takes_the_first_possible_destination():
     _, private, steps = play(pos, {"FRANCE": ["A(Pic)-Bel", "A(Bur) S A(Pic)-Bel"],
                                    "GERMANY": ["If necessary A(Bel) retreats to Hol, Ruh"]})
     assert Unit("GERMANY", "A", "RUH") in steps[-1][0].position.units
-    assert private["GERMANY"].splitlines()[1] == "Your A(Bel) retreated to Ruh."
+    assert "Your A(Bel) retreated to Ruh." in private["GERMANY"].splitlines()
 
 
 # ---------------------------------------------------- misorders, illegal orders
@@ -389,3 +389,18 @@ def test_blocked_retreat_is_accepted_and_fails_without_a_reason():
     # Not one of its units: refused as usual.
     with pytest.raises(OrderError):
         VARIANT.read_order(out.position, "ENGLAND", "A BEL R RUH")
+
+
+def test_winter_adjustments_are_private():
+    pos = Position("stab", Phase("W", 1903, "A"),
+                   [Unit.parse("FRANCE", "A BUR"), Unit.parse("GERMANY", "A MUN"),
+                    Unit.parse("GERMANY", "A KIE")],
+                   {"FRANCE": {"PAR", "BRE"}, "GERMANY": {"MUN"}}, extra={"retreats": WITH_ORDERS})
+    orders = [("FRANCE", VARIANT.read_order(pos, "FRANCE", "BUILD F BRE"))]
+    out = VARIANT.adjudicate(pos, orders)
+    public, private = render(stab_turn_events(RULES, [(out, orders)]))
+    # Germany owed a removal and sent nothing: NMR, and civil disorder removes a unit.
+    assert public.splitlines() == ["Stab!: Winter 1903", "", "NMR: GERMANY"]
+    assert "You built F(Bre)." in private["FRANCE"].splitlines()
+    removed = [line for line in private["GERMANY"].splitlines() if line.startswith("You removed")]
+    assert len(removed) == 1 and "Bre" not in private["GERMANY"]

@@ -118,7 +118,9 @@ def _render(template: str, settings: StabSettings, **context: Any) -> str:
     # Every power name goes through ``name`` so that Gunboat pseudonyms reach every line.
     text = _environment().get_template(template).render(
         game=settings.game, name=settings.name, loc=loc_text, unit=unit_text, **context)
-    return "\n".join(line.rstrip() for line in text.strip().splitlines()) + "\n"
+    # Whitespace only: no blank lines from template control blocks, one after the title.
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "\n".join(lines[:1] + ([""] if len(lines) > 1 else []) + lines[1:]) + "\n"
 
 
 def render_public(events: Sequence[Event], settings: StabSettings) -> str:
