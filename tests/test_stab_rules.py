@@ -404,3 +404,17 @@ def test_winter_adjustments_are_private():
     assert "You built F(Bre)." in private["FRANCE"].splitlines()
     removed = [line for line in private["GERMANY"].splitlines() if line.startswith("You removed")]
     assert len(removed) == 1 and "Bre" not in private["GERMANY"]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("England: PLACE F LON", "PLACE F LON"),
+    ("PLACE Fleet London", "PLACE F LON"),
+    ("ENG: If necessary F(Lon) retreats to Wal, ENG", None),
+    ("REVEAL A(Ruh), A(Kie)", "REVEAL RUH, KIE"),
+])
+def test_reading_stab_lines(line, expected):
+    if expected is None:
+        pos = position({"ENGLAND": ["F LON"]})
+        assert str(VARIANT.read_order(pos, "ENGLAND", line)) == "IF DISLODGED F LON R WAL, ENG"
+    else:
+        assert str(VARIANT.read_order(RULES.initial_position(), "ENGLAND", line)) == expected

@@ -165,6 +165,10 @@ class StabRules(StandardRules):
     def read_order(self, position: Position, power: str, text: str) -> Order:
         text = seed_notation(text)
         b = self.board
+        # "England: PLACE F LON": a power prefix, as the standard reader allows on any line.
+        m = re.match(r"^\s*([A-Za-z]{3,})\s*:\s*(.+)$", text)
+        if m and any(p.startswith(m.group(1).upper()) for p in b.powers):
+            text = m.group(2)
         m = _PLACE.match(text)
         if m:
             return self.check_place(position, power, Place(parse_unit(b, m.group(1))))
