@@ -1,13 +1,17 @@
 """Turn reports: an adjudicated phase becomes one email to every player and the game master.
 
-Standard games show everything to everyone, so each recipient gets the same report; the
-report context is built once from the engine's Outcome and the stored orders.
+One pipeline (DESIGN.md, section 6): the phase's outcome becomes a list of events, each with
+its audience (:mod:`judge.engine.events`); each recipient's report is rendered from the events
+that recipient may see. A variant with secrets supplies its own events through an ``events``
+method on its rules (``events(outcome, orders) -> list[Event]``); every other variant uses
+:func:`~judge.engine.events.standard_events`, where everything is public.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.games import game as G
 from judge.mail.compose import duration_text
@@ -44,47 +48,85 @@ def position_context(variant: Any, pos: Position) -> list[dict]:
     return rows
 
 
-def turn_context(s: Store, turn: G.Turn) -> dict:
-    game = G.refresh(s, turn.game)
-    variant = G.get_variant(game["variant"])
-    outcome = turn.outcome
-    prev: Position = turn.previous
-    new: Position = outcome.position
-    by_power: dict[str, list[dict]] = {}
-    for r in outcome.results:
-        by_power.setdefault(r.power, []).append(
-            {"order": r.order, "result": r.result, "reason": r.reason})
-    dislodged = [{"power": d.unit.power, "unit": str(d.unit),
-                  "attacker_from": d.attacker_from,
-                  "retreats": [variant.board.full_name(x) + f" ({x})" for x in d.retreats or ()]}
-                 for d in (outcome.dislodged or new.dislodged)]
-    changes = [{"centre": c, "old": old, "new": newo}
-               for c, (old, newo) in sorted((outcome.centre_changes or {}).items())]
-    return {
-        "game": game["name"], "variant": variant.title,
-        "phase": str(prev.phase), "phase_name": prev.phase.long_name,
-        "powers": list(variant.board.powers),
-        "results": by_power,
-        "dislodged": dislodged,
-        "disbanded": [f"{u.power.title()} {u}" for u in outcome.disbanded or ()],
-        "built": [f"{u.power.title()} {u}" for u in outcome.built or ()],
-        "changes": changes,
-        "table": position_context(variant, new),
-        "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
-        "deadline": None if new.winner else game["deadline"],
-        "winner": new.winner,
-        "adjustment_next": new.phase.kind == "A",
-        "retreat_next": new.phase.kind == "R",
-    }
+def phase_events(variant: Any, turn: G.Turn) -> list[Event]:
+    """The events of one adjudicated phase, each with its audience (the variant decides)."""
+    hook = getattr(variant.rules, "events", None)
+    if not callable(hook):
+        return standard_events(turn.outcome)
+    orders: list[tuple[str, Any]] = []  # the orders as given, read again from their text
+    for power in sorted(turn.orders):
+        for line in turn.orders[power]:
+            if line.get("order"):
+                try:
+                    orders.append((power, variant.read_order(turn.previous, power,
+                                                             line["order"])))
+                except ValueError:
+                    continue
+    return list(hook(turn.outcome, orders))
+
+
+def events_context(variant: Any, events: list[Event], new: Position) -> dict:
+    """What the report template shows, from the events one reader may see."""
+    results: dict[str, list[dict]] = {}
+    dislodged, disbanded, built, changes = [], [], [], []
+    units: dict[str, list[str]] = {}
+    centres: dict[str, list[str]] = {}
+    winner = None
+    for e in events:
+        f = e.fields
+        if e.kind == "order":
+            results.setdefault(f["power"], []).append(
+                {"order": f["order"], "result": f["result"], "reason": f.get("reason", "")})
+        elif e.kind == "dislodged":
+            dislodged.append({"power": f["power"], "unit": f["unit"],
+                              "attacker_from": f.get("attacker_from"),
+                              "retreats": [f"{variant.board.full_name(x)} ({x})"
+                                           for x in f.get("retreats") or ()]})
+        elif e.kind == "disbanded":
+            disbanded.append(f"{f['power'].title()} {f['unit']}")
+        elif e.kind == "built":
+            built.append(f"{f['power'].title()} {f['unit']}")
+        elif e.kind == "centre_change":
+            changes.append({"centre": f["centre"], "old": f.get("from"), "new": f["to"]})
+        elif e.kind == "units":
+            units[f["power"]] = list(f["units"])
+        elif e.kind == "centres":
+            centres[f["power"]] = list(f["centres"])
+        elif e.kind == "winner":
+            winner = f["power"]
+    table = []
+    for power in variant.board.powers:
+        if power not in centres and power not in units:
+            continue
+        cs = centres.get(power, [])
+        adjust = variant.adjustment_count(new, power) if new.phase.kind == "A" else 0
+        table.append({"power": power, "centres": cs, "count": len(cs),
+                      "units": units.get(power, []), "adjust": adjust})
+    return {"results": results, "dislodged": dislodged, "disbanded": disbanded,
+            "built": built, "changes": changes, "table": table, "winner": winner}
 
 
 def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
-        ctx = turn_context(s, turn)
-        subject = f"{ctx['game']}: {ctx['phase_name']} ({ctx['phase']}) results"
+        game = G.refresh(s, turn.game)
+        variant = G.get_variant(game["variant"])
+        prev: Position = turn.previous
+        new: Position = turn.outcome.position
+        events = phase_events(variant, turn)
+        base = {
+            "game": game["name"], "variant": variant.title,
+            "phase": str(prev.phase), "phase_name": prev.phase.long_name,
+            "powers": list(variant.board.powers),
+            "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
+            "deadline": None if new.winner else game["deadline"],
+            "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
+        }
+        subject = f"{game['name']}: {prev.phase.long_name} ({prev.phase}) results"
         for address, power in recipients(s, turn.game):
-            outbox.queue(kind="report", to=address, subject=subject, template="report.txt.j2",
-                         context={**ctx, "you": power}, game_id=turn.game["id"])
+            seen = events_context(variant, visible_events(events, power), new)
+            outbox.queue(kind="report", to=address, subject=subject,
+                         template="report.txt.j2", context={**base, **seen, "you": power},
+                         game_id=turn.game["id"])
 
 
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
