@@ -63,7 +63,7 @@ def current_position(s: Store, game: dict) -> Position:
     row = s.position(game["id"], game["phase"])
     if row is None:
         raise GameError(f"game {game['name']} has not started yet")
-    return Position.from_json(json.loads(row["position"]))
+    return get_variant(game["variant"]).read_position(json.loads(row["position"]))
 
 
 def phase_seconds(game: dict, kind: str) -> int:
@@ -125,7 +125,7 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
                         f"{', '.join(p.title() for p in missing)}")
     pos = variant.initial_position()
     phase = str(pos.phase)
-    s.save_position(game["id"], phase, pos.to_json())
+    s.save_position(game["id"], phase, variant.write_position(pos))
     deadline = now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
     s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
               (phase, iso(deadline), game["id"]))
@@ -366,7 +366,7 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
                   "phase = ?", (json.dumps(results), iso(now), game["id"], game["phase"]))
         new = outcome.position
         phase = str(new.phase)
-        s.save_position(game["id"], phase, new.to_json())
+        s.save_position(game["id"], phase, variant.write_position(new))
         status = "finished" if new.winner else game["status"]
         deadline = None if new.winner else iso(
             now + timedelta(seconds=phase_seconds(game, new.phase.kind)))
