@@ -155,7 +155,9 @@ class MultiMovement:
                 continue
             fleets_for.setdefault(t, []).append(c)
         for i, pc in enumerate(p):
-            if pc.kind != MOVE or not pc.all_army() or board.is_sea(pc.dest):  # type: ignore[arg-type]
+            if (pc.kind != MOVE or not pc.all_army() or board.is_sea(pc.dest)  # type: ignore[arg-type]
+                    or board.is_sea(pc.origin)):
+                # Armies leaving an A/F at sea land directly (rule 7); they are not convoyed.
                 continue
             adjacent = board.can_move(ARMY, pc.origin, pc.dest)  # type: ignore[arg-type]
             fleets = fleets_for.get(i, [])
@@ -371,13 +373,16 @@ class MultiMovement:
         pc = self.p[i]
         dest: str = pc.dest  # type: ignore[assignment]
         g = self.group[i]
-        if not (g >= 0 and self.stationary[g]):
-            h2h = [j for j in self.pieces_at.get(dest, ()) if self._h2h(i, j)]
-            for j in h2h:
-                if a <= self.strength(j, r):
-                    return False
-            if a <= self.hold(dest, r, h2h):
+        if g >= 0 and self.stationary[g]:
+            # Joining a unit that stays: it succeeds unless that unit is dislodged (the
+            # joining units count in its hold strength, see hold()).
+            return not self._dislodged_at(dest, pc.player, r)
+        h2h = [j for j in self.pieces_at.get(dest, ()) if self._h2h(i, j)]
+        for j in h2h:
+            if a <= self.strength(j, r):
                 return False
+        if a <= self.hold(dest, r, h2h):
+            return False
         for k in self.moves_into[dest]:
             if k == i or (g >= 0 and self.group[k] == g):
                 continue

@@ -212,6 +212,12 @@ class MultiplicityRules(StandardRules):
             raise OrderError("garrisons never move")
         if prov == origin:
             raise OrderError(f"a unit cannot move to its own province ({here})")
+        if f == 0 and b.is_sea(origin):
+            # Rule 7: armies split off an A/F at sea land on a coast next to it.
+            if prov in b.fleet_reach.get(location, ()) and not b.is_land(prov) and (
+                    merging or not b.is_sea(prov)):
+                return prov, False
+            raise OrderError(f"an army at sea can only land on a coast next to {here}")
         if f == 0:
             if b.is_sea(prov):
                 if merging and prov in b.fleet_reach.get(origin, ()):
