@@ -23,7 +23,7 @@ Rule choices where the text is silent, each kept in one method so a variant can 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
@@ -99,9 +99,10 @@ class MultiplicityRules(StandardRules):
         """The player who orders ``power``'s units (Hoplite: a minor state's major)."""
         return power
 
-    def support_counts(self, supporter: str, supported: str) -> bool:
-        """Whether support from ``supporter``'s units counts for ``supported``'s."""
-        return True
+    def support_rule(self, position: Position) -> Callable[[str, str], bool] | None:
+        """Whether support from one player's units counts for another's (None: always);
+        Hoplite's sacker of Delphi gets none from others."""
+        return None
 
     def can_move_letter(self, letter: str) -> bool:
         return letter != GARRISON
@@ -489,7 +490,7 @@ class MultiplicityRules(StandardRules):
     def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         results: list[OrderResult] = []
         forces, pieces, piece_slot = self.pieces_for(position, orders, results)
-        phase = MultiMovement(self.board, pieces, self.support_counts)
+        phase = MultiMovement(self.board, pieces, self.support_rule(position))
         outcomes = phase.resolve()
         # One result per order: it succeeds when every piece carrying it out does.
         failures: dict[int, list[str]] = {}
