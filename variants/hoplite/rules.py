@@ -563,11 +563,9 @@ class HopliteRules(MultiplicityRules):
         extra: list[OrderResult] = []
         for power, left in sorted(budget.items()):
             while left < 0:
-                pool = self.disorder_removals(position, power, units, 1)
-                if not pool:
+                units, unit = self.take_in_disorder(position, power, units)
+                if unit is None:
                     break
-                unit = pool[0]
-                units = self._take_unit(units, power, UnitRef(unit.kind, unit.location))
                 left += self._cost(unit.kind)
                 removed.append(unit)
                 extra.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,

@@ -388,8 +388,10 @@ class MultiMovement:
                 continue
             if a <= self.prevent(k, r):
                 return False
-        if g >= 0 and self.board.is_sea(dest) and not seaworthy(*pc.counts()):
+        if self.board.is_sea(dest) and not seaworthy(*pc.counts()):
             # An army reaches a sea only inside a seaworthy merge (rule 5).
+            if g < 0:
+                return False
             arriving = list(pc.parts)
             for m in self.members[g]:
                 pm = self.p[m]

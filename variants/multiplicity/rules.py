@@ -825,8 +825,10 @@ class MultiplicityRules(StandardRules):
         for power, count in sorted(counts.items()):
             missing = -count - used.get(power, 0)
             if count < 0 and missing > 0:
-                for unit in self.disorder_removals(position, power, units, missing):
-                    units = self._take_unit(units, power, UnitRef(unit.kind, unit.location))
+                for _ in range(missing):
+                    units, unit = self.take_in_disorder(position, power, units)
+                    if unit is None:
+                        break
                     removed.append(unit)
                     results.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
                                                "civil disorder: removal not ordered"))
@@ -869,7 +871,10 @@ class MultiplicityRules(StandardRules):
             out.append(unit)
         return out
 
-    def _take_unit(self, units: list[Unit], power: str, ref: UnitRef) -> list[Unit]:
+    def _take_unit(self, units: list[Unit], power: str, ref: UnitRef,
+                   strict: bool = True) -> list[Unit]:
+        """``units`` without the components ``ref`` names; with ``strict``, OrderError when
+        that would leave an unseaworthy unit at sea (rule 5 knows no exception)."""
         out = []
         done = False
         for u in units:
@@ -887,6 +892,44 @@ class MultiplicityRules(StandardRules):
             out.append(u)
         if not done:
             raise OrderError(f"{power} has no unit in {self.name(ref.province)}")
+        if strict and self.board.is_sea(ref.province):
+            there = [p for f in self.forces(u for u in out if u.province == ref.province)
+                     for p in f.parts]
+            if there and not seaworthy(*counts_of(there)):
+                raise OrderError(f"removing {ref} would leave an unseaworthy unit at sea: "
+                                 "remove its armies first")
+        return out
+
+    def take_in_disorder(self, position: Position, power: str, units: list[Unit]
+                         ) -> tuple[list[Unit], Unit | None]:
+        """Civil disorder: remove the first component :meth:`disorder_removals` ranks that
+        can go (see :meth:`_take_unit`); armies left alone at sea then drown."""
+        pool = self.disorder_removals(position, power, units, 10**6)
+        for unit in pool:
+            try:
+                return self._take_unit(units, power, UnitRef(unit.kind, unit.location)), unit
+            except OrderError:
+                continue
+        if not pool:
+            return units, None
+        unit = pool[0]
+        return self.drown(self._take_unit(units, power, UnitRef(unit.kind, unit.location),
+                                          strict=False)), unit
+
+    def drown(self, units: list[Unit]) -> list[Unit]:
+        """Armies in an unseaworthy unit at sea are lost (only civil disorder gets here)."""
+        out = []
+        for force in self.forces(units):
+            if self.board.is_sea(force.province) and not seaworthy(*force.counts()):
+                a, f, g = force.counts()
+                parts = list(force.parts)
+                for _ in range(a + g - f):
+                    idx = next(k for k, p in enumerate(parts) if p[1] != FLEET)
+                    parts.pop(idx)
+                force = Force(force.player, force.location, tuple(parts))
+                if not parts:
+                    continue
+            out.extend(force.units())
         return out
 
     def disorder_removals(self, position: Position, power: str, units: list[Unit],
@@ -907,8 +950,12 @@ class MultiplicityRules(StandardRules):
             dist = board.distances_from(u.province)
             return min((dist[c] for c in owned if c in dist), default=10**6)
 
-        pool.sort(key=lambda u: (-distance(u), {"F": 0, "A": 1, "G": 2}[u.kind],
-                                 board.provinces[u.province].name))
+        def letter(u: Unit) -> int:
+            # At sea armies go first, so that what stays is seaworthy.
+            order = "AGF" if board.is_sea(u.province) else "FAG"
+            return order.index(u.kind)
+
+        pool.sort(key=lambda u: (-distance(u), letter(u), board.provinces[u.province].name))
         return pool[:count]
 
     def units_to_order(self, position: Position, power: str) -> list[Unit]:
