@@ -46,6 +46,7 @@ from variants.multiplicity.orders import Merge, Split, _mask
 from variants.multiplicity.rules import MultiplicityRules
 from variants.multiplicity.units import ARMY, FLEET, GARRISON, Force, format_kind, parse_kind
 
+FIRST_AUTUMN_YEAR = -450  # rule 6: the colonies declare at the end of the first Autumn
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}
 KIND_NAMES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 _PHASE_RE = re.compile(r"^([SFAW])\s*(-?\d+)\s*(BC)?\s*([MRA])$", re.IGNORECASE)
@@ -267,6 +268,15 @@ class HopliteRules(MultiplicityRules):
                 sacks[k] = power
                 order = Hold(order.unit)
             plain.append((power, order))
+        if claims:
+            # The claim must be known when centres change hands, which may happen inside
+            # this adjudication (Spring towns, or Autumn without retreats).
+            pending: dict[str, str] = dict(position.extra.get("claims") or {})
+            for claim, dests in claims.values():
+                pending.update(dict.fromkeys(dests, claim))
+            position = Position(position.variant, position.phase, position.units,
+                                position.centres, position.dislodged, position.standoffs,
+                                position.winner, {**position.extra, "claims": pending})
         outcome = super()._adjudicate_movement(position, plain)
         nxt = outcome.position
         found = {f.province: f for f in self.forces(nxt.units)}
@@ -286,18 +296,8 @@ class HopliteRules(MultiplicityRules):
                                                    "support from other players from now on"
                 nxt.extra["delphi_sacked_by"] = player
                 nxt.extra["delphi_units"] = 2
-        pending: dict[str, str] = dict(position.extra.get("claims") or {})
-        for k, (claim, dests) in claims.items():
-            res = outcome.results[k]
-            res.order = f"{res.order} FOR {claim}"
-            for d in dests:
-                f = found.get(d)
-                if f is not None and f.player == self.player_of(claim):
-                    pending[d] = claim
-        if pending:
-            nxt.extra["claims"] = pending
-        else:
-            nxt.extra.pop("claims", None)
+        for k, (claim, _dests) in claims.items():
+            outcome.results[k].order += f" FOR {claim}"
         return outcome
 
     # ------------------------------------------------------------------ calendar, centres
@@ -308,7 +308,7 @@ class HopliteRules(MultiplicityRules):
             nxt.phase = BCPhase("F", phase.year, "M")
             return
         if phase.season == "F" and phase.kind in "MR":
-            if "colonies" not in nxt.extra:
+            if "colonies" not in nxt.extra and phase.year == FIRST_AUTUMN_YEAR:
                 self.declare_colonies(nxt, outcome)
             self.update_centres(nxt, outcome, towns_only=False)
             # Every year has its Winter: transforms and garrison disbands are always allowed.
