@@ -429,3 +429,13 @@ def test_judge_adjudicate_hoplite_through_the_cli(tmp_path: Path) -> None:
     text = subprocess.run([JUDGE, "adjudicate", "--variant", "hoplite", "--position", str(pos),
                            "--orders", str(orders)], capture_output=True, text=True, timeout=60)
     assert "Spring 450 BC" in text.stdout
+
+
+def test_orders_may_name_the_minor_or_the_major() -> None:
+    pos = V.read_position(position({"SPARTA": ["A SPA"], "ELATEA": ["A MES"]}, {}))
+    assert str(V.read_order(pos, "SPARTA", "Elatea: A(Messene) - Tegea")) == "A MES - TEG"
+    assert str(V.read_order(pos, "ELATEA", "SPARTA: A MES - TEG")) == "A MES - TEG"
+    assert str(V.read_order(pos, "SPARTA", "Sparta: A SPA & A MES MERGE 2A TEG FOR ELATEA")) == \
+        "A SPA & A MES MERGE 2A TEG FOR ELATEA"
+    with pytest.raises(OrderError):
+        V.read_order(pos, "ATHENS", "A MES - TEG")

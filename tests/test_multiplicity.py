@@ -361,3 +361,34 @@ def test_judge_adjudicate_multiplicity_through_the_cli(tmp_path: Path) -> None:
     assert [r["result"] for r in data["results"]] == [SUCCEEDS, FAILS]
     assert data["position"]["units"]["FRANCE"] == ["2A BUR"]
     assert data["position"]["phase"] == "F1901M"
+
+
+def test_several_support_orders_spread_a_unit_and_the_last_is_cut_first() -> None:
+    pos = {"FRANCE": ["2A BUR", "A PAR", "A MAR"], "GERMANY": ["A MUN", "A PIC", "A GAS"]}
+    orders = [("FRANCE", "A BUR S A PAR - PIC"), ("FRANCE", "A BUR S A MAR - GAS"),
+              ("FRANCE", "A PAR - PIC"), ("FRANCE", "A MAR - GAS"), ("GERMANY", "A MUN - BUR")]
+    out = play(pos, orders)
+    assert [r.order for r in out.results[:2]] == ["A BUR S A PAR - PIC", "A BUR S A MAR - GAS"]
+    assert verdicts(out, 4) == [SUCCEEDS, FAILS, SUCCEEDS, FAILS]
+    no_attack = play(pos, orders[:4])
+    assert verdicts(no_attack, 4) == [SUCCEEDS] * 4
+
+
+def test_support_with_part_of_a_unit_the_rest_holds() -> None:
+    pos = {"FRANCE": ["3A BUR", "A PAR"], "GERMANY": ["3A PIC"]}
+    part = play(pos, [("FRANCE", "2A BUR S A PAR - PIC"), ("FRANCE", "A PAR - PIC")])
+    assert part.results[1].result == FAILS  # 1 + 2 against 3
+    whole = play(pos, [("FRANCE", "A BUR S A PAR - PIC"), ("FRANCE", "A PAR - PIC")])
+    assert whole.results[1].result == SUCCEEDS  # a lone order with a bare letter: all 3
+    too_many = play(pos, [("FRANCE", "4A BUR S A PAR - PIC")])
+    assert too_many.results[0].result == FAILS
+
+
+def test_order_lines_may_start_with_the_power() -> None:
+    pos = V.read_position({"phase": "S1901M", "units": {"FRANCE": ["A MAR", "A PIC", "2A PAR"]}})
+    assert str(V.read_order(pos, "FRANCE", "France: A(Mar) & A(Pic) MERGE 2A(Bur)")) == \
+        "A MAR & A PIC MERGE 2A BUR"
+    assert str(V.read_order(pos, "FRANCE", "FRA: 2A PAR SPLIT A BUR, A GAS")) == \
+        "2A PAR SPLIT A BUR, A GAS"
+    with pytest.raises(OrderError):
+        V.read_order(pos, "FRANCE", "France: A MAR & A PIC MERGE 2A(Bur) please")

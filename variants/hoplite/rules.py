@@ -42,7 +42,7 @@ from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, UnitR
 from judge.engine.parse import parse_location, parse_unit
 from judge.engine.position import Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.multiplicity.orders import Merge, Split, _mask
+from variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
 from variants.multiplicity.rules import MultiplicityRules
 from variants.multiplicity.units import ARMY, FLEET, GARRISON, Force, format_kind, parse_kind
 
@@ -209,7 +209,7 @@ class HopliteRules(MultiplicityRules):
     # ------------------------------------------------------------------ reading
     def read_order(self, position: Position, power: str, text: str) -> Order:
         power = power.upper()
-        line = text.strip()
+        line = strip_power(text, (*self.majors, *self.minors))
         kind = position.phase.kind
         if kind == "M":
             m = _SACK_RE.match(line)
@@ -219,7 +219,8 @@ class HopliteRules(MultiplicityRules):
                 return self.check(position, power, Sack(ref))
             m = _CLAIM_RE.match(line)
             if m and m.group(2).upper() in (*self.minors, *self.majors):
-                inner = super().read_order(position, power, m.group(1))
+                inner = self.check(position, power, parse_multi_order(
+                    self.board, m.group(1), kind, tuple(self.minors)))
                 return self.check(position, power, Claimed(inner, m.group(2).upper()))
         if kind == "A":
             m = _TRANSFORM_RE.match(line)
@@ -230,7 +231,8 @@ class HopliteRules(MultiplicityRules):
                 letter = FLEET if into.lower().startswith("f") else ARMY
                 loc = parse_location(self.board, rest) if rest.strip() else ref.location
                 return self.check(position, power, Transform(ref, letter, loc))
-        return super().read_order(position, power, text)
+        return self.check(position, power, parse_multi_order(self.board, line, kind,
+                                                             tuple(self.minors)))
 
     def _masked_unit(self, text: str) -> UnitRef:
         masked, kinds = _mask(text.strip())

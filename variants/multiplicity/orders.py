@@ -176,9 +176,25 @@ def _split_part(board: Board, origin: UnitRef, text: str) -> Order:
     return replace(order, unit=UnitRef(unit.kind, origin.location))  # type: ignore[call-arg]
 
 
-def parse_multi_order(board: Board, text: str, phase_kind: str = "M") -> Order:
-    """Read one line of Multiplicity II orders (see the module docstring)."""
-    line = text.strip()
+_PREFIX = re.compile(r"^\s*([A-Za-z]+)\s*:\s*(.*)$")
+
+
+def strip_power(text: str, names: tuple[str, ...]) -> str:
+    """``France: A MAR & A PIC MERGE BUR`` -> the order without the power's name (a full name
+    or a prefix of three letters or more of one of ``names``)."""
+    m = _PREFIX.match(text)
+    if m:
+        word = m.group(1).upper()
+        if len(word) >= 3 and any(n.upper().startswith(word) for n in names):
+            return m.group(2)
+    return text.strip()
+
+
+def parse_multi_order(board: Board, text: str, phase_kind: str = "M",
+                      names: tuple[str, ...] = ()) -> Order:
+    """Read one line of Multiplicity II orders (see the module docstring). ``names``: power
+    names that may lead the line (``France:``), besides the board's powers."""
+    line = strip_power(text, (*board.powers, *names))
     if phase_kind == "M":
         m = _MERGE_SUPPORT.match(line)
         if m and m.group(2).strip():

@@ -24,6 +24,7 @@ Rule choices where the text is silent, each kept in one method so a variant can 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
@@ -274,8 +275,38 @@ class MultiplicityRules(StandardRules):
         if not isinstance(order, (Hold, Move, SupportHold, SupportMove, Convoy, SupportMerge)):
             raise OrderError(f"'{order}' is not a movement order: in a movement phase units "
                              "hold, move, support, convoy, merge or split")
+        if isinstance(order, (SupportHold, SupportMove, SupportMerge)):
+            force = self._own(at, power, UnitRef(None, order.unit.location))
+            good = self._check_part(at, force, self.support_share(force, order.unit.kind),
+                                    order, whole=True)
+            if order.unit.kind in (ARMY, FLEET, GARRISON, None):
+                # A bare letter: the whole unit, or one component if the unit is given other
+                # support orders too; that is settled when all orders are known.
+                good = replace(good, unit=UnitRef(order.unit.kind, force.location))  # type: ignore[type-var]
+            return good
         force = self._own(at, power, order.unit)
         return self._check_part(at, force, force.parts, order, whole=True)
+
+    def support_share(self, force: Force, kind: str | None, several: bool = False) -> Parts:
+        """The components that give a support order (rule 2: a multiple unit need not support
+        with its full strength, and may spread its supports). A lone order written with a
+        bare letter (``A MUN S ...``) is the whole unit; one written with a count
+        (``2A MUN S ...`` from a 3A) is that many; when a unit has several support orders, a
+        bare letter is one component."""
+        if not force.parts:
+            raise OrderError(f"the unit in {self.name(force.province)} has no components left "
+                             "to give this support")
+        if kind is None:
+            return force.parts[:1] if several else force.parts
+        want = parse_kind(kind)
+        if not several and sum(want) == 1 and kind in (ARMY, FLEET, GARRISON):
+            self._match_kind(force, UnitRef(kind, force.location))
+            return force.parts
+        taken = take(list(force.parts), *want)
+        if taken is None:
+            raise OrderError(f"the unit in {self.name(force.province)} is "
+                             f"{describe(force.kind)}: it has no {kind} to support with")
+        return tuple(taken)
 
     def _check_part(self, at: dict[str, Force], force: Force, parts: Parts, order: Order,
                     whole: bool) -> Order:
@@ -405,9 +436,11 @@ class MultiplicityRules(StandardRules):
         forces = self.forces(position.units)
         at = {f.province: f for f in forces}
         index = {f.province: k for k, f in enumerate(forces)}
-        final: dict[int, int] = {}  # force -> result slot of the order it obeys
-        checked: dict[int, Order] = {}  # result slot -> order
-        owner: dict[int, str] = {}
+        # force -> result slots of the orders it obeys: one order, or several supports.
+        claims: dict[int, list[int]] = {}
+        checked: dict[int, Order] = {}  # result slot -> checked order
+        written: dict[int, Order] = {}  # result slot -> order as given
+        supports = (SupportHold, SupportMove, SupportMerge)
         for power, order in orders:
             try:
                 good = self.check_movement(at, power, order)
@@ -417,24 +450,47 @@ class MultiplicityRules(StandardRules):
             slot = len(results)
             results.append(OrderResult(power, str(good), SUCCEEDS))
             checked[slot] = good
-            owner[slot] = power
+            written[slot] = order
             names = good.units if isinstance(good, Merge) else (good.unit,)  # type: ignore[union-attr]
             for ref in names:
                 k = index[ref.province]
-                old = final.get(k)
-                if old is not None:
-                    res = results[old]
+                old = claims.get(k, [])
+                if isinstance(good, supports) and all(isinstance(checked[o], supports) for o in old):
+                    claims[k] = [*old, slot]  # rule 4: supports spread over several spaces
+                    continue
+                for o in old:
+                    res = results[o]
                     res.result, res.reason = FAILS, "replaced by a later order for the same unit"
-                final[k] = slot
+                claims[k] = [slot]
         pieces: list[Piece] = []
         piece_slot: dict[int, int] = {}
         for k, force in enumerate(forces):
-            slot = final.get(k)
-            order = checked.get(slot) if slot is not None else None
-            if order is not None and results[slot].reason.startswith("replaced"):  # type: ignore[index]
-                order = None
+            slots = [o for o in claims.get(k, []) if not results[o].reason.startswith("replaced")]
             base = dict(force=k, player=force.player, origin=force.province,
                         location=force.location)
+            left = list(force.parts)
+            if len(slots) > 1:
+                for slot in slots:
+                    order = written[slot]
+                    try:
+                        share = self.support_share(
+                            Force(force.player, force.location, tuple(left)),
+                            order.unit.kind, several=True)  # type: ignore[union-attr]
+                        part = self._check_part(at, force, share, order, whole=False)
+                    except OrderError as exc:
+                        results[slot].result, results[slot].reason = FAILS, str(exc)
+                        continue
+                    take(left, *counts_of(share))
+                    results[slot].order = str(part)
+                    pc = Piece(parts=share, line=slot, **base)  # type: ignore[arg-type]
+                    self._fill(pc, part)
+                    piece_slot[len(pieces)] = slot
+                    pieces.append(pc)
+                if left:
+                    pieces.append(Piece(parts=tuple(left), **base))  # type: ignore[arg-type]
+                continue
+            slot = slots[0] if slots else None
+            order = checked.get(slot) if slot is not None else None
             if order is None:
                 pieces.append(Piece(parts=force.parts, **base))  # type: ignore[arg-type]
                 continue
@@ -447,13 +503,13 @@ class MultiplicityRules(StandardRules):
                 piece_slot[len(pieces)] = slot  # type: ignore[assignment]
                 pieces.append(pc)
                 continue
+            if isinstance(order, (SupportHold, SupportMove, SupportMerge)):
+                order = self._check_part(at, force, self.support_share(force, order.unit.kind),
+                                         order, whole=True)
+                results[slot].order = str(order)  # type: ignore[index]
             sub = order.parts if isinstance(order, Split) else (order,)
-            left = list(force.parts)
             for part in sub:
-                if isinstance(order, Split):
-                    got = take(left, *parse_kind(part.unit.kind or "")) or []  # type: ignore[union-attr]
-                else:
-                    got, left = left, []
+                got = take(left, *parse_kind(part.unit.kind or force.kind)) or []  # type: ignore[union-attr]
                 pc = Piece(parts=tuple(got), line=slot, merging=isinstance(order, Split),  # type: ignore[arg-type]
                            **base)  # type: ignore[arg-type]
                 self._fill(pc, part)
