@@ -190,7 +190,9 @@ class MultiMovement:
             elif pc.kind == SUPPORT_MOVE:
                 movers = [j for j in self.pieces_at.get(pc.target or "", ())
                           if p[j].kind == MOVE and p[j].dest == pc.dest]
-                if not movers:
+                if movers and "/" in (pc.dest_loc or "") and p[movers[0]].dest_loc != pc.dest_loc:
+                    self.void[s] = f"void: the fleet moves to {p[movers[0]].dest_loc}"
+                elif not movers:
                     self.void[s] = f"void: no move from {pc.target} to {pc.dest}"
                 else:
                     self.move_supports[movers[0]].append(s)

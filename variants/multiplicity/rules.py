@@ -348,7 +348,9 @@ class MultiplicityRules(StandardRules):
             if not self.can_reach(parts, force.location, dest):
                 raise OrderError(f"{ref} cannot reach {self.name(dest)}, "
                                  "so it cannot support a move there")
-            return SupportMove(ref, tref, dest)
+            # A support names a coast only for fleets (DATC 6.B.9 for A/F units too).
+            keep_coast = target.counts()[1] and "/" in order.destination
+            return SupportMove(ref, tref, order.destination if keep_coast else dest)
         if isinstance(order, Convoy):
             a, f, g = counts_of(parts)
             if not f:
@@ -365,6 +367,11 @@ class MultiplicityRules(StandardRules):
             dest = province_of(order.destination)
             if dest not in self.convoy_reach(target.province):
                 raise OrderError(f"{target} cannot be convoyed to {self.name(dest)}")
+            seas = [p for p, f in at.items() if b.is_sea(p) and f.counts()[1]]
+            if force.province not in b.convoy_routes(target.province, dest, seas):
+                # DATC 6.G.7, 6.G.19: a convoy by a unit on no convoy route is illegal.
+                raise OrderError(f"{ref} is on no convoy route from "
+                                 f"{self.name(target.province)} to {self.name(dest)}")
             return Convoy(ref, self._ref(target), dest)
         raise OrderError(f"'{order}' cannot be part of a split")
 
@@ -533,6 +540,7 @@ class MultiplicityRules(StandardRules):
             pc.kind = SUPPORT_MOVE
             pc.target = order.target.province
             pc.dest = province_of(order.destination)
+            pc.dest_loc = order.destination
         elif isinstance(order, SupportMerge):
             pc.kind = SUPPORT_MERGE
             pc.dest = order.destination
@@ -1006,12 +1014,10 @@ class MultiplicityRules(StandardRules):
             dist = board.distances_from(u.province)
             return min((dist[c] for c in owned if c in dist), default=10**6)
 
-        def letter(u: Unit) -> int:
-            # At sea armies go first, so that what stays is seaworthy.
-            order = "AGF" if board.is_sea(u.province) else "FAG"
-            return order.index(u.kind)
-
-        pool.sort(key=lambda u: (-distance(u), letter(u), board.provinces[u.province].name))
+        # A fleet whose removal would strand armies at sea is passed over by the caller
+        # (take_in_disorder), so the DATC order can stay as it is.
+        pool.sort(key=lambda u: (-distance(u), "FAG".index(u.kind),
+                                 board.provinces[u.province].name))
         return pool[:count]
 
     def units_to_order(self, position: Position, power: str) -> list[Unit]:
