@@ -439,3 +439,9 @@ def test_orders_may_name_the_minor_or_the_major() -> None:
         "A SPA & A MES MERGE 2A TEG FOR ELATEA"
     with pytest.raises(OrderError):
         V.read_order(pos, "ATHENS", "A MES - TEG")
+
+
+def test_unordered_minor_unit_is_reported_under_its_own_state() -> None:
+    out = play(position({"ELATEA": ["A ELA"], "SPARTA": ["A SPA"]}, {}), [])
+    assert sorted((r.power, r.order) for r in out.results) == [
+        ("ELATEA", "A ELA H"), ("SPARTA", "A SPA H")]

@@ -392,3 +392,9 @@ def test_order_lines_may_start_with_the_power() -> None:
         "2A PAR SPLIT A BUR, A GAS"
     with pytest.raises(OrderError):
         V.read_order(pos, "FRANCE", "France: A MAR & A PIC MERGE 2A(Bur) please")
+
+
+def test_centre_report_counts_components() -> None:
+    pos = V.read_position({"phase": "W1901A", "units": {"FRANCE": ["3A PAR", "A/F BRE"]},
+                           "centres": {"FRANCE": ["PAR", "BRE", "MAR", "SPA"]}})
+    assert V.rules.centre_report(pos) == ["FRANCE: 4 centres, 5 units, removes 1"]

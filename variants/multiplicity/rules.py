@@ -563,7 +563,9 @@ class MultiplicityRules(StandardRules):
             o = outcomes[i]
             if slot is None:
                 if pc.size == forces[pc.force].size:
-                    results.append(OrderResult(pc.player, f"{forces[pc.force]} H",
+                    owners = {o for o, _ in pc.parts}
+                    who = owners.pop() if len(owners) == 1 else pc.player
+                    results.append(OrderResult(who, f"{forces[pc.force]} H",
                                                SUCCEEDS if o.succeeded else FAILS,
                                                "no order: holds" + (f"; {o.reason}" if o.reason else "")))
                 continue
@@ -752,6 +754,17 @@ class MultiplicityRules(StandardRules):
     def supply(self, position: Position, power: str) -> float:
         """Components a power's centres support (one each here; Hoplite weighs them)."""
         return len(position.centres.get(power, set()))
+
+    def centre_report(self, position: Position) -> list[str]:
+        """One line per power for reports: centres, components (rule 2) and the balance."""
+        out = []
+        for power in position.powers():
+            centres = len(position.centres.get(power, ()))
+            units = self.components(position, power)
+            out.append(f"{power}: {centres} centres, {units} units"
+                       + (f", builds {centres - units}" if centres > units else
+                          f", removes {units - centres}" if units > centres else ""))
+        return out
 
     def adjustment_count(self, position: Position, power: str) -> int:
         """Builds allowed (> 0) or removals due (< 0): rule 2, one centre per component."""
