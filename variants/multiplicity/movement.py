@@ -150,8 +150,8 @@ class MultiMovement:
             a, f, g = pc.counts()
             # Rule 6: the convoying unit and the units it carries together must be seaworthy.
             if not seaworthy(a + p[t].size, f, g):
-                self.void[c] = f"void: {pc.parts and len(pc.parts)} cannot carry {p[t].size} " \
-                               "armies and stay seaworthy"
+                self.void[c] = (f"void: a unit with {f} fleets cannot carry {p[t].size} "
+                                "more armies and stay seaworthy")
                 continue
             fleets_for.setdefault(t, []).append(c)
         for i, pc in enumerate(p):

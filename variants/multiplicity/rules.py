@@ -10,6 +10,12 @@ Rule choices where the text is silent, each kept in one method so a variant can 
 
 * an order written with one letter (``A PAR - BUR``) is for the whole unit in Paris, whatever
   its size; ``3A PAR`` must match the unit exactly; only SPLIT and MERGE move parts of units;
+* supports (rules 2 and 4): a unit given several support orders spreads its components over
+  them in written order (a bare letter is one component, ``2A`` two); a lone support order
+  with a count smaller than the unit (``2A BUR S ...`` from a 3A) gives that much; the rest
+  holds. ``SPLIT`` with staying parts does the same;
+* a mixed unit supports where it could move as a whole; to support by land only, its army
+  splits off in place (``A/F AUL SPLIT A AUL S A THB, F AUL H``);
 * a plain move never merges: two units of one power moved to one space without MERGE stand
   each other off (rule 3's note); components of one split sent to one space merge (rule 7),
   and a split component sent where a MERGE of the same power goes joins it (split and merge
@@ -278,14 +284,14 @@ class MultiplicityRules(StandardRules):
         if isinstance(order, (SupportHold, SupportMove, SupportMerge)):
             force = self._own(at, power, UnitRef(None, order.unit.location))
             good = self._check_part(at, force, self.support_share(force, order.unit.kind),
-                                    order, whole=True)
+                                    order)
             if order.unit.kind in (ARMY, FLEET, GARRISON, None):
                 # A bare letter: the whole unit, or one component if the unit is given other
                 # support orders too; that is settled when all orders are known.
                 good = replace(good, unit=UnitRef(order.unit.kind, force.location))  # type: ignore[type-var]
             return good
         force = self._own(at, power, order.unit)
-        return self._check_part(at, force, force.parts, order, whole=True)
+        return self._check_part(at, force, force.parts, order)
 
     def support_share(self, force: Force, kind: str | None, several: bool = False) -> Parts:
         """The components that give a support order (rule 2: a multiple unit need not support
@@ -308,8 +314,7 @@ class MultiplicityRules(StandardRules):
                              f"{describe(force.kind)}: it has no {kind} to support with")
         return tuple(taken)
 
-    def _check_part(self, at: dict[str, Force], force: Force, parts: Parts, order: Order,
-                    whole: bool) -> Order:
+    def _check_part(self, at: dict[str, Force], force: Force, parts: Parts, order: Order) -> Order:
         ref = UnitRef(format_kind(*counts_of(parts)), force.location)
         b = self.board
         if isinstance(order, Hold):
@@ -418,7 +423,7 @@ class MultiplicityRules(StandardRules):
             if taken is None:
                 raise OrderError(f"{force} has no {ref.kind} left to split off "
                                  f"(it is {force.kind})")
-            checked = self._check_part(at, force, tuple(taken), part, whole=False)
+            checked = self._check_part(at, force, tuple(taken), part)
             if not isinstance(checked, Move):
                 staying.extend(taken)
             parts.append(checked)
@@ -483,7 +488,7 @@ class MultiplicityRules(StandardRules):
                         share = self.support_share(
                             Force(force.player, force.location, tuple(left)),
                             order.unit.kind, several=True)  # type: ignore[union-attr]
-                        part = self._check_part(at, force, share, order, whole=False)
+                        part = self._check_part(at, force, share, order)
                     except OrderError as exc:
                         results[slot].result, results[slot].reason = FAILS, str(exc)
                         continue
@@ -512,7 +517,7 @@ class MultiplicityRules(StandardRules):
                 continue
             if isinstance(order, (SupportHold, SupportMove, SupportMerge)):
                 order = self._check_part(at, force, self.support_share(force, order.unit.kind),
-                                         order, whole=True)
+                                         order)
                 results[slot].order = str(order)  # type: ignore[index]
             sub = order.parts if isinstance(order, Split) else (order,)
             for part in sub:
