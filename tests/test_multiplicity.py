@@ -398,3 +398,12 @@ def test_centre_report_counts_components() -> None:
     pos = V.read_position({"phase": "W1901A", "units": {"FRANCE": ["3A PAR", "A/F BRE"]},
                            "centres": {"FRANCE": ["PAR", "BRE", "MAR", "SPA"]}})
     assert V.rules.centre_report(pos) == ["FRANCE: 4 centres, 5 units, removes 1"]
+
+
+def test_mixed_unit_supports_by_land_through_its_army() -> None:
+    pos = {"FRANCE": ["A/F BRE", "A PIC"], "GERMANY": ["A PAR"]}
+    with_whole = play(pos, [("FRANCE", "A/F BRE S A PIC - PAR"), ("FRANCE", "A PIC - PAR")])
+    assert with_whole.results[0].result == FAILS  # the fleet cannot reach Paris
+    split = play(pos, [("FRANCE", "A/F BRE SPLIT A BRE S A PIC - PAR, F BRE H"),
+                       ("FRANCE", "A PIC - PAR")])
+    assert verdicts(split, 2) == [SUCCEEDS, SUCCEEDS]
