@@ -226,9 +226,16 @@ class MultiMovement:
                 self.paradox.add(m)
                 r.settle(m, False)
             return
-        moves = [d for d in cycle if d < n and self.p[d].kind == MOVE]
-        for d in moves or cycle:
-            r.settle(d, True)
+        # A cycle through the cutting of supports (possible once supports are counted, rule
+        # 4): the supports are given, and the moves are then worked out from them.
+        comps = [d for d in cycle if d >= n]
+        if comps:
+            for d in comps:
+                r.settle(d, True)
+            return
+        for d in cycle:
+            if self.p[d].kind == MOVE:
+                r.settle(d, True)
 
     # ------------------------------------------------------------ strengths
     def given(self, s: int, r: Resolver) -> int:
@@ -273,7 +280,7 @@ class MultiMovement:
         return False
 
     def strength(self, i: int, r: Resolver, exclude_player: str | None = None,
-                 exclude_prov: str | None = None) -> int:
+                 exclude_prov: str | None = None, supports: bool = True) -> int:
         """The strength piece ``i`` moves with: its size and supports, or, in a merge, the
         group's sizes and supports (rule 3: the merging forces support each other).
 
@@ -285,6 +292,8 @@ class MultiMovement:
         g = self.group[i]
         player = self.p[i].player
         if g < 0:
+            if not supports:
+                return self.p[i].size
             return self.p[i].size + self._support_sum(self.move_supports[i], player, r,
                                                       exclude_player, exclude_prov)
         dest = self.group_dest[g]
@@ -299,8 +308,11 @@ class MultiMovement:
             # Rule 5: an army joining a fleet at sea cannot support the merge.
             if not (at_sea and pm.kind == MOVE and pm.all_army()):
                 total += pm.size
-            total += self._support_sum(self.move_supports[m], player, r, exclude_player,
-                                       exclude_prov)
+            if supports:
+                total += self._support_sum(self.move_supports[m], player, r, exclude_player,
+                                           exclude_prov)
+        if not supports:
+            return total
         return total + self._support_sum(self.merge_supports[g], player, r, exclude_player,
                                          exclude_prov)
 
@@ -437,17 +449,21 @@ class MultiMovement:
         # The space the support goes into: an attack from there cuts nothing unless it
         # dislodges (standard rule); support from there does not count toward cutting (rule 4).
         into = pc.target if pc.kind == SUPPORT_HOLD else pc.dest
-        strongest = 0
+        exclude = into if pc.kind != SUPPORT_HOLD else None
+        rank = self.comp_rank[k]
+        attacks = []
         for m in self.moves_into.get(pc.origin, ()):
             pm = self.p[m]
             if pm.player == pc.player or (pc.kind != SUPPORT_HOLD and pm.origin == into):
                 continue
             if not self.has_path(m, r):
                 continue
-            strongest = max(strongest, self.strength(
-                m, r, exclude_player=pc.player,
-                exclude_prov=into if pc.kind != SUPPORT_HOLD else None))
-        return self.comp_rank[k] >= strongest
+            # Sizes alone may already cut this component: then the attack's own supports
+            # need not be known (which keeps standard play free of support cycles).
+            if self.strength(m, r, pc.player, exclude, supports=False) > rank:
+                return False
+            attacks.append(m)
+        return all(self.strength(m, r, pc.player, exclude) <= rank for m in attacks)
 
     # ------------------------------------------------------------ results
     def resolve(self) -> list[PieceOutcome]:
