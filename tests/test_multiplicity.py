@@ -407,3 +407,35 @@ def test_mixed_unit_supports_by_land_through_its_army() -> None:
     split = play(pos, [("FRANCE", "A/F BRE SPLIT A BRE S A PIC - PAR, F BRE H"),
                        ("FRANCE", "A PIC - PAR")])
     assert verdicts(split, 2) == [SUCCEEDS, SUCCEEDS]
+
+
+@pytest.mark.parametrize(("text", "canonical"), [
+    ("A MAR and A PIC merge into BUR", "A MAR & A PIC MERGE BUR"),
+    ("A(Mar) & A(Pic) MERGE 2A(Bur)", "A MAR & A PIC MERGE 2A BUR"),
+    ("Army Marseilles + Army Picardy merge Burgundy", "A MAR & A PIC MERGE BUR"),
+    ("A PAR supports the merge in Burgundy", "A PAR S MERGE BUR"),
+    ("A(Par) S MERGE (Bur)", "A PAR S MERGE BUR"),
+    ("4A PAR split into A PIC; 2A BUR; A GAS", "4A PAR SPLIT A PIC, 2A BUR, A GAS"),
+    ("2A(Mar) SPLIT A(Pie), A(Mar) s F(MAO) - GAS", "2A MAR SPLIT A PIE, A MAR S F MAO - GAS"),
+    ("A/2F MAO - SPA/NC", "A/2F MAO - SPA/NC"),
+    ("A/3F ENG C 2A LON - PIC", "A/3F ENG C 2A LON - PIC"),
+    ("F/A ENG H", "A/F ENG H"),
+])
+def test_reading_multiplicity_orders(text: str, canonical: str) -> None:
+    from variants.multiplicity.orders import parse_multi_order
+
+    assert str(parse_multi_order(V.board, text, "M")) == canonical
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("A MAR MERGE BUR", "two or more units"),
+    ("2A PAR SPLIT", "no parts"),
+    ("A MAR & A PIC MERGE", "no place"),
+    ("2A PAR SPLIT PIC", "names no unit"),
+])
+def test_unreadable_multiplicity_orders(text: str, message: str) -> None:
+    from judge.engine.errors import OrderSyntaxError
+    from variants.multiplicity.orders import parse_multi_order
+
+    with pytest.raises(OrderSyntaxError, match=message):
+        parse_multi_order(V.board, text, "M")
