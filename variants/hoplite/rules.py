@@ -31,14 +31,15 @@ import json
 import math
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from judge.engine.board import Board, province_of
-from judge.engine.errors import OrderError, OrderSyntaxError
-from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, UnitRef, Waive
+from judge.engine.errors import OrderError
+from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Unit, UnitRef, Waive
 from judge.engine.parse import parse_location, parse_unit
 from judge.engine.position import Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
@@ -173,7 +174,7 @@ class HopliteRules(MultiplicityRules):
         # merging (its strength counts in the merge), not by a support order.
         return all(letter != GARRISON for _, letter in parts)
 
-    def support_rule(self, position: Position):  # type: ignore[override]
+    def support_rule(self, position: Position) -> Callable[[str, str], bool] | None:
         sacker = position.extra.get("delphi_sacked_by")
         if not sacker:
             return None
@@ -536,23 +537,22 @@ class HopliteRules(MultiplicityRules):
         rank = {Remove: 0, Build: 1, Transform: 2, Waive: 3}
         for k, power, good in sorted(checked, key=lambda t: (rank[type(t[2])], t[0])):
             text = str(good)
-            ref = getattr(good, "unit", None)
             try:
                 if isinstance(good, Remove):
-                    cost = self._cost(ref.kind)  # type: ignore[union-attr]
-                    a, f, _ = parse_kind(ref.kind)  # type: ignore[union-attr]
+                    cost = self._cost(good.unit.kind)
+                    a, f, _ = parse_kind(good.unit.kind or "")
                     if (a or f) and budget[power] >= 0:
                         raise OrderError(f"no more removals due for {power}")
-                    units = self._take_unit(units, power, ref)  # type: ignore[arg-type]
+                    units = self._take_unit(units, power, good.unit)
                     budget[power] += cost
-                    removed.append(self._unit(power, ref))  # type: ignore[arg-type]
+                    removed.append(self._unit(power, good.unit))
                 elif isinstance(good, Build):
-                    cost = self._cost(ref.kind)  # type: ignore[union-attr]
+                    cost = self._cost(good.unit.kind)
                     if budget[power] < cost:
                         raise OrderError(f"{power} has {format_value(max(budget[power], 0))} "
                                          f"to build with; {good.unit} costs {format_value(cost)}")
                     budget[power] -= cost
-                    unit = self._unit(power, ref)  # type: ignore[arg-type]
+                    unit = self._unit(power, good.unit)
                     units = self._add_unit(units, unit)
                     built.append(unit)
                 elif isinstance(good, Transform):
@@ -586,9 +586,7 @@ class HopliteRules(MultiplicityRules):
         return a + f + Fraction(g, 2)
 
     @staticmethod
-    def _unit(power: str, ref: UnitRef):  # type: ignore[no-untyped-def]
-        from judge.engine.orders import Unit
-
+    def _unit(power: str, ref: UnitRef) -> Unit:
         kind = format_kind(*parse_kind(ref.kind or "A"))
         return Unit(power, kind, ref.location if "F" in kind else province_of(ref.location))
 
@@ -614,5 +612,5 @@ def _destinations(order: Order) -> list[str]:
     return []
 
 
-__all__ = ["BCPhase", "Claimed", "HopliteRules", "OrderSyntaxError", "Sack", "Transform",
+__all__ = ["BCPhase", "Claimed", "HopliteRules", "Sack", "Transform",
            "bc", "format_value", "parse_phase"]
