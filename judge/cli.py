@@ -74,9 +74,11 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
         print(f"  {r.power:<10} {r.order:<32} {r.result}{reason}")
     nxt = outcome.position
     print(f"Next phase: {nxt.phase} ({nxt.phase.long_name})")
-    for d in nxt.dislodged:
-        options = ", ".join(d.retreats or ()) or "none: it will be disbanded"
-        print(f"  dislodged: {d.unit.power} {d.unit} (retreats: {options})")
+    # Dislodged units as the variant writes them (Stack 'em: "2A RUH" for two armies).
+    for power, entries in variant.write_position(nxt)["dislodged"].items():
+        for entry in entries:
+            options = ", ".join(entry.get("retreats") or ()) or "none: it will be disbanded"
+            print(f"  dislodged: {power} {entry['unit']} (retreats: {options})")
     if nxt.winner:
         print(f"Winner: {nxt.winner}")
     return 0

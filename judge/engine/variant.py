@@ -50,6 +50,11 @@ class Outcome:
     disbanded: list[Unit] = field(default_factory=list)
     built: list[Unit] = field(default_factory=list)
     centre_changes: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    # The variant's own record of how it decided (standard movement: the MovementPhase, with
+    # every decision, support list and dislodger), for reports that must say more or less
+    # than ``results`` (Stab!'s visibility rule in variants/stab/visibility.py). None when a
+    # variant does not keep one.
+    details: object | None = None
 
 
 

@@ -463,7 +463,7 @@ class StandardRules:
                        {p: set(cs) for p, cs in position.centres.items()},
                        dislodged, frozenset(standoffs) if dislodged else frozenset(),
                        extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
+        outcome = Outcome(position, nxt, results, dislodged=list(dislodged), details=phase)
         if dislodged:
             nxt.phase = Phase(position.phase.season, position.phase.year, "R")
         else:
