@@ -445,3 +445,19 @@ def test_unordered_minor_unit_is_reported_under_its_own_state() -> None:
     out = play(position({"ELATEA": ["A ELA"], "SPARTA": ["A SPA"]}, {}), [])
     assert sorted((r.power, r.order) for r in out.results) == [
         ("ELATEA", "A ELA H"), ("SPARTA", "A SPA H")]
+
+
+def test_report_events_write_half_centres_colonies_and_the_sack() -> None:
+    from variants.hoplite.events import hoplite_events
+
+    data = position({"SPARTA": ["A DEL", "G TEG"]}, {"SPARTA": ["SPA", "TEG"]},
+                    phase="F450BCM", seed=5)
+    out = play(data, [("SPARTA", "SACK DELPHI")])
+    events = hoplite_events(R, out)
+    kinds = [e.kind for e in events]
+    assert "colonies_declared" in kinds and "delphi_sacked" in kinds
+    supply = next(e for e in events if e.kind == "supply" and e.fields["power"] == "SPARTA")
+    colony = next(c for c, m in written(out)["colonies"].items() if m == "SPARTA")
+    assert supply.fields["towns"] == sorted(["TEG", colony])
+    assert supply.fields["value"] == "4"  # 1 + 1/2 + 1/2 + the sack's 2
+    assert supply.fields["units"] == "1 1/2"
