@@ -8,6 +8,7 @@ units than its centres (and Delphi) pay for, counting garrisons as half.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -146,5 +147,5 @@ def test_random_hoplite_game_keeps_invariants(seed: int) -> None:
     allowed = {("W", "A"): {("S", "M", 1)}, ("S", "M"): {("S", "R", 0), ("F", "M", 0)},
                ("S", "R"): {("F", "M", 0)}, ("F", "M"): {("F", "R", 0), ("W", "A", 0)},
                ("F", "R"): {("W", "A", 0)}}
-    for a, b in zip(seen, seen[1:]):
+    for a, b in itertools.pairwise(seen):
         assert (b.season, b.kind, b.year - a.year) in allowed[(a.season, a.kind)], (a, b)
