@@ -439,3 +439,17 @@ def test_unreadable_multiplicity_orders(text: str, message: str) -> None:
 
     with pytest.raises(OrderSyntaxError, match=message):
         parse_multi_order(V.board, text, "M")
+
+
+@pytest.mark.parametrize("units", [{"FRANCE": ["3X PAR"]}, {"FRANCE": "A PAR"},
+                                   {"FRANCE": ["2A ATLANTIS"]}])
+def test_cli_refuses_unreadable_positions(tmp_path: Path, units: dict) -> None:
+    pos = tmp_path / "p.json"
+    pos.write_text(json.dumps({"variant": "multiplicity", "phase": "S1901M", "units": units}))
+    orders = tmp_path / "o.txt"
+    orders.write_text("FRANCE:\nA PAR H\n")
+    out = subprocess.run([JUDGE, "adjudicate", "--variant", "multiplicity", "--position",
+                          str(pos), "--orders", str(orders), "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stdout == "" and len(out.stderr.strip().splitlines()) == 1

@@ -133,6 +133,10 @@ class MultiplicityRules(StandardRules):
         if not isinstance(data.get("units") or {}, dict) or not isinstance(
                 data.get("dislodged") or {}, dict):
             raise ValueError("malformed position: units and dislodged must be objects")
+        for key in ("units", "dislodged"):
+            for power, entries in (data.get(key) or {}).items():
+                if not isinstance(entries, list):
+                    raise ValueError(f"malformed position: {key} of {power} must be a list")
         plain = {k: v for k, v in data.items() if k not in ("units", "dislodged")}
         position = Position.from_json(plain)
         try:
