@@ -116,6 +116,11 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
+    # 3: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
+    # pseudonyms); see judge/games/plugins.py
+    """
+    ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+    """,
 ]
 
 

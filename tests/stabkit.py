@@ -1,0 +1,274 @@
+"""A Stab! game played by mail, and the leak checks on everything each player receives.
+
+Used in-process (tests/test_stab_mail.py) and over the real mail servers
+(tests/test_e2e_stab.py). Every report a player receives is checked against the full
+adjudication, worked out again from the judge's database (the positions and the orders
+it stored), with the independent oracle of tests/test_stab_leak.py; every reply is checked
+to name no unit the player may not know of.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from mailkit import POWERS, Backend, Got, subject_has
+from test_stab_leak import check_private, check_public
+
+from judge.games.stab import PLUGIN
+from judge.storage import Store
+from variants import get_variant
+from variants.stab.report import loc_text
+
+VARIANT = get_variant("stab")
+RULES = VARIANT.rules
+
+PLACEMENT = {
+    "AUSTRIA": ["PLACE A VIE", "PLACE A BUD", "PLACE F TRI"],
+    "ENGLAND": ["PLACE F LON", "PLACE F EDI", "PLACE A LVP"],
+    "FRANCE": ["PLACE F BRE", "PLACE A PAR", "PLACE A MAR"],
+    "GERMANY": ["PLACE A BER", "PLACE A MUN", "PLACE F KIE"],
+    "ITALY": ["PLACE A VEN", "PLACE A ROM", "PLACE F NAP"],
+    "RUSSIA": ["PLACE A WAR", "PLACE A MOS", "PLACE F SEV", "PLACE F STP/SC"],
+    "TURKEY": ["PLACE F ANK", "PLACE A CON", "PLACE A SMY"],
+}
+SPRING = {
+    "AUSTRIA": ["A VIE H", "A BUD H", "F TRI H"],
+    "ENGLAND": ["F LON - ENG", "F EDI - NTH", "A LVP - YOR"],
+    "FRANCE": ["F BRE - MAO", "A PAR - PIC", "A MAR - BUR"],
+    "GERMANY": ["A MUN - RUH", "A BER - MUN", "F KIE - DEN"],
+    "ITALY": ["A VEN H", "A ROM H", "F NAP H"],
+    "RUSSIA": ["A WAR H", "A MOS H", "F SEV H", "F STP/SC H"],
+    "TURKEY": ["F ANK H", "A CON H", "A SMY H"],
+}
+# Autumn: Germany dislodges the French A(Bur) (which retreats as it asked, to Gas); England
+# and France bounce in Belgium (contested: both revealed); Germany takes Sweden unopposed
+# (hidden); France takes Portugal unopposed (hidden). England REVEALs nothing.
+AUTUMN = {
+    "ENGLAND": ["F ENG H", "F NTH - BEL", "A YOR H"],
+    "FRANCE": ["A BUR H", "A PIC - BEL", "F MAO - POR", "IF DISLODGED A BUR R GAS, PAR"],
+    "GERMANY": ["A RUH - BUR", "A MUN S A RUH - BUR", "F DEN - SWE"],
+    "AUSTRIA": ["A VIE H"], "ITALY": ["A VEN H"], "RUSSIA": ["A WAR H"], "TURKEY": ["F ANK H"],
+}
+AUTUMN = {p: AUTUMN[p] + [x for x in SPRING[p] if x.endswith(" H") and x not in AUTUMN[p]]
+          for p in AUTUMN}
+WINTER = {"FRANCE": ["BUILD A MAR"], "GERMANY": ["BUILD F KIE"]}
+
+
+class FullAdjudication:
+    """The judge's database, read back: what really happened in each phase."""
+
+    def __init__(self, db: Path, game: str) -> None:
+        self.db, self.game = db, game
+
+    def steps_since(self, phase: str) -> list[tuple]:
+        """Every phase adjudicated from ``phase`` to the current one, with its orders as
+        given, adjudicated again from the stored positions and order lines."""
+        s = Store(self.db)
+        try:
+            game = s.game(self.game)
+            assert game is not None
+            steps = []
+            while phase != game["phase"]:
+                row = s.position(game["id"], phase)
+                assert row is not None, phase
+                pos = VARIANT.read_position(json.loads(row["position"]))
+                sets = s.order_sets(game["id"], phase)
+                lines = [(p, x["order"]) for p in sorted(sets) for x in sets[p] if x["order"]]
+                done = PLUGIN.adjudicate(VARIANT, pos, lines)
+                steps += done
+                phase = str(done[-1][0].position.phase)
+            return steps
+        finally:
+            s.close()
+
+    def position(self) -> object:
+        s = Store(self.db)
+        try:
+            game = s.game(self.game)
+            row = s.position(game["id"], game["phase"])
+            return VARIANT.read_position(json.loads(row["position"]))
+        finally:
+            s.close()
+
+
+def sections(body: str) -> tuple[str, str]:
+    """(public report, private notice) of a report mail, as the oracle reads them."""
+    start = body.index("\nStab! ") + 1
+    end = body.find("\nPrivate: for you only\n")
+    public = body[start:end if end > 0 else body.index("\nNext phase:")].strip("\n")
+    private = ""
+    if end > 0:
+        rest = body[end + len("\nPrivate: for you only\n"):]
+        private = rest[:rest.index("\nNext phase:")].strip("\n")
+    # The oracle reads reports of a game without a name.
+    public = re.sub(r"^Stab! \S+: ", "Stab!: ", public)
+    private = re.sub(r"^Stab! \S+: ", "Stab!: ", private)
+    return public, private
+
+
+def check_report(steps: list[tuple], power: str | None, got: Got, label: Callable[[str], str]
+                 ) -> None:
+    """One recipient's report against the full adjudication: the public part says only what
+    rule 2, 3, 6 reveal, the private part only what rules 1 and 5 tell ``power``."""
+    public, private = sections(got.body)
+    for other in POWERS:
+        if other != power:
+            assert f"private notice for {label(other)}" not in got.body, (power, other)
+    movement = next((o for o, _ in steps if o.previous.phase.kind == "M"), None)
+    if movement is not None:
+        orders = next(g for o, g in steps if o is movement)
+        retreat = next((o for o, _ in steps if o.previous.phase.kind == "R"), None)
+        sent = {p for p, _ in orders}
+        silent = {p for p in movement.previous.powers() if p not in sent}
+        check_public(movement, orders, retreat, public, silent)
+        if power is not None:
+            assert private.endswith("") and f"private notice for {label(power)}" in private
+            check_private(movement, retreat, power, private.replace(
+                f"private notice for {label(power)}", f"private notice for {power}"))
+        else:
+            assert not private
+        return
+    # A Winter adjustment on its own: nothing public but the title and NMRs; privately,
+    # only the reader's own builds, removals and units.
+    adjust = steps[-1][0]
+    for line in public.splitlines()[1:]:
+        assert not line or line.startswith("NMR: "), line
+    if power is None:
+        assert not private
+        return
+    mine = {f"{u.kind}({loc_text(u.location)})" for u in adjust.position.units_of(power)}
+    built = {f"{u.kind}({loc_text(u.location)})" for u in adjust.built if u.power == power}
+    for line in private.splitlines()[1:]:
+        if not line:
+            continue
+        m = re.fullmatch(r"You (?:built|removed) (\S+)\.", line)
+        if m:
+            assert m.group(1) in built or line.startswith("You removed"), line
+            continue
+        m = re.fullmatch(r"Your units: (.*)\.", line)
+        if m:
+            assert set(m.group(1).split(", ")) == mine, line
+            continue
+        raise AssertionError(f"{power}: unexpected line {line!r}")
+
+
+UNIT_TOKEN = re.compile(r"\b([AF])[ (]([A-Za-z]{3}(?:/[NSEW]C)?)\)?", re.I)
+
+
+def check_reply(reply: Got, power: str, sent: str, own: set[str]) -> None:
+    """A reply names no unit but the player's own and those it wrote itself."""
+    written = {m.group(2).upper()[:3] for m in UNIT_TOKEN.finditer(sent)}
+    written |= {w.upper()[:3] for w in re.findall(r"[A-Za-z]{3,}", sent)}
+    for m in UNIT_TOKEN.finditer(reply.body):
+        prov = m.group(2).upper()[:3]
+        assert prov in own or prov in written, f"{power}'s reply names {m.group(0)}:\n{reply.body}"
+
+
+def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, db: Path,
+                   gunboat: bool = False, timeout: float = 30.0) -> dict[str, list[Got]]:
+    """Create a Stab! game (retreats with the orders), place, play Spring and Autumn 1901
+    (a dislodgement with a conditional retreat, a contested bounce, hidden moves) and the
+    Winter; check every mail each player and the master receive. Returns the reports."""
+    pw = {p: f"pw-{p.lower()}" for p in POWERS}
+    full = FullAdjudication(db, game)
+    options = "RETREATS WITH_ORDERS" + (" GUNBOAT" if gunboat else "")
+    b.send(gm, f"CREATE {game} master-{game} VARIANT stab {options}\nOPEN", "new stab")
+    r = b.wait(gm, subject_has("new stab"), timeout)
+    assert "conditional retreats are sent with the movement orders" in r.flat, r.body
+    for p in POWERS:
+        b.send(addr(p), f"SIGNON {p.title()} {game} {pw[p]}", "join")
+    for p in POWERS:
+        b.wait(addr(p), subject_has("join"), timeout)
+    b.send(gm, f"MASTER {game} master-{game}\nSTART", "start")
+    b.wait(gm, subject_has("Re: start"), timeout)
+    labels: dict[str, str] = {}
+    for p in POWERS:
+        r = b.wait(addr(p), subject_has("the game has started"), timeout)
+        m = re.search(r"You play (\w+)(?: \((\w+)\))?\.", r.body)
+        assert m and m.group(1) == p.title(), r.body
+        labels[p] = m.group(2) or p
+        assert "PLACE" in r.body and "units:" not in r.body  # nobody sees the board
+    if gunboat:
+        assert len(set(labels.values())) == len(POWERS)
+        assert all(labels[p] != p for p in POWERS)
+
+    def label(p: str) -> str:
+        return labels[p]
+
+    reports: dict[str, list[Got]] = {p: [] for p in [*POWERS, "GM"]}
+
+    def own_provinces(p: str) -> set[str]:
+        pos = full.position()
+        return {u.province for u in pos.units_of(p)} | {
+            d.unit.province for d in pos.dislodged if d.unit.power == p}
+
+    def play(orders: dict[str, list[str]], tag: str) -> None:
+        before = Store(db)
+        try:
+            phase = before.game(game)["phase"]
+        finally:
+            before.close()
+        for p, lines in orders.items():
+            body = f"SIGNON {p} {game} {pw[p]}\n" + "\n".join(lines)
+            owned = own_provinces(p)
+            b.send(addr(p), body, f"{tag} orders")
+            r = b.wait(addr(p), subject_has(f"{tag} orders"), timeout)
+            assert not r.subject.startswith("[ERROR]"), r.body
+            check_reply(r, p, body, owned | {c for c in RULES.board.home_centres[p]})
+        steps = full.steps_since(phase)
+        for p in POWERS:
+            got = b.wait(addr(p), subject_has(" report"), timeout)
+            check_report(steps, p, got, label)
+            reports[p].append(got)
+        got = b.wait(gm, subject_has(" report"), timeout)
+        check_report(steps, None, got, label)
+        reports["GM"].append(got)
+
+    # A player's draft, wrong on purpose: the reply names no other power's unit.
+    b.send(addr("FRANCE"), f"SIGNON FRANCE {game} {pw['FRANCE']}\nPLACE F BRE\n"
+                           "A MUN S A BUR\nA PAR - PIC", "draft")
+    r = b.wait(addr("FRANCE"), subject_has("draft"), timeout)
+    assert r.subject.startswith("[ERROR]")
+    assert "no unit in Munich" in r.body and "GERMANY" not in r.body.upper(), r.body
+    assert "Still to do: PLACE a unit in MAR, PLACE a unit in PAR" in r.body, r.body
+
+    # STATUS shows no other power's units nor whether it has ordered.
+    b.send(addr("ENGLAND"), f"SIGNON ENGLAND {game} {pw['ENGLAND']}\nSTATUS", "status")
+    r = b.wait(addr("ENGLAND"), subject_has("status"), timeout)
+    for p in POWERS:
+        shown = p.title() if labels[p] == p or p == "ENGLAND" else labels[p]
+        row = next(x for x in r.body.splitlines() if x.strip().startswith(shown))
+        assert ("units" in row) == (p == "ENGLAND"), row
+        assert ("orders" in row) == (p == "ENGLAND"), row
+        if gunboat and p != "ENGLAND":
+            assert p.title() not in r.body, r.body
+
+    play({p: PLACEMENT[p] + SPRING[p] for p in POWERS}, "spring")
+    fr = reports["FRANCE"][-1].body
+    assert "You placed: F(Bre), A(Mar), A(Par)." in fr, fr
+    # Each placement is told to its own power only.
+    ge = reports["GERMANY"][-1].body
+    assert ge.count("You placed") == 1 and "You placed: A(Ber), F(Kie), A(Mun)." in ge, ge
+    assert "No contested movement." in fr
+
+    play(AUTUMN, "autumn")
+    pub = sections(reports["AUSTRIA"][-1].body)[0]
+    assert f"{label('GERMANY')}: A(Ruh)-Bur; A(Mun) S A(Ruh)-Bur;" in pub, pub
+    assert f"{label('FRANCE')}: A(Bur) [Dislodged]; A(Pic)-Bel;" in pub, pub
+    assert f"{label('ENGLAND')}: F(NTH)-Bel;" in pub, pub
+    assert "Swe" not in pub and "Por" not in pub and "Gas" not in pub  # hidden
+    assert "Supply centres: " in pub
+    fr = sections(reports["FRANCE"][-1].body)[1]
+    assert "Your A(Bur) retreated to Gas." in fr, fr
+    ge = sections(reports["GERMANY"][-1].body)[1]
+    assert f"{label('FRANCE')} A(Bur) retreated to Gas." in ge, ge
+    assert "retreated" not in sections(reports["ENGLAND"][-1].body)[1]
+    assert "Your supply centres: Bre, Mar, Par, Por." in fr, fr
+
+    play(WINTER, "winter")
+    assert "You built A(Mar)." in reports["FRANCE"][-1].body
+    assert "built" not in reports["ENGLAND"][-1].body
+    return reports
