@@ -17,6 +17,7 @@ from pathlib import Path
 from mailkit import POWERS, Backend, Got, subject_has
 from test_stab_leak import check_private, check_public
 
+from judge.engine.position import Position
 from judge.games.stab import PLUGIN
 from judge.storage import Store
 from variants import get_variant
@@ -55,6 +56,16 @@ AUTUMN = {
 AUTUMN = {p: AUTUMN[p] + [x for x in SPRING[p] if x.endswith(" H") and x not in AUTUMN[p]]
           for p in AUTUMN}
 WINTER = {"FRANCE": ["BUILD A MAR"], "GERMANY": ["BUILD F KIE"]}
+# Retreats taken with the next season's orders: the French retreat, the builds and the
+# Spring 1902 orders in one mail each; Germany's orders depend on where A(Bur) retreated.
+NEXT_SEASON = {
+    "ENGLAND": ["F ENG H", "F NTH H", "A YOR H"],
+    "FRANCE": ["A BUR R GAS", "BUILD A MAR", "A GAS H", "A PIC H", "F POR H", "A MAR H"],
+    "GERMANY": ["BUILD F KIE", "IF A BUR R GAS: A BUR - GAS", "IF A(Bur) R Par: A BUR - PAR",
+                "A MUN H", "F SWE H", "F KIE H"],
+    **{p: [x for x in SPRING[p] if x.endswith(" H")] for p in ("AUSTRIA", "ITALY", "RUSSIA",
+                                                               "TURKEY")},
+}
 
 
 class FullAdjudication:
@@ -123,43 +134,55 @@ def check_report(steps: list[tuple], power: str | None, got: Got, label: Callabl
     for other in POWERS:
         if other != power:
             assert f"private notice for {label(other)}" not in got.body, (power, other)
+    kinds = [o.previous.phase.kind for o, _ in steps]
     movement = next((o for o, _ in steps if o.previous.phase.kind == "M"), None)
-    if movement is not None:
-        orders = next(g for o, g in steps if o is movement)
-        retreat = next((o for o, _ in steps if o.previous.phase.kind == "R"), None)
-        sent = {p for p, _ in orders}
-        silent = {p for p in movement.previous.powers() if p not in sent}
-        check_public(movement, orders, retreat, public, silent)
-        if power is not None:
-            check_private(movement, retreat, power, private)
-        else:
-            assert not private
-        return
-    # A Winter adjustment on its own: nothing public but the title and NMRs; privately,
-    # only the reader's own builds, removals and units.
-    adjust = steps[-1][0]
-    for line in public.splitlines()[1:]:
-        assert not line or line.startswith("NMR: "), line
+    retreat = next((o for o, _ in steps if o.previous.phase.kind == "R"), None)
+    adjust = next((o for o, _ in steps if o.previous.phase.kind == "A"), None)
     if power is None:
         assert not private
+    lines = private.splitlines()
+    header, body = lines[:1], [x for x in lines[1:] if x]
+    # Builds and removals: the reader's own, from the adjustment phase.
+    builds = [x for x in body if re.fullmatch(r"You (?:built|removed) \S+\.", x)]
+    body = [x for x in body if x not in builds]
+    built = {f"You built {u.kind}({loc_text(u.location)})." for u in
+             (adjust.built if adjust else []) if u.power == power}
+    removed = {f"You removed {u.kind}({loc_text(u.location)})." for u in
+               (adjust.disbanded if adjust else []) if u.power == power}
+    assert set(builds) == built | removed, (builds, built, removed)
+    if movement is None:
+        # A Winter adjustment on its own: nothing public but the title and NMRs.
+        for line in public.splitlines()[1:]:
+            assert not line or line.startswith("NMR: "), line
+        if power is not None:
+            mine = {f"{u.kind}({loc_text(u.location)})" for u in adjust.position.units_of(power)}
+            for line in body:
+                m = re.fullmatch(r"Your units: (.*)\.", line)
+                assert m and set(m.group(1).split(", ")) == mine, line
         return
-    mine = {f"{u.kind}({loc_text(u.location)})" for u in adjust.position.units_of(power)}
-    built = {f"{u.kind}({loc_text(u.location)})" for u in adjust.built if u.power == power}
-    for line in private.splitlines()[1:]:
-        if not line:
-            continue
-        m = re.fullmatch(r"You (?:built|removed) (\S+)\.", line)
-        if m:
-            assert m.group(1) in built or line.startswith("You removed"), line
-            continue
-        m = re.fullmatch(r"Your units: (.*)\.", line)
-        if m:
-            assert set(m.group(1).split(", ")) == mine, line
-            continue
-        raise AssertionError(f"{power}: unexpected line {line!r}")
+    orders = next(g for o, g in steps if o is movement)
+    sent = {p for p, _ in orders}
+    silent = {p for p in movement.previous.powers() if p not in sent}
+    check_public(movement, orders, retreat, public, silent)
+    if power is None:
+        return
+    if kinds[0] == "M":
+        # The movement and the retreats sent with it.
+        check_private(movement, retreat, power, "\n".join(header + body))
+        return
+    # Retreats (and adjustments) sent with the next season's orders, then its movement: what
+    # the retreats did is checked against the retreat phase, where the units are against the
+    # movement.
+    after = [x for x in body if x.startswith(("Your units:", "Dislodged, to retreat:"))]
+    before = [x for x in body if x not in after]
+    if retreat is not None:
+        check_private(retreat, retreat, power, "\n".join(header + before))
+    else:
+        assert not before, before
+    check_private(movement, None, power, "\n".join(header + after))
 
 
-UNIT_TOKEN = re.compile(r"\b([AF])[ (]([A-Za-z]{3}(?:/[NSEW]C)?)\)?", re.I)
+UNIT_TOKEN = re.compile(r"\b([AF])[ (]([A-Z][A-Za-z]{2})\b")
 
 
 def check_reply(reply: Got, power: str, sent: str, own: set[str]) -> None:
@@ -167,21 +190,43 @@ def check_reply(reply: Got, power: str, sent: str, own: set[str]) -> None:
     written = {m.group(2).upper()[:3] for m in UNIT_TOKEN.finditer(sent)}
     written |= {w.upper()[:3] for w in re.findall(r"[A-Za-z]{3,}", sent)}
     for m in UNIT_TOKEN.finditer(reply.body):
-        prov = m.group(2).upper()[:3]
+        prov = m.group(2).upper()
+        if prov not in RULES.board.provinces:
+            continue
         assert prov in own or prov in written, f"{power}'s reply names {m.group(0)}:\n{reply.body}"
 
 
+def check_ack_blind(pos: Position, power: str, lines: list[str], reply: Got) -> None:
+    """What the judge says about a power's orders cannot depend on the other powers' units:
+    the same lines read against the board without them are read the same way (a reply that
+    said "no unit in Belgium to support", or "it is GERMANY's", would differ)."""
+    from judge.games.game import read_order_lines
+
+    blind = Position(pos.variant, pos.phase, [u for u in pos.units if u.power == power],
+                     pos.centres, [d for d in pos.dislodged if d.unit.power == power],
+                     extra=dict(pos.extra))
+    seen = [(x["order"], x["error"]) for x in read_order_lines(VARIANT, pos, power, lines)]
+    without = [(x["order"], x["error"]) for x in read_order_lines(VARIANT, blind, power, lines)]
+    assert seen == without, f"{power}'s reply depends on other powers' units: {seen} {without}"
+    for order, error in seen:  # and these are what the reply said
+        assert (f"<-- ERROR: {error}" if error else f"  {order}\n") in reply.body, reply.body
+
+
 def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, db: Path,
-                   gunboat: bool = False, timeout: float = 30.0) -> dict[str, list[Got]]:
-    """Create a Stab! game (retreats with the orders), place, play Spring and Autumn 1901
-    (a dislodgement with a conditional retreat, a contested bounce, hidden moves) and the
-    Winter; check every mail each player and the master receive. Returns the reports."""
+                   gunboat: bool = False, next_season: bool = False, timeout: float = 30.0
+                   ) -> dict[str, list[Got]]:
+    """Create a Stab! game, place, play Spring and Autumn 1901 (a dislodgement, a contested
+    bounce, hidden moves) and the Winter; check every mail each player and the master
+    receive. Retreats come with the orders (conditional), or with ``next_season`` in one
+    mail with the builds and the Spring 1902 orders. Returns the reports."""
     pw = {p: f"pw-{p.lower()}" for p in POWERS}
     full = FullAdjudication(db, game)
-    options = "RETREATS WITH_ORDERS" + (" GUNBOAT" if gunboat else "")
+    options = f"RETREATS {'NEXT_SEASON' if next_season else 'WITH_ORDERS'}" + (
+        " GUNBOAT" if gunboat else "")
     b.send(gm, f"CREATE {game} master-{game} VARIANT stab {options}\nOPEN", "new stab")
     r = b.wait(gm, subject_has("new stab"), timeout)
-    assert "conditional retreats are sent with the movement orders" in r.flat, r.body
+    assert ("retreats and adjustments are sent with the next season's orders" if next_season
+            else "conditional retreats are sent with the movement orders") in r.flat, r.body
     for p in POWERS:
         b.send(addr(p), f"SIGNON {p.title()} {game} {pw[p]}", "join")
     for p in POWERS:
@@ -209,6 +254,17 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
         return {u.province for u in pos.units_of(p)} | {
             d.unit.province for d in pos.dislodged if d.unit.power == p}
 
+    def send_orders(p: str, lines: list[str], subject: str, errors: bool) -> Got:
+        body = f"SIGNON {p} {game} {pw[p]}\n" + "\n".join(lines)
+        owned = own_provinces(p)
+        pos = full.position()
+        b.send(addr(p), body, subject)
+        r = b.wait(addr(p), subject_has(subject), timeout)
+        assert r.subject.startswith("[ERROR]") == errors, r.body
+        check_reply(r, p, body, owned | {c for c in RULES.board.home_centres[p]})
+        check_ack_blind(pos, p, lines, r)
+        return r
+
     def play(orders: dict[str, list[str]], tag: str) -> None:
         before = Store(db)
         try:
@@ -216,12 +272,7 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
         finally:
             before.close()
         for p, lines in orders.items():
-            body = f"SIGNON {p} {game} {pw[p]}\n" + "\n".join(lines)
-            owned = own_provinces(p)
-            b.send(addr(p), body, f"{tag} orders")
-            r = b.wait(addr(p), subject_has(f"{tag} orders"), timeout)
-            assert not r.subject.startswith("[ERROR]"), r.body
-            check_reply(r, p, body, owned | {c for c in RULES.board.home_centres[p]})
+            send_orders(p, lines, f"{tag} orders", errors=False)
         steps = full.steps_since(phase)
         for p in POWERS:
             got = b.wait(addr(p), subject_has(" report"), timeout)
@@ -232,10 +283,7 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
         reports["GM"].append(got)
 
     # A player's draft, wrong on purpose: the reply names no other power's unit.
-    b.send(addr("FRANCE"), f"SIGNON FRANCE {game} {pw['FRANCE']}\nPLACE F BRE\n"
-                           "A MUN S A BUR\nA PAR - PIC", "draft")
-    r = b.wait(addr("FRANCE"), subject_has("draft"), timeout)
-    assert r.subject.startswith("[ERROR]")
+    r = send_orders("FRANCE", ["PLACE F BRE", "A MUN S A BUR", "A PAR - PIC"], "draft", True)
     assert "no unit in Munich" in r.body and "GERMANY" not in r.body.upper(), r.body
     assert "Still to do: PLACE a unit in MAR, PLACE a unit in PAR" in r.body, r.body
 
@@ -257,6 +305,38 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
     ge = reports["GERMANY"][-1].body
     assert ge.count("You placed") == 1 and "You placed: A(Ber), F(Kie), A(Mun)." in ge, ge
     assert "No contested movement." in fr
+
+    # Drafts that the whole board would answer differently: a unit that is Germany's, a
+    # support of an empty space, a fleet that is an army, a convoy route through other
+    # powers' fleets.
+    r = send_orders("FRANCE", ["A MUN H", "A PIC S A BEL", "F MAO S F ENG"], "draft A", True)
+    assert "no unit in Munich" in r.body and "GERMANY" not in r.body.upper(), r.body
+    r = send_orders("FRANCE", ["A PIC - HOL", "F MAO C A PIC - LVP", "A BUR S F MUN"],
+                    "draft B", False)
+    assert "A BUR S F MUN\n" in r.body, r.body
+    if next_season:
+        play({p: [x for x in AUTUMN[p] if not x.startswith("IF")] for p in AUTUMN}, "autumn")
+        pub = sections(reports["AUSTRIA"][-1].body)[0]
+        assert f"{label('FRANCE')}: A(Bur) [Dislodged]; A(Pic)-Bel;" in pub, pub
+        assert "Supply centres" not in pub  # they come once the retreats are made
+        fr = sections(reports["FRANCE"][-1].body)[1]
+        assert "Dislodged, to retreat: A(Bur)." in fr, fr
+        assert "retreat" not in sections(reports["GERMANY"][-1].body)[1]
+        assert "(in 1 day 23 hours" in reports["FRANCE"][-1].body  # a movement deadline
+        play(NEXT_SEASON, "next season")
+        pub = sections(reports["AUSTRIA"][-1].body)[0]
+        # Germany's order for the case where A(Bur) retreated to Gas stood, and failed
+        # against it: revealed with the unit it attacked; the other condition was not met.
+        assert f"{label('GERMANY')}: A(Bur)-Gas;" in pub, pub
+        assert f"{label('FRANCE')}: A(Gas);" in pub and "Par" not in pub, pub
+        assert "Supply centres: " in pub
+        fr = sections(reports["FRANCE"][-1].body)[1]
+        assert "Your A(Bur) retreated to Gas." in fr and "You built A(Mar)." in fr, fr
+        ge = sections(reports["GERMANY"][-1].body)[1]
+        assert f"{label('FRANCE')} A(Bur) retreated to Gas." in ge, ge
+        assert "You built F(Kie)." in ge, ge
+        assert "retreated" not in sections(reports["ENGLAND"][-1].body)[1]
+        return reports
 
     play(AUTUMN, "autumn")
     pub = sections(reports["AUSTRIA"][-1].body)[0]

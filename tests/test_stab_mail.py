@@ -29,3 +29,55 @@ def test_gunboat_stab_names_every_other_power_by_its_pseudonym(tmp_path):
                     # Another power's real name never appears (its home spaces may: they
                     # are in the report's unit entries, in the seed's notation).
                     assert p.upper() not in text, (reader, p, mail.body)
+
+
+def test_stab_retreats_and_builds_with_the_next_seasons_orders(tmp_path):
+    judge = InProcessJudge(tmp_path)
+    reports = play_stab_game(InProcessBackend(judge), "ns1", lambda p: f"{p.lower()}@p.test",
+                             "gm@p.test", tmp_path / "judge.db", next_season=True)
+    assert [m.subject for m in reports["ITALY"]] == [
+        "ns1: Spring 1901 report", "ns1: Autumn 1901 report", "ns1: Spring 1902 report"]
+
+
+def test_the_checks_catch_a_private_event_told_to_every_player(tmp_path, monkeypatch):
+    """If the events of the turn gave every retreat and lost centre to every power, the mail
+    checks would catch the notices that say too much."""
+    import dataclasses
+
+    import pytest
+
+    from judge.games.stab import StabPlugin
+    from mailkit import POWERS
+
+    real = StabPlugin.turn_events
+
+    def told_to_all(self, variant, steps):
+        return [dataclasses.replace(e, audience=frozenset(POWERS))
+                if e.kind in ("retreat", "centre_lost") else e
+                for e in real(self, variant, steps)]
+
+    monkeypatch.setattr(StabPlugin, "turn_events", told_to_all)
+    judge = InProcessJudge(tmp_path)
+    with pytest.raises(AssertionError, match="retreated"):
+        play_stab_game(InProcessBackend(judge), "leaky", lambda p: f"{p.lower()}@p.test",
+                       "gm@p.test", tmp_path / "judge.db")
+
+
+def test_the_checks_catch_a_reply_naming_another_powers_unit(tmp_path, monkeypatch):
+    """If acknowledgements were checked against the whole board, the reply check would
+    catch the standard reader's "the unit in Munich is not yours (it is GERMANY's)"."""
+    import pytest
+
+    from judge.games import stab
+
+    real = stab.blind_position
+
+    def whole_board(rules, pos, power, own, text):
+        # (the placement is read against the power's own placed units either way)
+        return real(rules, pos, power, own, text) if rules.placement_pending(pos) else pos
+
+    monkeypatch.setattr(stab, "blind_position", whole_board)
+    judge = InProcessJudge(tmp_path)
+    with pytest.raises(AssertionError, match="depends on other powers' units"):
+        play_stab_game(InProcessBackend(judge), "leaky", lambda p: f"{p.lower()}@p.test",
+                       "gm@p.test", tmp_path / "judge.db")

@@ -166,7 +166,8 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     deadline = game["deadline"]
     if not deadline or parse_iso(deadline) < now:
         pos = current_position(s, game)
-        deadline = iso(now + timedelta(seconds=phase_seconds(game, pos.phase.kind)))
+        length = plugin(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
+        deadline = iso(now + timedelta(seconds=phase_seconds(game, length)))
     s.execute("UPDATE games SET status = 'active', deadline = ? WHERE id = ?",
               (deadline, game["id"]))
     return refresh(s, game)
@@ -391,8 +392,9 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         new = steps[-1][0].position
         phase = str(new.phase)
         status = "finished" if new.winner else game["status"]
+        length = plugin(game["variant"]).deadline_kind(variant, new)
         deadline = None if new.winner else iso(
-            now + timedelta(seconds=phase_seconds(game, new.phase.kind)))
+            now + timedelta(seconds=phase_seconds(game, length)))
         s.execute("UPDATE games SET phase = ?, deadline = ?, status = ?, winner = ? "
                   "WHERE id = ?", (phase, deadline, status, new.winner, game["id"]))
         game = refresh(s, game)

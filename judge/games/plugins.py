@@ -77,6 +77,10 @@ class GamePlugin:
         usually one, but a variant may adjudicate several phases from one set of orders."""
         return [(variant.adjudicate_lines(pos, lines), None)]
 
+    def deadline_kind(self, variant: Any, pos: Position) -> str:
+        """Which phase length (M, R or A) the phase starting at ``pos`` gets."""
+        return pos.phase.kind
+
     # ---------------------------------------------------------------- reports
     # When True, the phases adjudicated together (one call of games.adjudicate) make one
     # report; otherwise each phase has its own.

@@ -319,6 +319,10 @@ class StabPlugin(GamePlugin):
         todo += [placed[c] for c in homes if c in placed and c not in ordered]
         return todo
 
+    def deadline_kind(self, variant: Any, pos: Position) -> str:
+        # Retreats and adjustments sent with the next season's orders: a movement deadline.
+        return "M" if combined(_rules(variant), pos) else pos.phase.kind
+
     def adjudicate(self, variant: Any, pos: Position, lines: list[tuple[str, str]]
                    ) -> list[tuple[Outcome, list | None]]:
         rules = _rules(variant)
