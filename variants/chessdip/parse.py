@@ -107,14 +107,21 @@ class _Reader:
             raise OrderSyntaxError("there are no queens in Chess Dip")
         if w in PIECES and not is_square(w):
             nxt = self.peek(1)
-            if nxt is not None and is_square(nxt):
+            # A letter before something shaped like a square is a piece ("K e9" is read as a
+            # king on a square that does not exist, and the square is reported).
+            if nxt is not None and re.fullmatch(r"[a-z]\d+", nxt):
                 self.i += 1
                 return PIECES[w]
         return None
 
-    def unit(self, what: str = "a square") -> UnitRef:
+    def unit(self) -> UnitRef:
         kind = self.piece()
-        return UnitRef(kind, self.square(what if kind is None else kind))
+        if kind is None and self.peek() is not None and not is_square(self.peek() or ""):
+            w = self.peek()
+            if not re.fullmatch(r"[a-z]\d+", w or ""):
+                raise OrderSyntaxError(f"an order starts with a piece and its square "
+                                       f"(K e1, e2), not '{w}'")
+        return UnitRef(kind, self.square(kind or "the piece"))
 
 
 def parse_order(text: str, phase_kind: str = "M") -> Order:
