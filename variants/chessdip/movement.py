@@ -71,6 +71,12 @@ class Dislodgement:
     by: int  # the true order that dislodged it
 
 
+class _Restart(Exception):
+    def __init__(self, decision: int) -> None:
+        super().__init__(decision)
+        self.decision = decision
+
+
 class ChessMovement:
     """One movement phase. ``lines[k]`` is the k-th checked order (or None if it was refused,
     or replaced); ``units`` are the pieces on the board, squares in lower case."""
@@ -99,6 +105,11 @@ class ChessMovement:
         self.piece_orders: list[list[int]] = [[] for _ in self.units]
         self._expand(lines)
         self._index()
+        self._stack: list[int] = []
+        self._started: list[int] = [0] * (2 * len(self.kind))
+        self._clock = 0
+        self._strict = True
+        self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -233,6 +244,32 @@ class ChessMovement:
 
     # --------------------------------------------------------- decisions
     def decide(self, d: int, r: Resolver) -> bool:
+        # The decisions being evaluated, outermost first, and when each evaluation began:
+        # see _check_cycle().
+        self._stack.append(d)
+        self._clock += 1
+        self._started[d] = start = self._clock
+        mark = len(r.deps)
+        try:
+            value = self._decide(d, r)
+        finally:
+            self._stack.pop()
+        if self._strict and len(r.deps) > mark and r.deps[mark] == d:
+            self._check_cycle(d, start, r.deps[mark:])
+        return value
+
+    def _check_cycle(self, d: int, start: int, used: list[int]) -> None:
+        """``d`` used its own guess first: the resolver takes it for a cycle and will settle
+        it from this evaluation (or hand it to the backup rule). If the evaluation also used
+        a guess made before it began (an outer decision still being evaluated, or one left
+        provisional), that answer holds only under the outer guess, and settling it would
+        make the result depend on the order of evaluation. Start again with ``d`` resolved
+        first, where no outer guess exists."""
+        started = self._started
+        if any(x != d and started[x] < start for x in used):
+            raise _Restart(d)
+
+    def _decide(self, d: int, r: Resolver) -> bool:
         o, which = divmod(d, 2)
         k = self.kind[o]
         if k == MOVE:
@@ -254,17 +291,37 @@ class ChessMovement:
         return True  # holds have no decision of their own
 
     def backup(self, cycle: list[int], r: Resolver) -> None:
+        if self._strict and any(d in self._stack for d in cycle):
+            # The cycle's two answers (or none) come from a guess made further out, on a
+            # decision still being evaluated: it is not a paradox of its own, and ruling on
+            # it would make the result depend on the order of evaluation. Start again with
+            # this decision resolved first, where no outer guess can reach it.
+            raise _Restart(cycle[0])
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
         if convoys:
             # Rules §3.9: "given a paradox involving a convoy, the convoy fails".
             self.paradox |= convoys
             return
+        pawns = [d for d in cycle if self.kind[d // 2] == MOVE and self.mtype[d // 2] == ATTACK
+                 and self.units[self.piece[d // 2]].kind == "P"]
+        if pawns:
+            # A pawn attack in a cycle: the pawn moves only if it dislodges, and the piece it
+            # would dislodge leaves only if the pawn moves (a cycle with no consistent answer,
+            # which the seed's two paradox rules do not cover). It cannot be circular
+            # movement, since a pawn attack onto a square being vacated has no strength. The
+            # project's ruling: the pawn does not move.
+            for d in pawns:
+                self.ruled.add(d)
+                r.settle(d, False)
+            return
         settled = False
         for d in cycle:
             if self.kind[d // 2] == MOVE:
+                self.ruled.add(d)
                 r.settle(d, True)  # circular movement succeeds
                 settled = True
         if not settled:
+            self.ruled.add(cycle[0])
             r.settle(cycle[0], False)
 
     # --------------------------------------------------------- strengths
@@ -379,7 +436,27 @@ class ChessMovement:
 
     # ----------------------------------------------------------- results
     def resolve(self) -> None:
-        self.resolver.resolve_all()
+        """Resolve every decision. The resolver is the generic one; a cycle that depends on a
+        guess further out (see :meth:`backup`) restarts the resolution with that cycle's
+        decision first, at most once per decision, then the rule is applied as it falls."""
+        first: list[int] = []
+        for attempt in range(len(self.kind) * 2 + 1):
+            self._strict = attempt < len(self.kind) * 2
+            self.paradox = set()
+            self.ruled = set()
+            self._stack = []
+            self._started = [0] * (2 * len(self.kind))
+            self._clock = 0
+            self.resolver = Resolver(self, 2 * len(self.kind))
+            try:
+                for d in first:
+                    self.resolver.resolve(d)
+                self.resolver.resolve_all()
+                return
+            except _Restart as restart:
+                if restart.decision in first:
+                    first.remove(restart.decision)
+                first.insert(0, restart.decision)
 
     def succeeded(self, o: int) -> bool:
         return self.resolver.result[2 * o + MAIN]

@@ -211,6 +211,7 @@ class ChessRules:
     def build_squares(self, position: Position, power: str) -> list[str]:
         """Where ``power`` may build now: unoccupied home-rank centres of its side not taken
         by a promotion, and unoccupied centres it gained by promotion."""
+        position = normalise(position)
         taken = self.captured(position)
         occupied = {u.location for u in position.units}
         side = self.board.side(power)
@@ -229,6 +230,7 @@ class ChessRules:
 
     def promotions_due(self, position: Position) -> list[Unit]:
         b = self.board
+        position = normalise(position)
         return [u for u in position.units
                 if u.kind == "P" and int(u.location[1]) == b.promotion_rank(u.power)]
 
