@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.engine.orders import Order, Unit
-from judge.engine.resolver import Resolver
+from judge.engine.resolver import RESOLVED, Resolver
 from variants.chessdip.board import ChessBoard
 from variants.chessdip.orders import (
     ANY,
@@ -69,6 +69,38 @@ class LineOutcome:
 class Dislodgement:
     piece: int
     by: int  # the true order that dislodged it
+
+
+_MAX_CYCLE = 12
+
+
+class _Beyond(Exception):
+    """A trial assignment of a cycle reached a decision that depends on itself elsewhere."""
+
+
+class _Trial:
+    """A stand-in resolver for :meth:`ChessMovement._solutions`: the cycle's members take the
+    trial values, settled decisions their answers, the rest are evaluated from those."""
+
+    def __init__(self, phase: ChessMovement, r: Resolver, values: dict[int, bool]) -> None:
+        self.phase = phase
+        self.r = r
+        self.values = values
+        self.busy: set[int] = set()
+
+    def resolve(self, j: int) -> bool:
+        v = self.values.get(j)
+        if v is not None:
+            return v
+        if self.r.state[j] == RESOLVED:
+            return self.r.result[j]
+        if j in self.busy:
+            raise _Beyond
+        self.busy.add(j)
+        v = self.phase._decide(j, self)  # type: ignore[arg-type]
+        self.busy.discard(j)
+        self.values[j] = v
+        return v
 
 
 class _Restart(Exception):
@@ -297,6 +329,14 @@ class ChessMovement:
             # it would make the result depend on the order of evaluation. Start again with
             # this decision resolved first, where no outer guess can reach it.
             raise _Restart(cycle[0])
+        members = sorted(set(cycle))
+        solutions = self._solutions(members, r)
+        if solutions is not None and len(solutions) == 1:
+            # The resolver's guesses met a cycle whose members it evaluated partly from
+            # provisional answers, yet the cycle has exactly one consistent answer: take it.
+            for d, value in zip(members, solutions[0], strict=True):
+                r.settle(d, value)
+            return
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
         if convoys:
             # Rules §3.9: "given a paradox involving a convoy, the convoy fails".
@@ -323,6 +363,32 @@ class ChessMovement:
         if not settled:
             self.ruled.add(cycle[0])
             r.settle(cycle[0], False)
+
+    def _solutions(self, members: list[int], r: Resolver) -> list[tuple[bool, ...]] | None:
+        """Every consistent answer of a cycle, by trying each assignment of its members
+        (others: their final answers, or evaluated from the assignment); None when the
+        cycle is too large or reaches beyond itself into another cycle."""
+        if len(members) > _MAX_CYCLE:
+            return None
+        found = []
+        settled = [d for d in range(len(r.state))
+                   if r.state[d] == RESOLVED and d not in self.ruled]
+        for bits in range(1 << len(members)):
+            values = tuple(bool(bits >> n & 1) for n in range(len(members)))
+            trial = _Trial(self, r, dict(zip(members, values, strict=True)))
+            try:
+                if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
+                           for d, v in zip(members, values, strict=True)):
+                    continue
+                # The decisions already settled must still follow their rules: the resolver
+                # may have settled one because every guess led to the same answer, an answer
+                # that holds only in some of the cycle's assignments.
+                if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
+                       for d in settled):
+                    found.append(values)
+            except _Beyond:
+                return None
+        return found
 
     # --------------------------------------------------------- strengths
     def path_ok(self, o: int, r: Resolver) -> bool:
