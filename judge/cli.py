@@ -47,7 +47,6 @@ def read_orders_file(text: str) -> list[tuple[str, str]]:
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
-    from judge.engine.position import Position
     from variants import get_variant
 
     try:
@@ -58,7 +57,7 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
         data = json.loads(Path(args.position).read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("the position file must hold a JSON object")
-        position = Position.from_json(data)
+        position = variant.read_position(data)
         lines = read_orders_file(Path(args.orders).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(f"cannot read input: {exc}")
@@ -66,7 +65,7 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
         return _fail(f"unreadable input: {exc}")
     outcome = variant.adjudicate_lines(position, lines)
     if args.json:
-        json.dump(outcome.to_json(), sys.stdout)
+        json.dump(variant.outcome_json(outcome), sys.stdout)
         sys.stdout.write("\n")
         return 0
     print(f"{variant.title}: {position.phase.long_name} ({position.phase})")
@@ -75,9 +74,11 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
         print(f"  {r.power:<10} {r.order:<32} {r.result}{reason}")
     nxt = outcome.position
     print(f"Next phase: {nxt.phase} ({nxt.phase.long_name})")
-    for d in nxt.dislodged:
-        options = ", ".join(d.retreats or ()) or "none: it will be disbanded"
-        print(f"  dislodged: {d.unit.power} {d.unit} (retreats: {options})")
+    # Dislodged units as the variant writes them (Stack 'em: "2A RUH" for two armies).
+    for power, entries in variant.write_position(nxt)["dislodged"].items():
+        for entry in entries:
+            options = ", ".join(entry.get("retreats") or ()) or "none: it will be disbanded"
+            print(f"  dislodged: {power} {entry['unit']} (retreats: {options})")
     if nxt.winner:
         print(f"Winner: {nxt.winner}")
     return 0

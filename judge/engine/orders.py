@@ -35,8 +35,10 @@ class Unit:
     @classmethod
     def parse(cls, power: str, text: str) -> Unit:
         """``"F STP/SC"`` -> Unit(power, "F", "STP/SC"): the position-file form."""
-        kind, location = text.split()
-        return cls(power, kind.upper(), location.upper())
+        parts = text.split()
+        if len(parts) != 2 or parts[0].upper() not in ("A", "F"):
+            raise ValueError(f"not a unit: {text!r} (expected e.g. 'A PAR' or 'F STP/SC')")
+        return cls(power, parts[0].upper(), parts[1].upper())
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,9 +50,12 @@ class Outcome:
     disbanded: list[Unit] = field(default_factory=list)
     built: list[Unit] = field(default_factory=list)
     centre_changes: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    # The variant's own record of how it decided (standard movement: the MovementPhase, with
+    # every decision, support list and dislodger), for reports that must say more or less
+    # than ``results`` (Stab!'s visibility rule in variants/stab/visibility.py). None when a
+    # variant does not keep one.
+    details: object | None = None
 
-    def to_json(self) -> dict:
-        return {"results": [r.to_json() for r in self.results], "position": self.position.to_json()}
 
 
 @dataclass(slots=True)
@@ -68,6 +71,10 @@ class Rules(Protocol):
     """The plug-in a variant gives the engine (see ``docs/engine.md``)."""
 
     def initial_position(self) -> Position: ...
+
+    def read_position(self, data: dict) -> Position: ...
+
+    def write_position(self, position: Position) -> dict: ...
 
     def read_order(self, position: Position, power: str, text: str) -> Order: ...
 
@@ -88,6 +95,20 @@ class Variant:
 
     def initial_position(self) -> Position:
         return self.rules.initial_position()
+
+    def read_position(self, data: dict) -> Position:
+        """A position from the contract's JSON (a variant may write units its own way,
+        e.g. ``2A BUR``); raises ValueError with a one-line reason when it is malformed."""
+        return self.rules.read_position(data)
+
+    def write_position(self, position: Position) -> dict:
+        """The contract's JSON for a position, as this variant writes it."""
+        return self.rules.write_position(position)
+
+    def outcome_json(self, outcome: Outcome) -> dict:
+        """What ``judge adjudicate --json`` prints: ``{"results": [...], "position": {...}}``."""
+        return {"results": [r.to_json() for r in outcome.results],
+                "position": self.write_position(outcome.position)}
 
     def read_order(self, position: Position, power: str, text: str) -> Order:
         """Read and check one order line for ``power``; raises OrderError with the reason."""

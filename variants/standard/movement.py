@@ -43,6 +43,7 @@ class MovementPhase:
     def __init__(self, board: Board, units: Sequence[Unit], orders: Sequence[Order | None]) -> None:
         self.board = board
         self.units = list(units)
+        self.orders = list(orders)  # kept for reports that show orders (Stab! visibility)
         n = len(self.units)
         self.power = [u.power for u in self.units]
         self.prov = [u.province for u in self.units]

@@ -64,6 +64,23 @@ class StandardRules:
             centres={p: set(cs) for p, cs in b.home_centres.items()},
         )
 
+    def read_position(self, data: dict) -> Position:
+        position = Position.from_json(data)
+        seen: set[str] = set()
+        for unit in [*position.units, *(d.unit for d in position.dislodged)]:
+            if unit.province not in self.board.provinces:
+                raise ValueError(f"unknown location {unit.location!r}")
+            if not self.board.can_stand(unit.kind, unit.location):
+                raise ValueError(f"{_TYPE_NAME[unit.kind]} cannot stand in {unit.location}")
+        for unit in position.units:
+            if unit.province in seen:
+                raise ValueError(f"two units in {unit.province}")
+            seen.add(unit.province)
+        return position
+
+    def write_position(self, position: Position) -> dict:
+        return position.to_json()
+
     def name(self, location: str) -> str:
         return self.board.provinces[province_of(location)].name
 
@@ -446,7 +463,7 @@ class StandardRules:
                        {p: set(cs) for p, cs in position.centres.items()},
                        dislodged, frozenset(standoffs) if dislodged else frozenset(),
                        extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
+        outcome = Outcome(position, nxt, results, dislodged=list(dislodged), details=phase)
         if dislodged:
             nxt.phase = Phase(position.phase.season, position.phase.year, "R")
         else:
