@@ -20,7 +20,7 @@ def position(pieces: dict[str, list[str]], phase: str = "S1901M",
     data: dict[str, Any] = {"variant": "chessdip", "phase": phase, "units": pieces,
                             "centres": centres or {}}
     data.update(extra)
-    return Position.from_json(data)
+    return VARIANT.read_position(data)
 
 
 @dataclass

@@ -7,9 +7,7 @@ move up), FRANCE and SCANDINAVIA black (pawns move down).
 
 from __future__ import annotations
 
-from chessdip_helpers import play
-
-from judge.engine.position import Position
+from chessdip_helpers import VARIANT, play
 
 E, I, F, S = "ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"  # noqa: E741
 
@@ -548,7 +546,7 @@ def test_en_passant_only_in_the_next_movement_phase() -> None:
 def position_of(pos, phase: str):
     data = pos.to_json()
     data["phase"] = phase
-    return Position.from_json(data)
+    return VARIANT.read_position(data)
 
 
 # --------------------------------------------------------------------- results & order

@@ -86,7 +86,7 @@ def test_promotion_on_a_centre_makes_it_a_home_centre_of_the_pawn() -> None:
     # The Winter promotes it; d8 is now Italy's to build on when empty.
     w = play({}, "ITALY: P d8 = R", pos=r.next)
     assert w.ok(0) and w.board["d8"] == "ITALY R" and str(w.next.phase) == "S1902M"
-    later = Position.from_json({**w.next.to_json(), "phase": "W1902A",
+    later = VARIANT.read_position({**w.next.to_json(), "phase": "W1902A",
                                 "units": {I: ["R a5"], S: ["K a8"]}})
     assert "d8" in RULES.build_squares(later, I)
     assert "d8" not in RULES.build_squares(later, S)
@@ -288,7 +288,8 @@ def test_random_games_keep_the_invariants(seed: int) -> None:
             assert sorted(map(str, again.position.units)) == sorted(
                 map(str, outcome.position.units))
         # Through JSON, as the CLI and the database keep positions.
-        pos = Position.from_json(json.loads(json.dumps(outcome.position.to_json())))
+        pos = VARIANT.read_position(json.loads(json.dumps(VARIANT.write_position(
+            outcome.position))))
 
 
 class _Fixed:
@@ -327,3 +328,26 @@ def test_random_positions_resolve_to_a_consistent_answer(seed: int, pieces: int)
     rng.shuffle(shuffled)
     again = VARIANT.adjudicate_lines(pos, shuffled)
     assert sorted(map(str, again.position.units)) == sorted(map(str, outcome.position.units))
+
+
+def test_position_reading_and_writing() -> None:
+    data = {"variant": "chessdip", "phase": "S1901M",
+            "units": {"italy": ["K E1", "e2"], "FRANCE": ["N g8"]},
+            "centres": {"ITALY": ["E1"]}, "moved": ["e1"]}
+    pos = VARIANT.read_position(data)
+    assert sorted(map(str, pos.units)) == ["K e1", "N g8", "P e2"]
+    out = VARIANT.write_position(pos)
+    assert out["units"] == {"FRANCE": ["N g8"], "ITALY": ["K e1", "P e2"]}
+    assert out["centres"] == {"ITALY": ["e1"]} and out["moved"] == ["e1"]
+    assert VARIANT.write_position(VARIANT.read_position(out)) == out
+
+
+@pytest.mark.parametrize(("units", "message"), [
+    ({"ITALY": ["Q d1"]}, "not a piece"),
+    ({"ITALY": ["K i9"]}, "not a piece"),
+    ({"ITALY": ["K e1"], "FRANCE": ["N e1"]}, "two pieces on e1"),
+    ({"PRUSSIA": ["K e1"]}, "unknown power"),
+])
+def test_malformed_positions_are_refused(units: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        VARIANT.read_position({"variant": "chessdip", "phase": "S1901M", "units": units})

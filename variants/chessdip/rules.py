@@ -29,7 +29,7 @@ from judge.engine.errors import OrderError
 from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords
+from variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords, is_square
 from variants.chessdip.movement import ChessMovement
 from variants.chessdip.orders import (
     ATTACK,
@@ -85,6 +85,53 @@ class ChessRules:
         position = Position(b.name, Phase("S", 1901, "M"), units, {})
         position.centres = self._count_centres(position, {}, {})
         return position
+
+    def read_position(self, data: dict) -> Position:
+        """A position from the contract's JSON, pieces written ``K e1`` (``e2`` alone is a
+        pawn); raises ValueError with a one-line reason when it is malformed."""
+        b = self.board
+        try:
+            plain = {k: v for k, v in data.items() if k not in ("units", "dislodged")}
+            position = Position.from_json(plain)
+            units = [self._read_piece(power, text)
+                     for power, texts in (data.get("units") or {}).items() for text in texts]
+            dislodged = []
+            for power, entries in (data.get("dislodged") or {}).items():
+                for entry in entries:
+                    entry = {"unit": entry} if isinstance(entry, str) else entry
+                    dislodged.append(Dislodged(self._read_piece(power, entry["unit"]),
+                                               (entry.get("attacker_from") or "").lower()
+                                               or None, ()))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"malformed position: {exc}") from exc
+        seen: set[str] = set()
+        for u in units:
+            if u.location in seen:
+                raise ValueError(f"two pieces on {u.location}")
+            seen.add(u.location)
+        for power in {u.power for u in units} | set(position.centres):
+            if power not in b.powers:
+                raise ValueError(f"unknown power {power!r}; Chess Dip has {', '.join(b.powers)}")
+        for cs in position.centres.values():
+            for c in cs:
+                if c.lower() not in b.supply_centres:
+                    raise ValueError(f"{c.lower()} is not a supply centre")
+        position.units = units
+        position.dislodged = dislodged
+        return normalise(position)
+
+    def _read_piece(self, power: str, text: str) -> Unit:
+        parts = str(text).split()
+        if len(parts) == 1:
+            parts = ["P", *parts]
+        if len(parts) != 2 or parts[0].upper() not in PIECE_NAMES or not is_square(
+                parts[1].lower()):
+            raise ValueError(f"not a piece: {text!r} (expected e.g. 'K e1' or 'P c2')")
+        return Unit(power.upper(), parts[0].upper(), parts[1].lower())
+
+    def write_position(self, position: Position) -> dict:
+        """The contract's JSON: pieces as the rules write them, ``K e1``."""
+        return normalise(position).to_json()
 
     # --------------------------------------------------------- order reading
     def read_order(self, position: Position, power: str, text: str) -> Order:
@@ -367,7 +414,7 @@ class ChessRules:
                        {p: set(cs) for p, cs in position.centres.items()}, dislodged,
                        extra=extra)
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged),
-                          disbanded=[d.unit for d in dislodged])
+                          disbanded=[d.unit for d in dislodged], details=phase)
         self._advance(nxt, outcome)
         return outcome
 
