@@ -103,6 +103,12 @@ class _Trial:
         return v
 
 
+class _Paradox(Exception):
+    def __init__(self, convoys: set[int]) -> None:
+        super().__init__(convoys)
+        self.convoys = convoys
+
+
 class _Restart(Exception):
     def __init__(self, decision: int) -> None:
         super().__init__(decision)
@@ -339,7 +345,11 @@ class ChessMovement:
             return
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
         if convoys:
-            # Rules §3.9: "given a paradox involving a convoy, the convoy fails".
+            # Rules §3.9: "given a paradox involving a convoy, the convoy fails". A failed
+            # convoy also loses its prevent strength, which decisions outside the cycle may
+            # already have used: start again with these convoys failed from the outset.
+            if self._strict:
+                raise _Paradox(convoys)
             self.paradox |= convoys
             return
         pawns = [d for d in cycle if self.kind[d // 2] == MOVE and self.mtype[d // 2] == ATTACK
@@ -504,11 +514,14 @@ class ChessMovement:
     def resolve(self) -> None:
         """Resolve every decision. The resolver is the generic one; a cycle that depends on a
         guess further out (see :meth:`backup`) restarts the resolution with that cycle's
-        decision first, at most once per decision, then the rule is applied as it falls."""
+        decision first, and a convoy paradox restarts it with the paradox's convoys failed;
+        when the restarts run out, the rules are applied as they fall."""
         first: list[int] = []
-        for attempt in range(len(self.kind) * 2 + 1):
-            self._strict = attempt < len(self.kind) * 2
-            self.paradox = set()
+        failed: set[int] = set()
+        budget = len(self.kind) * 3 + 1
+        for attempt in range(budget):
+            self._strict = attempt < budget - 1
+            self.paradox = set(failed)
             self.ruled = set()
             self._stack = []
             self._started = [0] * (2 * len(self.kind))
@@ -523,6 +536,8 @@ class ChessMovement:
                 if restart.decision in first:
                     first.remove(restart.decision)
                 first.insert(0, restart.decision)
+            except _Paradox as paradox:
+                failed |= paradox.convoys
 
     def succeeded(self, o: int) -> bool:
         return self.resolver.result[2 * o + MAIN]
