@@ -611,3 +611,19 @@ def test_circular_castling_does_not_depend_on_the_order_of_evaluation() -> None:
         r = play(pieces, *order)
         assert r.board == {"c1": "ITALY K", "d1": "ITALY R", "e1": "ENGLAND K",
                            "h1": "ENGLAND R", "h2": "FRANCE N"}, order
+
+
+def test_cycle_with_one_consistent_answer_is_not_a_paradox() -> None:
+    # Found by the random tests. England's rook h1 - h3 needs Italy's pawn off h2; the pawn's
+    # double step h2 - h4 needs h3 free; Scandinavia's rook h6 - h3 needs h4 free. The one
+    # consistent answer: the Scandinavian rook takes h3, the pawn's path is blocked, so
+    # England's rook is blocked on h2. England's knight takes h6.
+    from itertools import permutations
+
+    lines = ["ENGLAND: R h1 - h3", "ITALY: h2 - h4", "SCANDINAVIA: R h6 - h3",
+             "ENGLAND: N g8 - h6"]
+    pieces = {E: ["R h1", "N g8"], I: ["P h2"], S: ["R h6"]}
+    for order in permutations(lines):
+        r = play(pieces, *order)
+        assert r.board == {"h1": "ENGLAND R", "h2": "ITALY P", "h3": "SCANDINAVIA R",
+                           "h6": "ENGLAND N"}, order
