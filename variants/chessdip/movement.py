@@ -144,6 +144,8 @@ class ChessMovement:
         self._expand(lines)
         self._index()
         self._stack: list[int] = []
+        self._tried: set[int] = set()  # decisions already restarted from
+        self._marked: set[int] = set()  # decisions settled once under an outer guess
         self._started: list[int] = [0] * (2 * len(self.kind))
         self._clock = 0
         self._strict = True
@@ -288,23 +290,38 @@ class ChessMovement:
         self._clock += 1
         self._started[d] = start = self._clock
         mark = len(r.deps)
+        second = r.result[d]  # the resolver guesses False first, True second
         try:
             value = self._decide(d, r)
         finally:
             self._stack.pop()
         if self._strict and len(r.deps) > mark and r.deps[mark] == d:
-            self._check_cycle(d, start, r.deps[mark:])
+            self._check_cycle(d, start, mark, second, r)
         return value
 
-    def _check_cycle(self, d: int, start: int, used: list[int]) -> None:
+    def _check_cycle(self, d: int, start: int, mark: int, second: bool, r: Resolver) -> None:
         """``d`` used its own guess first: the resolver takes it for a cycle and will settle
         it from this evaluation (or hand it to the backup rule). If the evaluation also used
         a guess made before it began (an outer decision still being evaluated, or one left
-        provisional), that answer holds only under the outer guess, and settling it would
-        make the result depend on the order of evaluation. Start again with ``d`` resolved
-        first, where no outer guess exists."""
+        provisional), the answer holds only under that outer guess, and settling it would
+        make the result depend on the order of evaluation.
+
+        On the first evaluation, the outer guess is recorded as used first: the resolver then
+        keeps ``d`` provisional, to be evaluated again once the outer decision is known, as it
+        does for any decision that hangs on an outer guess. On the second, it is too late for
+        that: ``d`` is marked, and the resolution starts again with ``d`` first. From then on a
+        marked decision evaluated inside another one is kept provisional from its first
+        evaluation, so it is only ever settled where no outer guess can reach it."""
         started = self._started
-        if any(x != d and started[x] < start for x in used):
+        outer = next((x for x in r.deps[mark:] if x != d and started[x] < start), None)
+        if outer is None and d in self._marked and self._stack:
+            outer = self._stack[-1]
+        if outer is None:
+            return
+        if not second:
+            r.deps.insert(mark, outer)
+        elif d not in self._marked:
+            self._marked.add(d)
             raise _Restart(d)
 
     def _decide(self, d: int, r: Resolver) -> bool:
@@ -329,7 +346,8 @@ class ChessMovement:
         return True  # holds have no decision of their own
 
     def backup(self, cycle: list[int], r: Resolver) -> None:
-        if self._strict and any(d in self._stack for d in cycle):
+        if (self._strict and cycle[0] not in self._tried
+                and any(d in self._stack for d in cycle)):
             # The cycle's two answers (or none) come from a guess made further out, on a
             # decision still being evaluated: it is not a paradox of its own, and ruling on
             # it would make the result depend on the order of evaluation. Start again with
@@ -533,6 +551,7 @@ class ChessMovement:
                 self.resolver.resolve_all()
                 return
             except _Restart as restart:
+                self._tried.add(restart.decision)
                 if restart.decision in first:
                     first.remove(restart.decision)
                 first.insert(0, restart.decision)
