@@ -627,3 +627,15 @@ def test_cycle_with_one_consistent_answer_is_not_a_paradox() -> None:
         r = play(pieces, *order)
         assert r.board == {"h1": "ENGLAND R", "h2": "ITALY P", "h3": "SCANDINAVIA R",
                            "h6": "ENGLAND N"}, order
+
+
+def test_two_powers_castling_long_on_one_rank_is_circular_movement() -> None:
+    # England O-O-O: king d1 - f1, rook h1 - e1 (through g1); Italy O-O-O: king e1 - c1, rook
+    # a1 - d1 (through b1). Each rook lands where the other power's king leaves: both
+    # castlings succeed together (circular movement) or fail together; they succeed.
+    pieces = {E: ["K d1", "R h1"], I: ["K e1", "R a1"]}
+    for order in (("ENGLAND: O-O-O", "ITALY: O-O-O"), ("ITALY: O-O-O", "ENGLAND: O-O-O")):
+        r = play(pieces, *order)
+        assert r.ok(0) and r.ok(1), order
+        assert r.board == {"f1": "ENGLAND K", "e1": "ENGLAND R", "c1": "ITALY K",
+                           "d1": "ITALY R"}

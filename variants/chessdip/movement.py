@@ -25,8 +25,22 @@ move blocks nothing ("pieces cannot arbitrarily support-convoy squares"). The or
 carries succeeds exactly when LAND and all its PATHs do, so the convoy's success as reported
 (MAIN of the carried order and PATH) is the seed's.
 
-Backup rule (rules §3.9): a cycle with a convoy decision in it is a paradox "involving a
-convoy": those convoys fail. Any other cycle is circular movement: its moves succeed.
+Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none:
+
+1. if exactly one assignment of the cycle is consistent (with every settled decision too),
+   it is taken: the resolver's guesses can meet such a cycle when a decision was settled
+   because every guess led to the same answer;
+2. a cycle with a convoy decision in it is a paradox "involving a convoy": those convoys fail
+   (the resolution starts again with them failed, so nothing keeps their old prevent strength);
+3. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
+   the piece leaves only if the pawn moves) and the seed has no rule for it: the pawn does not
+   move (the project's ruling);
+4. any other cycle is circular movement: its moves succeed.
+
+The resolver (generic, unchanged) settles a decision in a cycle from its two evaluations even
+when they used a guess made further out; with Chess Dip's many cross-dependencies that made
+some results depend on the order of the orders. :meth:`ChessMovement._check_cycle` keeps such a
+decision provisional, and the random tests check that results do not depend on that order.
 """
 
 from __future__ import annotations
