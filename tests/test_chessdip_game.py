@@ -159,6 +159,13 @@ def test_removals_and_civil_disorder() -> None:
     assert sorted(r.board) == ["a4", "e1"]
 
 
+def test_removal_may_name_the_square_alone() -> None:
+    pos = _winter({I: ["K e1", "N c3"]}, {I: ["e1"]})
+    r = play({}, "ITALY: REMOVE c3", pos=pos)
+    assert r.ok(0) and r.outcome.results[0].order == "REMOVE N c3" and r.board == {
+        "e1": "ITALY K"}
+
+
 def test_waive() -> None:
     pos = _winter({I: ["K e1"]}, {I: ["e1", "c3"]})
     r = play({}, "ITALY: WAIVE", "ITALY: BUILD N f1", pos=pos)

@@ -147,12 +147,14 @@ class ChessRules:
             return self._check_adjustment(position, power, order)
         raise OrderError("Chess Dip has no retreat phase: dislodged pieces are disbanded")
 
-    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef) -> tuple[Unit, UnitRef]:
-        # Rules §3.3: an empty piece letter means a pawn.
-        kind = ref.kind or "P"
+    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef,
+              empty: str | None = "P") -> tuple[Unit, UnitRef]:
+        """The piece ``ref`` names. Rules §3.3: an empty piece letter means a pawn; a removal
+        (``empty=None``) may name the piece by its square alone."""
         unit = at.get(ref.location)
         if unit is None:
             raise OrderError(f"there is no piece on {ref.location}")
+        kind = ref.kind or empty or unit.kind
         if unit.kind != kind:
             raise OrderError(f"the piece on {ref.location} is {_a(unit.kind)}, not {_a(kind)}")
         if unit.power != power:
@@ -290,7 +292,7 @@ class ChessRules:
     def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
         if isinstance(order, Promote):
             at = {u.location: u for u in position.units}
-            unit, ref = self._bind(at, power, UnitRef(order.unit.kind or "P", order.unit.location))
+            unit, ref = self._bind(at, power, order.unit)
             if unit.kind != "P" or int(unit.location[1]) != self.board.promotion_rank(power):
                 raise OrderError(f"the pawn on {unit.location} is not on its last rank")
             if order.kind not in self.board.promotion_kinds:
@@ -305,9 +307,7 @@ class ChessRules:
             if count >= 0:
                 raise OrderError(f"{power} has no pieces to remove this winter")
             at = {u.location: u for u in position.units}
-            unit, ref = self._bind(at, power, UnitRef(order.unit.kind or at.get(
-                order.unit.location, Unit(power, "P", order.unit.location)).kind,
-                order.unit.location))
+            unit, ref = self._bind(at, power, order.unit, empty=None)
             return Remove(ref)
         if not isinstance(order, Build):
             raise OrderError(f"'{order}' is not possible in the build phase: build, remove, "
