@@ -164,6 +164,7 @@ class ChessMovement:
         self._clock = 0
         self._strict = True
         self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
+        self.szykman: set[int] = set()  # convoys a paradox answer made fail (for reports)
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -369,11 +370,12 @@ class ChessMovement:
             raise _Restart(cycle[0])
         members = sorted(set(cycle))
         solutions = self._solutions(members, r)
-        if solutions is not None and len(solutions) == 1:
-            # The resolver's guesses met a cycle whose members it evaluated partly from
-            # provisional answers, yet the cycle has exactly one consistent answer: take it.
-            for d, value in zip(members, solutions[0], strict=True):
+        chosen = self._choose(members, solutions) if solutions else None
+        if chosen is not None:
+            for d, value in zip(members, chosen, strict=True):
                 r.settle(d, value)
+                if not value and self.kind[d // 2] == CONVOY and len(solutions) > 1:
+                    self.szykman.add(d // 2)  # for the report: failed by the paradox rule
             return
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
         if convoys:
@@ -405,6 +407,29 @@ class ChessMovement:
         if not settled:
             self.ruled.add(cycle[0])
             r.settle(cycle[0], False)
+
+    def _choose(self, members: list[int],
+                solutions: list[tuple[bool, ...]]) -> tuple[bool, ...] | None:
+        """Which consistent answer of a cycle the rules pick, or None to rule otherwise.
+
+        One answer: that one (the resolver's guesses can meet such a cycle when a decision
+        was settled because every guess led to the same answer). Several: if one of them
+        moves every piece that any of the others moves, the cycle is circular movement,
+        which succeeds (rules §3.9); otherwise it is a paradox involving a convoy, and the
+        answer in which the fewest of the cycle's convoys hold is taken ("the convoy fails").
+        Convoy decisions that merely hang on a circular movement (a path through a square
+        the circle vacates or enters) are not what makes such a cycle a paradox."""
+        if len(solutions) == 1:
+            return solutions[0]
+        moves = [n for n, d in enumerate(members) if self.kind[d // 2] == MOVE and d % 2 == MAIN]
+        moved = [frozenset(n for n in moves if sol[n]) for sol in solutions]
+        for k, m in enumerate(moved):
+            if all(other <= m for other in moved):
+                return solutions[k]
+        paths = [n for n, d in enumerate(members) if self.kind[d // 2] == CONVOY and d % 2 == PATH]
+        if not paths:
+            return None
+        return min(solutions, key=lambda sol: (sum(sol[n] for n in paths), solutions.index(sol)))
 
     def _solutions(self, members: list[int], r: Resolver) -> list[tuple[bool, ...]] | None:
         """Every consistent answer of a cycle, by trying each assignment of its members
@@ -554,6 +579,7 @@ class ChessMovement:
         for attempt in range(budget):
             self._strict = attempt < budget - 1
             self.paradox = set(failed)
+            self.szykman = set()
             self.ruled = set()
             self._stack = []
             self._started = [0] * (2 * len(self.kind))
@@ -631,7 +657,7 @@ class ChessMovement:
             return "dislodged"
         for c in self.convoys[o]:
             if not r.result[2 * c + PATH]:
-                if c in self.paradox:
+                if c in self.paradox or c in self.szykman:
                     return f"convoy paradox: the convoy on {self.sq[c]} fails"
                 return f"path blocked on {self.sq[c]}"
         if k == SUPPORT:
