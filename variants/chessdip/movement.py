@@ -160,6 +160,7 @@ class ChessMovement:
         self._stack: list[int] = []
         self._tried: set[int] = set()  # decisions already restarted from
         self._marked: set[int] = set()  # decisions settled once under an outer guess
+        self._nested: set[int] = set()  # inner cycles kept provisional in this attempt
         self._started: list[int] = [0] * (2 * len(self.kind))
         self._clock = 0
         self._strict = True
@@ -328,6 +329,15 @@ class ChessMovement:
         marked decision evaluated inside another one is kept provisional from its first
         evaluation, so it is only ever settled where no outer guess can reach it."""
         started = self._started
+        if second:
+            # Both evaluations of ``d`` are in; if they agree, the resolver settles ``d``. An
+            # inner cycle kept provisional (below) was evaluated only under its own first
+            # guess, so agreement proves nothing: resolve that inner decision first.
+            inner = next((x for x in r.deps[mark:] if x in self._nested
+                          and x not in self._marked), None)
+            if inner is not None:
+                self._marked.add(inner)
+                raise _Restart(inner)
         outer = next((x for x in r.deps[mark:] if x != d and started[x] < start), None)
         if outer is None and d in self._marked and self._stack:
             outer = self._stack[-1]
@@ -335,6 +345,7 @@ class ChessMovement:
             return
         if not second:
             r.deps.insert(mark, outer)
+            self._nested.add(d)
         elif d not in self._marked:
             self._marked.add(d)
             raise _Restart(d)
@@ -374,9 +385,11 @@ class ChessMovement:
         if chosen is not None:
             for d, value in zip(members, chosen, strict=True):
                 r.settle(d, value)
-                if not value and self.kind[d // 2] == CONVOY and len(solutions) > 1:
-                    self.szykman.add(d // 2)  # for the report: failed by the paradox rule
             return
+        if self._strict and solutions is not None:
+            failing = self._failing_convoy(members, r)
+            if failing is not None:
+                raise _Paradox({failing})
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
         if convoys:
             # Rules §3.9: "given a paradox involving a convoy, the convoy fails". A failed
@@ -409,29 +422,52 @@ class ChessMovement:
             r.settle(cycle[0], False)
 
     def _choose(self, members: list[int],
-                solutions: list[tuple[bool, ...]]) -> tuple[bool, ...] | None:
+                solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
         """Which consistent answer of a cycle the rules pick, or None to rule otherwise.
 
         One answer: that one (the resolver's guesses can meet such a cycle when a decision
         was settled because every guess led to the same answer). Several: if one of them
-        moves every piece that any of the others moves, the cycle is circular movement,
-        which succeeds (rules §3.9); otherwise it is a paradox involving a convoy, and the
-        answer in which the fewest of the cycle's convoys hold is taken ("the convoy fails").
-        Convoy decisions that merely hang on a circular movement (a path through a square
-        the circle vacates or enters) are not what makes such a cycle a paradox."""
+        moves every piece any other moves, and the pieces only it moves form rings (each
+        lands where another of them leaves, or is coupled to one that does), the cycle is
+        circular movement, which succeeds (rules §3.9). Otherwise None: a paradox, which the
+        caller rules on. Convoys that merely hang on a circle (a path through a square the
+        circle enters or leaves) do not make it a paradox."""
         if len(solutions) == 1:
-            return solutions[0]
-        moves = [n for n, d in enumerate(members) if self.kind[d // 2] == MOVE and d % 2 == MAIN]
-        moved = [frozenset(n for n in moves if sol[n]) for sol in solutions]
-        for k, m in enumerate(moved):
-            if all(other <= m for other in moved):
-                return solutions[k]
-        paths = [n for n, d in enumerate(members) if self.kind[d // 2] == CONVOY and d % 2 == PATH]
-        if not paths:
+            return solutions[0][0]
+        moves = [o for o in range(len(self.kind)) if self.kind[o] == MOVE]
+        try:
+            moved = [frozenset(o for o in moves if trial.resolve(2 * o + MAIN))
+                     for _, trial in solutions]
+        except _Beyond:
             return None
-        return min(solutions, key=lambda sol: (sum(sol[n] for n in paths), solutions.index(sol)))
+        for k, big in enumerate(moved):
+            if all(other <= big and self._ring(big - other) for other in moved):
+                return solutions[k][0]
+        return None
 
-    def _solutions(self, members: list[int], r: Resolver) -> list[tuple[bool, ...]] | None:
+    def _ring(self, moves: frozenset[int]) -> bool:
+        leaving = {self.sq[o] for o in moves}
+        return all(self.landing[o] in leaving or self.partner[o] in moves for o in moves)
+
+    def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
+        """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
+        convoys, the first, in an order of the board (square, then the carried order's
+        squares) and not of the orders' listing, whose failure leaves the cycle a consistent
+        answer. None when there is no such convoy."""
+        convoys = sorted({d // 2 for d in members if self.kind[d // 2] == CONVOY},
+                         key=lambda c: (self.sq[c], self.sq[self.target[c]],
+                                        self.landing[self.target[c]], self.mtype[c]))
+        for c in convoys:
+            forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
+            rest = [d for d in members if d not in forced]
+            found = self._solutions(rest, r, forced)
+            if found:
+                return c
+        return None
+
+    def _solutions(self, members: list[int], r: Resolver,
+                   forced: dict[int, bool] | None = None
+                   ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
         """Every consistent answer of a cycle, by trying each assignment of its members
         (others: their final answers, or evaluated from the assignment); None when the
         cycle is too large or reaches beyond itself into another cycle."""
@@ -442,7 +478,7 @@ class ChessMovement:
                    if r.state[d] == RESOLVED and d not in self.ruled]
         for bits in range(1 << len(members)):
             values = tuple(bool(bits >> n & 1) for n in range(len(members)))
-            trial = _Trial(self, r, dict(zip(members, values, strict=True)))
+            trial = _Trial(self, r, {**(forced or {}), **dict(zip(members, values, strict=True))})
             try:
                 if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
                            for d, v in zip(members, values, strict=True)):
@@ -451,8 +487,8 @@ class ChessMovement:
                 # may have settled one because every guess led to the same answer, an answer
                 # that holds only in some of the cycle's assignments.
                 if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
-                       for d in settled):
-                    found.append(values)
+                       for d in settled if not forced or d not in forced):
+                    found.append((values, trial))
             except _Beyond:
                 return None
         return found
@@ -579,6 +615,7 @@ class ChessMovement:
         for attempt in range(budget):
             self._strict = attempt < budget - 1
             self.paradox = set(failed)
+            self._nested = set()
             self.szykman = set()
             self.ruled = set()
             self._stack = []
