@@ -311,8 +311,13 @@ class ChessMovement:
             value = self._decide(d, r)
         finally:
             self._stack.pop()
-        if self._strict and len(r.deps) > mark and r.deps[mark] == d:
-            self._check_cycle(d, start, mark, second, r)
+        if self._strict and len(r.deps) > mark:
+            if r.deps[mark] == d:
+                self._check_cycle(d, start, mark, second, r)
+            elif d in r.deps[mark:]:
+                # ``d`` hangs on an outer guess, so the resolver keeps it provisional; but it
+                # also used its own guess, which it never tries the other way.
+                self._nested.add(d)
         return value
 
     def _check_cycle(self, d: int, start: int, mark: int, second: bool, r: Resolver) -> None:
