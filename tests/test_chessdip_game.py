@@ -271,7 +271,9 @@ def _invariants(before: Position, lines, outcome) -> None:
                 assert n == c
 
 
-@settings(max_examples=25, deadline=None)
+# Derandomized: the same games every run, so the suite is stable; widen locally with a
+# larger max_examples (or derandomize=False) to search further.
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_games_keep_the_invariants(seed: int) -> None:
     rng = random.Random(seed)
@@ -310,7 +312,7 @@ class _Fixed:
         return self.result[j]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), pieces=st.integers(2, 40))
 def test_random_positions_resolve_to_a_consistent_answer(seed: int, pieces: int) -> None:
     """Every decision's final answer is what its rule gives from the others' final answers

@@ -89,7 +89,11 @@ _MAX_CYCLE = 12
 
 
 class _Beyond(Exception):
-    """A trial assignment of a cycle reached a decision that depends on itself elsewhere."""
+    """A trial assignment of a cycle reached a decision outside it that depends on itself."""
+
+    def __init__(self, decision: int) -> None:
+        super().__init__(decision)
+        self.decision = decision
 
 
 class _Trial:
@@ -109,7 +113,7 @@ class _Trial:
         if self.r.state[j] == RESOLVED:
             return self.r.result[j]
         if j in self.busy:
-            raise _Beyond
+            raise _Beyond(j)
         self.busy.add(j)
         v = self.phase._decide(j, self)  # type: ignore[arg-type]
         self.busy.discard(j)
@@ -473,29 +477,37 @@ class ChessMovement:
     def _solutions(self, members: list[int], r: Resolver,
                    forced: dict[int, bool] | None = None
                    ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
-        """Every consistent answer of a cycle, by trying each assignment of its members
-        (others: their final answers, or evaluated from the assignment); None when the
-        cycle is too large or reaches beyond itself into another cycle."""
-        if len(members) > _MAX_CYCLE:
-            return None
-        found = []
+        """Every consistent answer of a cycle: each assignment of its members whose rules
+        give back the assignment (other decisions: their settled answers, or evaluated from
+        the assignment), as (the members' values, the trial). A decision outside the cycle
+        that turns out to depend on itself joins the members. None when the cycle is too
+        large."""
+        every = list(members)
         settled = [d for d in range(len(r.state))
-                   if r.state[d] == RESOLVED and d not in self.ruled]
-        for bits in range(1 << len(members)):
-            values = tuple(bool(bits >> n & 1) for n in range(len(members)))
-            trial = _Trial(self, r, {**(forced or {}), **dict(zip(members, values, strict=True))})
+                   if r.state[d] == RESOLVED and d not in self.ruled
+                   and (not forced or d not in forced)]
+        while len(every) <= _MAX_CYCLE:
             try:
-                if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
-                           for d, v in zip(members, values, strict=True)):
-                    continue
-                # The decisions already settled must still follow their rules: the resolver
-                # may have settled one because every guess led to the same answer, an answer
-                # that holds only in some of the cycle's assignments.
-                if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
-                       for d in settled if not forced or d not in forced):
-                    found.append((values, trial))
-            except _Beyond:
-                return None
+                return self._enumerate(every, len(members), settled, r, forced or {})
+            except _Beyond as beyond:
+                every.append(beyond.decision)
+        return None
+
+    def _enumerate(self, every: list[int], shown: int, settled: list[int], r: Resolver,
+                   forced: dict[int, bool]) -> list[tuple[tuple[bool, ...], _Trial]]:
+        found = []
+        for bits in range(1 << len(every)):
+            values = tuple(bool(bits >> n & 1) for n in range(len(every)))
+            trial = _Trial(self, r, {**forced, **dict(zip(every, values, strict=True))})
+            if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
+                       for d, v in zip(every, values, strict=True)):
+                continue
+            # The decisions already settled must still follow their rules: the resolver may
+            # have settled one because every guess led to the same answer, an answer that
+            # holds only in some of the cycle's assignments.
+            if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
+                   for d in settled):
+                found.append((values[:shown], trial))
         return found
 
     # --------------------------------------------------------- strengths
