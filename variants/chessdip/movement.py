@@ -121,6 +121,15 @@ class _Trial:
         return v
 
 
+def _known(trial: _Trial, d: int) -> bool | None:
+    """Decision ``d`` under a trial, or None when it depends on itself outside the trial."""
+    try:
+        return trial.resolve(d)
+    except _Beyond:
+        trial.busy.clear()
+        return None
+
+
 class _Paradox(Exception):
     def __init__(self, convoys: set[int]) -> None:
         super().__init__(convoys)
@@ -444,11 +453,10 @@ class ChessMovement:
         if len(solutions) == 1:
             return solutions[0][0]
         moves = [o for o in range(len(self.kind)) if self.kind[o] == MOVE]
-        try:
-            moved = [frozenset(o for o in moves if trial.resolve(2 * o + MAIN))
-                     for _, trial in solutions]
-        except _Beyond:
-            return None
+        answers = [{o: _known(trial, 2 * o + MAIN) for o in moves} for _, trial in solutions]
+        # Moves caught in some other, unrelated cycle are left out of the comparison.
+        moves = [o for o in moves if all(a[o] is not None for a in answers)]
+        moved = [frozenset(o for o in moves if a[o]) for a in answers]
         for k, big in enumerate(moved):
             if all(other <= big and self._ring(big - other) for other in moved):
                 return solutions[k][0]
