@@ -1,0 +1,1 @@
+"""The command language: a stored message's text becomes commands or specific errors."""

@@ -1,0 +1,154 @@
+"""Command lines -> commands, in the tradition of njudge and DPjudge.
+
+One command per line. A line whose first word is not a command word is an order line for the
+power the mail signed on as. Parsing never raises: a malformed command becomes a
+:class:`Command` with ``error`` set to a specific message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# command word -> (canonical name, usage)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "HELP": ("HELP", "HELP"),
+    "LIST": ("LIST", "LIST [game]"),
+    "SIGNON": ("SIGNON", "SIGNON <power> <game> <password>"),
+    "JOIN": ("JOIN", "JOIN <game> <power> <password>"),
+    "MASTER": ("MASTER", "MASTER <game> <password>"),
+    "CREATE": ("CREATE", "CREATE <game> <password> [VARIANT <name>] [DEADLINES <movement> "
+                         "[<retreat> [<adjustment>]]]"),
+    "OPEN": ("OPEN", "OPEN"),
+    "START": ("START", "START"),
+    "PROCESS": ("PROCESS", "PROCESS"),
+    "DEADLINE": ("DEADLINE", "DEADLINE <duration from now, e.g. 36h> | <YYYY-MM-DD HH:MM> (UTC)"),
+    "DEADLINES": ("DEADLINES", "DEADLINES <movement> [<retreat> [<adjustment>]]"),
+    "PAUSE": ("PAUSE", "PAUSE"),
+    "RESUME": ("RESUME", "RESUME"),
+    "CLEAR": ("CLEAR", "CLEAR"),
+    "STATUS": ("STATUS", "STATUS [game]"),
+    "SIGNOFF": ("END", "SIGNOFF"),
+    "END": ("END", "END"),
+}
+_ALIASES = {"SIGN-ON": "SIGNON", "SIGN_ON": "SIGNON", "LOGIN": "SIGNON", "BYE": "END",
+            "QUIT": "END", "ORDERS-CLEAR": "CLEAR"}
+_WITH_PASSWORD = {"SIGNON": 3, "JOIN": 3, "MASTER": 2, "CREATE": 2}  # index of the password
+
+GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
+_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class Command:
+    name: str  # canonical command name, or "ORDER"
+    args: list[str] = field(default_factory=list)
+    line: str = ""  # the line as written
+    error: str = ""  # a specific reason the line cannot be used
+
+    @property
+    def masked(self) -> str:
+        """The line with any password replaced by ``****`` (for replies and the audit log)."""
+        if self.name not in _WITH_PASSWORD:
+            return self.line
+        words = self.line.split()
+        index = _WITH_PASSWORD[self.name]
+        if self.name == "SIGNON" and len(words) == 3:  # njudge form: SIGNON Fgame password
+            index = 2
+        if self.name == "SIGNON" and len(words) > 1 and words[1].upper() in ("MASTER", "GM"):
+            index = 3
+        if len(words) > index:
+            words[index] = "****"
+        return " ".join(words)
+
+
+def parse_duration(text: str) -> int | None:
+    """``48h``, ``2d``, ``1d12h``, ``90m``, ``30s``, a bare number of hours -> seconds."""
+    t = text.strip().lower()
+    if t.isdigit():
+        return int(t) * 3600
+    m = _DURATION.match(t)
+    if not t or not m or not any(m.groups()):
+        return None
+    d, h, mi, s = (int(x) if x else 0 for x in m.groups())
+    return ((d * 24 + h) * 60 + mi) * 60 + s
+
+
+def parse_line(line: str) -> Command:
+    words = line.split()
+    head = words[0].upper().rstrip(":") if words else ""
+    head = _ALIASES.get(head, head)
+    if head not in COMMANDS:
+        return Command("ORDER", [], line)
+    name, usage = COMMANDS[head]
+    args = words[1:]
+    cmd = Command(name, args, line)
+
+    def bad(reason: str) -> Command:
+        cmd.error = f"{reason}; write: {usage}"
+        return cmd
+
+    if name == "SIGNON":
+        if args and args[0].upper() in ("MASTER", "GM"):
+            if len(args) != 3:
+                return bad("SIGNON MASTER needs a game and a password")
+            cmd.name, cmd.args = "MASTER", args[1:]
+            return cmd
+        if len(args) == 2:  # njudge: SIGNON Fgame password (F = power initial)
+            if len(args[0]) < 2:
+                return bad("SIGNON needs a power, a game and a password")
+            cmd.args = [args[0][0], args[0][1:], args[1]]
+            return cmd
+        if len(args) != 3:
+            return bad("SIGNON needs a power, a game and a password")
+        return cmd
+    if name == "JOIN":
+        if len(args) != 3:
+            return bad("JOIN needs a game, a power and a password")
+        return cmd
+    if name == "MASTER":
+        if len(args) != 2:
+            return bad("MASTER needs a game and a password")
+        return cmd
+    if name == "CREATE":
+        if args and args[0].upper() == "GAME":
+            args = args[1:]
+        if len(args) < 2:
+            return bad("CREATE needs a game name and a master password")
+        if not GAME_NAME.match(args[0]):
+            return bad(f"{args[0]!r} cannot be a game name (a letter, then up to 29 letters, "
+                       "digits, '-' or '_')")
+        cmd.args = args
+        return cmd
+    if name in ("LIST", "STATUS"):
+        if len(args) > 1:
+            return bad(f"{name} takes at most one game name")
+        return cmd
+    if name == "DEADLINE":
+        if not args:
+            return bad("DEADLINE needs a time")
+        return cmd
+    if name == "DEADLINES":
+        if not 1 <= len(args) <= 3:
+            return bad("DEADLINES needs one to three durations")
+        for a in args:
+            if parse_duration(a) is None:
+                return bad(f"{a!r} is not a duration (e.g. 48h, 2d, 90m)")
+        return cmd
+    if args and name not in ("END", "HELP"):
+        return bad(f"{name} takes no arguments")
+    return cmd
+
+
+def parse_lines(lines: list[str]) -> list[Command]:
+    """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped."""
+    out: list[Command] = []
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        cmd = parse_line(line)
+        if cmd.name == "END":
+            break
+        out.append(cmd)
+    return out

@@ -1,0 +1,1 @@
+"""Acting on commands: games, players, orders, adjudication (all inside DB transactions)."""

@@ -1,0 +1,480 @@
+"""Acting on stored mail: each inbox message is read, its commands carried out and its reply
+queued inside ONE transaction that also marks the message done. A crash before the commit
+leaves the message 'new' (it is acted on after restart); after the commit it is never acted on
+again. Each command runs in its own savepoint, so a command that fails changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from judge import reports
+from judge.commands.parse import Command, parse_duration, parse_lines
+from judge.config import Config
+from judge.games import game as G
+from judge.games.game import GameError
+from judge.mail.compose import deadline_text
+from judge.mail.outbox import Outbox
+from judge.mail.reading import Inbound, read_message
+from judge.storage import Store, iso, now_utc, parse_iso
+
+log = logging.getLogger("judge.acting")
+_PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
+
+
+def _base_subject(subject: str) -> str:
+    """'Re: [ERROR] Re: orders' -> 'orders' (so replies do not pile up prefixes)."""
+    while True:
+        shorter = _PREFIX.sub("", subject, count=1)
+        if shorter == subject:
+            return subject.strip()
+        subject = shorter
+
+
+@dataclass(slots=True)
+class _PowerContext:
+    game: dict
+    power: str
+    lines: list[str] = field(default_factory=list)
+    cleared: bool = False
+    touched: bool = False  # orders or CLEAR in this mail
+
+
+@dataclass(slots=True)
+class _Session:
+    inbound: Inbound
+    inbox_id: int
+    items: list[dict] = field(default_factory=list)
+    contexts: dict[tuple[int, str], _PowerContext] = field(default_factory=dict)
+    current: _PowerContext | None = None
+    signon_failed: bool = False
+    master: dict | None = None
+    master_failed: bool = False
+    games_touched: set[int] = field(default_factory=set)
+    errors: int = 0
+    later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
+
+    def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
+            data: Any = None) -> None:
+        self.items.append({"echo": cmd.masked if cmd else "", "text": text, "error": error,
+                           "kind": kind, "data": data})
+        if error:
+            self.errors += 1
+
+
+class Actor:
+    """Acts on the inbox and on due games; one per thread (it owns a Store)."""
+
+    def __init__(self, store: Store, cfg: Config,
+                 clock: Callable[[], datetime] = now_utc) -> None:
+        self.s = store
+        self.cfg = cfg
+        self.outbox = Outbox(store, cfg)
+        self.clock = clock
+        self.stopping = threading.Event()
+
+    # -------------------------------------------------------------- inbox
+    def process_inbox(self, limit: int = 500) -> int:
+        """Act on every stored message not yet acted on; returns how many.
+
+        Stops early (between messages) when ``self.stopping`` is set."""
+        done = 0
+        while True:
+            rows = self.s.pending_inbox(limit)
+            if not rows:
+                return done
+            for row in rows:
+                if self.stopping.is_set():
+                    return done
+                self.act(row)
+                done += 1
+
+    def act(self, pending: dict) -> None:
+        row = pending
+        try:
+            with self.s.transaction():
+                row = self.s.inbox_row(pending["id"]) or pending
+                if row.get("state") != "new":
+                    return
+                state, note = self._act(row)
+                self.s.finish_inbox(row["id"], state, note)
+            log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
+                     state, f": {note}" if note else "")
+        except Exception as exc:  # a bug must not stop the judge or loop on one message
+            log.exception("acting on inbox message %s failed", row["id"])
+            with self.s.transaction():
+                self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {exc}")
+                self.s.audit(command="(message)", outcome=f"internal error: {exc}",
+                             inbox_id=row["id"])
+                if "raw" in row:
+                    self._apologise(row)
+
+    def _act(self, row: dict) -> tuple[str, str]:
+        raw: bytes = row["raw"]
+        if row["size"] > self.cfg.max_message_bytes:
+            return self._refuse_oversized(row)
+        inbound = read_message(raw, row["mail_from"], self.cfg.address)
+        if inbound.ignore_reason:
+            self.s.audit(command="(message)", outcome=f"not answered: {inbound.ignore_reason}",
+                         inbox_id=row["id"], address=inbound.sender)
+            return "ignored", inbound.ignore_reason
+        session = _Session(inbound, row["id"])
+        commands = parse_lines(inbound.lines)
+        if not commands:  # an empty body: a command in the subject ("HELP") will do
+            from_subject = parse_lines([_base_subject(inbound.subject)])
+            if from_subject and from_subject[0].name not in ("ORDER", "SIGNON", "JOIN",
+                                                             "MASTER", "CREATE"):
+                commands = from_subject
+        if not commands:
+            session.say(None, "This mail holds no commands. Write one command per line in the "
+                        "body of a plain-text mail; send HELP for the list.", error=True)
+        for cmd in commands:
+            self._run(session, cmd)
+        self._flush_orders(session)
+        turns = self._after_changes(session)
+        if all(item["error"] for item in session.items) and self._looping(inbound.sender):
+            self.s.audit(command="(message)", outcome="not answered: mail-loop guard",
+                         inbox_id=row["id"], address=inbound.sender)
+            return "ignored", "mail-loop guard: too many error replies to this address"
+        subject = "Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
+        if session.errors:
+            subject = "[ERROR] " + subject
+        self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
+                          template="reply.txt.j2",
+                          context={"items": session.items, "errors": session.errors,
+                                   "judge_name": self.cfg.name},
+                          inbox_id=row["id"], in_reply_to=inbound.message_id,
+                          references=inbound.references)
+        for queue in session.later:  # game mail after the reply
+            queue()
+        reports.queue_turns(self.outbox, self.s, turns)
+        return "done", f"{len(commands)} command(s), {session.errors} error(s)"
+
+    LOOP_LIMIT = 10  # error-only replies to one address ...
+    LOOP_WINDOW = timedelta(minutes=10)  # ... within this window; then silence
+
+    def _looping(self, address: str) -> bool:
+        """An address that only ever gets error replies, fast: a robot answering the judge."""
+        since = self.clock() - self.LOOP_WINDOW
+        return self.s.recent_error_replies(address, since) >= self.LOOP_LIMIT
+
+    def _apologise(self, row: dict) -> None:
+        """The judge failed on this mail: tell the sender that nothing was changed."""
+        try:
+            inbound = read_message(row["raw"][:65536], row["mail_from"], self.cfg.address)
+        except Exception:
+            return
+        if inbound.ignore_reason or not inbound.sender:
+            return
+        self.outbox.queue(kind="reply", to=inbound.sender,
+                          subject="[ERROR] Re: " + (_base_subject(inbound.subject)
+                                                    or "your mail"),
+                          template="internal_error.txt.j2", context={"ref": row["id"]},
+                          inbox_id=row["id"], in_reply_to=inbound.message_id,
+                          references=inbound.references)
+
+    def _refuse_oversized(self, row: dict) -> tuple[str, str]:
+        # read the headers only: the body may be huge
+        raw: bytes = row["raw"]
+        end = raw.find(b"\r\n\r\n")
+        end = raw.find(b"\n\n") if end < 0 else end
+        head = raw[: end if end > 0 else 65536] + b"\r\n\r\n"
+        inbound = read_message(head, row["mail_from"], self.cfg.address)
+        if inbound.ignore_reason or not inbound.sender:
+            return "ignored", f"oversized and {inbound.ignore_reason or 'no sender'}"
+        subject = "[ERROR] Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
+        self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
+                          template="refused_size.txt.j2",
+                          context={"size": row["size"], "limit": self.cfg.max_message_bytes},
+                          inbox_id=row["id"], in_reply_to=inbound.message_id,
+                          references=inbound.references)
+        self.s.audit(command="(message)", outcome=f"refused: {row['size']} bytes",
+                     inbox_id=row["id"], address=inbound.sender)
+        return "refused", f"{row['size']} bytes > {self.cfg.max_message_bytes}"
+
+    # ----------------------------------------------------------- commands
+    def _run(self, ses: _Session, cmd: Command) -> None:
+        address = ses.inbound.sender
+        ctx = ses.current
+        if cmd.error:
+            ses.say(cmd, cmd.error, error=True)
+            self.s.audit(command=cmd.masked, outcome="error: " + cmd.error,
+                         inbox_id=ses.inbox_id, address=address)
+            return
+        if cmd.name == "ORDER":
+            if ctx is None:
+                reason = ("not used: the SIGNON above failed" if ses.signon_failed else
+                          "not a command, and not an order either because this mail has not "
+                          "signed on to a power; start with SIGNON <power> <game> <password>, "
+                          "or send HELP")
+                ses.say(cmd, reason, error=True)
+                first = cmd.line.split()[0][:20]  # never the rest: it may hold a password
+                self.s.audit(command=f"{first} ...", outcome="error: " + reason[:200],
+                             inbox_id=ses.inbox_id, address=address)
+                return
+            ctx.lines.append(cmd.line)
+            ctx.touched = True
+            return
+        try:
+            with self.s.db.atomic():  # a savepoint: a failed command leaves no trace
+                text, kind, data = self._command(ses, cmd)
+        except GameError as exc:
+            ses.say(cmd, str(exc), error=True)
+            if cmd.name == "SIGNON":
+                ses.signon_failed, ses.current = True, None
+            if cmd.name in ("MASTER", "CREATE"):
+                ses.master_failed, ses.master = True, None
+            outcome = "error: " + str(exc)
+        else:
+            ses.say(cmd, text, kind=kind, data=data)
+            outcome = "ok: " + text.splitlines()[0] if text else "ok"
+        game = ses.current.game["name"] if ses.current else (
+            ses.master["name"] if ses.master else None)
+        self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
+                     address=address, game=game,
+                     power=ses.current.power if ses.current else None)
+
+    def _command(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
+        s, now, a = self.s, self.clock(), cmd.args
+        address = ses.inbound.sender
+        name = cmd.name
+        if name == "HELP":
+            return "", "help", None
+        if name == "LIST":
+            if a:
+                game = G.find_game(s, a[0])
+                return "", "game", G.game_summary(s, game)
+            games = s.all("SELECT * FROM games ORDER BY name")
+            return "", "list", [G.game_summary(s, g) for g in games]
+        if name == "SIGNON":
+            power_text, game_name, password = a
+            game = G.find_game(s, game_name)
+            power, joined = G.sign_on(s, game, power_text, password, address)
+            self._set_context(ses, game, power)
+            ses.signon_failed = False
+            if joined:
+                return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
+                        f"this password from now on.", "text", None)
+            return f"Signed on as {power.title()} in game {game['name']}.", "text", None
+        if name == "JOIN":
+            game_name, power_text, password = a
+            game = G.find_game(s, game_name)
+            power = G.join_game(s, game, power_text, password, address)
+            self._set_context(ses, game, power)
+            return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
+                    f"SIGNON {power.title()} {game['name']} <password> to send orders.",
+                    "text", None)
+        if name == "CREATE":
+            return self._create(ses, cmd)
+        if name == "MASTER":
+            game = G.check_master(s, a[0], a[1])
+            ses.master, ses.master_failed = game, False
+            return f"Signed on as master of game {game['name']}.", "text", None
+        if name == "STATUS":
+            if a:
+                game = G.find_game(s, a[0])
+                return "", "game", G.game_summary(s, game)
+            if ses.current is not None:
+                game = G.refresh(s, ses.current.game)
+                return "", "game", G.game_summary(s, game)
+            if ses.master is not None:
+                return "", "game", G.game_summary(s, G.refresh(s, ses.master))
+            raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
+        if name == "CLEAR":
+            ctx = ses.current
+            if ctx is None:
+                raise GameError("CLEAR needs a SIGNON before it")
+            G.check_running(G.refresh(s, ctx.game))
+            ctx.lines.clear()
+            ctx.cleared = ctx.touched = True
+            return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
+        # game master commands
+        game = self._master_game(ses)
+        if name == "OPEN":
+            game = G.open_game(s, game)
+            return (f"Game {game['name']} is open: players join with SIGNON <power> "
+                    f"{game['name']} <password>.", "text", None)
+        if name == "START":
+            game = G.start_game(s, game, now)
+            ses.games_touched.add(game["id"])
+            ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
+            return (f"Game {game['name']} has started: {game['phase']}, deadline "
+                    f"{deadline_text(game['deadline'])}. Every player has been sent the "
+                    "position.", "text", None)
+        if name == "PROCESS":
+            G.check_running(game)
+            turns = G.adjudicate(s, game, now)
+            ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
+            ses.games_touched.add(game["id"])
+            game = G.refresh(s, game)
+            return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; game "
+                    f"{game['name']} is now in {game['phase'] or 'its end'}. The report has "
+                    f"been sent to every player.", "text", None)
+        if name == "DEADLINE":
+            when = self._parse_when(" ".join(a), now)
+            game = G.set_deadline(s, game, when)
+            ses.games_touched.add(game["id"])
+            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'])}.",
+                    "text", None)
+        if name == "DEADLINES":
+            durations = [parse_duration(x) or 0 for x in a]
+            game = G.set_durations(s, game, durations)
+            return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
+                *(reports.duration(game[k]) for k in ("movement_seconds", "retreat_seconds",
+                                                      "adjustment_seconds"))), "text", None)
+        if name == "PAUSE":
+            G.pause_game(s, game)
+            ses.games_touched.add(game["id"])
+            return f"Game {game['name']} is paused.", "text", None
+        if name == "RESUME":
+            game = G.resume_game(s, game, now)
+            ses.games_touched.add(game["id"])
+            return (f"Game {game['name']} resumed; deadline {deadline_text(game['deadline'])}.",
+                    "text", None)
+        raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
+
+    def _master_game(self, ses: _Session) -> dict:
+        if ses.master is None:
+            if ses.master_failed:
+                raise GameError("not done: the MASTER sign-on above failed")
+            raise GameError("this is a game master's command: sign on first with "
+                            "MASTER <game> <password>")
+        return G.refresh(self.s, ses.master)
+
+    def _create(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
+        name, password, *rest = cmd.args
+        variant = "standard"
+        defaults = [parse_duration(x) or 0 for x in (self.cfg.default_movement,
+                                                     self.cfg.default_retreat,
+                                                     self.cfg.default_adjustment)]
+        durations = list(defaults)
+        i = 0
+        while i < len(rest):
+            word = rest[i].upper()
+            if word == "VARIANT" and i + 1 < len(rest):
+                variant = rest[i + 1]
+                i += 2
+            elif word == "DEADLINES":
+                j = i + 1
+                k = 0
+                while j < len(rest) and k < 3 and parse_duration(rest[j]) is not None:
+                    durations[k] = parse_duration(rest[j]) or 0
+                    j += 1
+                    k += 1
+                if k == 0:
+                    raise GameError("DEADLINES needs durations such as 48h 24h 24h")
+                i = j
+            elif i == 0 and word not in ("VARIANT", "DEADLINES"):
+                variant = rest[i]
+                i += 1
+            else:
+                raise GameError(f"CREATE does not understand {rest[i]!r}; write: CREATE <game> "
+                                "<password> [VARIANT <name>] [DEADLINES <movement> [<retreat> "
+                                "[<adjustment>]]]")
+        if any(d <= 0 for d in durations):
+            raise GameError("every phase length must be longer than zero")
+        game = G.create_game(self.s, name, password, variant.lower(),
+                             (durations[0], durations[1], durations[2]), ses.inbound.sender)
+        ses.master, ses.master_failed = game, False
+        return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
+                f"its master. Phase lengths: movement {reports.duration(durations[0])}, retreat "
+                f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. "
+                f"Send OPEN when players may sign on.", "text", None)
+
+    def _parse_when(self, text: str, now: datetime) -> datetime:
+        seconds = parse_duration(text.lstrip("+"))
+        if seconds is not None:
+            return now + timedelta(seconds=seconds)
+        try:
+            when = parse_iso(text.replace(" ", "T", 1) if "T" not in text else text)
+        except ValueError:
+            raise GameError(f"{text!r} is neither a duration (36h) nor a UTC time "
+                            "(2026-11-22 18:00)") from None
+        if when <= now:
+            raise GameError(f"{iso(when)} has already passed")
+        return when
+
+    def _set_context(self, ses: _Session, game: dict, power: str) -> None:
+        key = (game["id"], power)
+        ctx = ses.contexts.get(key)
+        if ctx is None:
+            ctx = ses.contexts[key] = _PowerContext(game, power)
+        ses.current = ctx
+
+    def _flush_orders(self, ses: _Session) -> None:
+        """Each signed-on power: this mail's orders replace its earlier ones; show them all."""
+        for ctx in ses.contexts.values():
+            game = G.refresh(self.s, ctx.game)
+            if game["status"] not in ("active", "paused"):
+                if ctx.lines:
+                    ses.say(None, f"Orders not stored: game {game['name']} is not running "
+                            f"(it is {game['status']}).", error=True)
+                continue
+            try:
+                with self.s.db.atomic():
+                    if ctx.lines:
+                        status = G.submit_orders(self.s, game, ctx.power, ctx.lines,
+                                                 ses.inbox_id)
+                        ses.games_touched.add(game["id"])
+                    elif ctx.cleared:
+                        G.clear_orders(self.s, game, ctx.power)
+                        status = G.order_status(self.s, game, ctx.power)
+                        ses.games_touched.add(game["id"])
+                    else:
+                        status = G.order_status(self.s, game, ctx.power)
+            except GameError as exc:
+                ses.say(None, f"Orders for {ctx.power.title()} in {game['name']} not stored: "
+                        f"{exc}", error=True)
+                continue
+            if status.has_errors:
+                ses.errors += 1
+            ses.items.append({"echo": "", "text": "", "error": status.has_errors,
+                              "kind": "orders", "data": status})
+            self.s.audit(command=f"(orders: {len(ctx.lines)} line(s))" if ctx.touched
+                         else "(orders shown)",
+                         outcome=f"{sum(1 for x in status.lines if x.get('order'))} order(s), "
+                                 f"{sum(1 for x in status.lines if x.get('error'))} error(s)",
+                         inbox_id=ses.inbox_id, address=ses.inbound.sender, game=game["name"],
+                         power=ctx.power)
+
+    # ---------------------------------------------------------------- time
+    def _after_changes(self, ses: _Session) -> list[G.Turn]:
+        """Games whose every power has ordered are processed at once."""
+        turns: list[G.Turn] = []
+        for gid in sorted(ses.games_touched):
+            game = self.s.game_by_id(gid)
+            if game and G.is_ready(self.s, game):
+                done = G.adjudicate(self.s, game, self.clock())
+                turns += done
+                game = G.refresh(self.s, game)
+                ses.say(None, f"Every power in game {game['name']} has now ordered, so "
+                        f"{', '.join(str(t.previous.phase) for t in done)} has been processed; "
+                        f"the report is on its way. Next: {game['phase']}.")
+        return turns
+
+    def process_due(self) -> int:
+        """Adjudicate every game whose deadline has passed or whose powers have all ordered."""
+        count = 0
+        now = self.clock()
+        candidates = {g["id"] for g in G.due_games(self.s, now)}
+        for gid in sorted(candidates):
+            try:
+                with self.s.transaction():
+                    game = self.s.game_by_id(gid)
+                    if not game or game["status"] != "active" or not game["deadline"] or \
+                            parse_iso(game["deadline"]) > now:
+                        continue
+                    turns = G.adjudicate(self.s, game, now)
+                    reports.queue_turns(self.outbox, self.s, turns)
+                    count += len(turns)
+                log.info("game %s: %s processed at its deadline", game["name"],
+                         ", ".join(str(t.previous.phase) for t in turns))
+            except Exception:  # one broken game must not hold up the others
+                log.exception("game %s: processing at the deadline failed", gid)
+        return count

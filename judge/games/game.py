@@ -1,0 +1,411 @@
+"""Games: creating, joining, starting, orders, readiness, adjudication.
+
+Every function here runs inside the caller's transaction on a :class:`~judge.storage.Store`
+and raises :class:`GameError` with a specific, player-facing message when a command cannot be
+carried out (and then changes nothing).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from judge.engine.board import province_of
+from judge.engine.position import Position
+from judge.games.auth import hash_password, verify_password
+from judge.storage import Store, iso, now_utc, parse_iso
+
+
+class GameError(Exception):
+    """A command that cannot be carried out; ``str()`` is the reason shown to the sender."""
+
+
+def get_variant(name: str) -> Any:
+    from variants import get_variant as _get
+
+    return _get(name)
+
+
+def variant_names() -> list[str]:
+    from variants import variant_names as _names
+
+    return _names()
+
+
+# ---------------------------------------------------------------------- lookups
+def find_game(s: Store, name: str) -> dict:
+    game = s.game(name)
+    if game is None:
+        raise GameError(f"there is no game called {name!r} (send LIST to see the games)")
+    return game
+
+
+def power_name(variant: Any, text: str) -> str:
+    """FRANCE from 'France', 'fra', 'F'; GameError naming the powers when it is none of them."""
+    powers = list(variant.board.powers)
+    t = text.strip().upper()
+    if t in powers:
+        return t
+    matches = [p for p in powers if p.startswith(t)] if t else []
+    if len(matches) == 1:
+        return matches[0]
+    names = ", ".join(p.title() for p in powers)
+    if len(matches) > 1:
+        raise GameError(f"{text!r} could be {' or '.join(m.title() for m in matches)}; "
+                        f"the powers are {names}")
+    raise GameError(f"{text!r} is not a power in {variant.title}; the powers are {names}")
+
+
+def current_position(s: Store, game: dict) -> Position:
+    row = s.position(game["id"], game["phase"])
+    if row is None:
+        raise GameError(f"game {game['name']} has not started yet")
+    return get_variant(game["variant"]).read_position(json.loads(row["position"]))
+
+
+def phase_seconds(game: dict, kind: str) -> int:
+    return int({"M": game["movement_seconds"], "R": game["retreat_seconds"],
+                "A": game["adjustment_seconds"]}[kind])
+
+
+# --------------------------------------------------------------- game master
+def create_game(s: Store, name: str, password: str, variant: str,
+                durations: tuple[int, int, int], address: str) -> dict:
+    if s.game(name) is not None:
+        raise GameError(f"a game called {name!r} already exists; choose another name")
+    try:
+        get_variant(variant)
+    except KeyError:
+        raise GameError(f"there is no variant {variant!r}; this judge runs "
+                        f"{', '.join(variant_names())}") from None
+    if len(password) < 4:
+        raise GameError("the master password must be at least 4 characters long")
+    m, r, a = durations
+    s.execute("INSERT INTO games (name, variant, status, master_hash, master_address, "
+              "movement_seconds, retreat_seconds, adjustment_seconds, created) "
+              "VALUES (?, ?, 'forming', ?, ?, ?, ?, ?, ?)",
+              (name, variant.lower(), hash_password(password), address, m, r, a,
+               iso(now_utc())))
+    game = s.game(name)
+    assert game is not None
+    return game
+
+
+def check_master(s: Store, name: str, password: str) -> dict:
+    game = find_game(s, name)
+    if not verify_password(password, game["master_hash"]):
+        raise GameError(f"wrong master password for game {game['name']}")
+    return game
+
+
+def open_game(s: Store, game: dict) -> dict:
+    if game["status"] != "forming":
+        raise GameError(f"game {game['name']} is already {game['status']}")
+    s.execute("UPDATE games SET status = 'open' WHERE id = ?", (game["id"],))
+    return refresh(s, game)
+
+
+def refresh(s: Store, game: dict) -> dict:
+    g = s.game_by_id(game["id"])
+    assert g is not None
+    return g
+
+
+def start_game(s: Store, game: dict, now: datetime) -> dict:
+    if game["status"] in ("active", "paused", "finished"):
+        raise GameError(f"game {game['name']} has already started")
+    variant = get_variant(game["variant"])
+    taken = {p["power"] for p in s.players(game["id"])}
+    missing = [p for p in variant.board.powers if p not in taken]
+    if missing:
+        raise GameError(f"game {game['name']} cannot start: no player yet for "
+                        f"{', '.join(p.title() for p in missing)}")
+    pos = variant.initial_position()
+    phase = str(pos.phase)
+    s.save_position(game["id"], phase, variant.write_position(pos))
+    deadline = now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
+    s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
+              (phase, iso(deadline), game["id"]))
+    return refresh(s, game)
+
+
+def set_deadline(s: Store, game: dict, when: datetime) -> dict:
+    if game["status"] not in ("active", "paused"):
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
+    return refresh(s, game)
+
+
+def set_durations(s: Store, game: dict, durations: list[int]) -> dict:
+    m = durations[0]
+    r = durations[1] if len(durations) > 1 else game["retreat_seconds"]
+    a = durations[2] if len(durations) > 2 else game["adjustment_seconds"]
+    s.execute("UPDATE games SET movement_seconds = ?, retreat_seconds = ?, "
+              "adjustment_seconds = ? WHERE id = ?", (m, r, a, game["id"]))
+    return refresh(s, game)
+
+
+def pause_game(s: Store, game: dict) -> dict:
+    if game["status"] != "active":
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    s.execute("UPDATE games SET status = 'paused' WHERE id = ?", (game["id"],))
+    return refresh(s, game)
+
+
+def resume_game(s: Store, game: dict, now: datetime) -> dict:
+    if game["status"] != "paused":
+        raise GameError(f"game {game['name']} is not paused (it is {game['status']})")
+    deadline = game["deadline"]
+    if not deadline or parse_iso(deadline) < now:
+        pos = current_position(s, game)
+        deadline = iso(now + timedelta(seconds=phase_seconds(game, pos.phase.kind)))
+    s.execute("UPDATE games SET status = 'active', deadline = ? WHERE id = ?",
+              (deadline, game["id"]))
+    return refresh(s, game)
+
+
+# -------------------------------------------------------------------- players
+def join_game(s: Store, game: dict, power_text: str, password: str, address: str) -> str:
+    variant = get_variant(game["variant"])
+    power = power_name(variant, power_text)
+    if game["status"] != "open":
+        why = {"forming": "is not open for sign-on yet (its master sends OPEN)"}.get(
+            game["status"], f"is {game['status']}: no new players")
+        raise GameError(f"game {game['name']} {why}")
+    if s.player(game["id"], power) is not None:
+        raise GameError(f"{power.title()} in game {game['name']} already has a player")
+    if len(password) < 4:
+        raise GameError("a password must be at least 4 characters long")
+    s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
+              "VALUES (?, ?, ?, ?, ?)",
+              (game["id"], power, address, hash_password(password), iso(now_utc())))
+    return power
+
+
+def sign_on(s: Store, game: dict, power_text: str, password: str, address: str
+            ) -> tuple[str, bool]:
+    """(power, joined): signs on, or joins when the power is free in an open game."""
+    variant = get_variant(game["variant"])
+    power = power_name(variant, power_text)
+    player = s.player(game["id"], power)
+    if player is None:
+        if game["status"] in ("open", "forming"):
+            return join_game(s, game, power, password, address), True
+        raise GameError(f"{power.title()} in game {game['name']} has no player")
+    if not verify_password(password, player["password_hash"]):
+        raise GameError(f"wrong password for {power.title()} in game {game['name']}")
+    if player["address"].lower() != address.lower():
+        s.execute("UPDATE players SET address = ? WHERE id = ?", (address, player["id"]))
+    return power, False
+
+
+# --------------------------------------------------------------------- orders
+@dataclass(slots=True)
+class OrderStatus:
+    """What the judge tells a power about its orders for the current phase."""
+
+    game: str
+    power: str
+    phase: str
+    phase_name: str
+    deadline: str | None
+    lines: list[dict] = field(default_factory=list)  # {text, order, error}
+    missing: list[str] = field(default_factory=list)  # units (or builds/removals) left
+    adjustment: int = 0
+    submitted: bool = False
+
+    @property
+    def has_errors(self) -> bool:
+        return any(line.get("error") for line in self.lines)
+
+
+def _unit_of(order: Any) -> str | None:
+    unit = getattr(order, "unit", None)
+    return province_of(unit.location) if unit is not None else None
+
+
+def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) -> list[dict]:
+    """Read a power's lines; a later order to the same unit replaces an earlier one (where a
+    variant stacks units, a space takes as many orders as it holds units)."""
+    out: list[dict] = []
+    stacked = Counter(province_of(u.location) for u in variant.units_to_order(pos, power)) \
+        if pos.phase.kind in "MR" else Counter()
+    for ol in variant.read_orders(pos, power, texts):
+        if ol.order is None:
+            out.append({"text": ol.text, "order": None, "unit": None,
+                        "error": ol.error or "cannot read this order"})
+            continue
+        unit = _unit_of(ol.order)
+        if unit and pos.phase.kind == "A" and any(
+                e["order"] and e["unit"] == unit for e in out):
+            out.append({"text": ol.text, "order": None, "unit": None,
+                        "error": f"{unit} already has an order in this mail"})
+            continue
+        if unit and pos.phase.kind in "MR":
+            earlier = [e for e in out if e["order"] and e["unit"] == unit]
+            if len(earlier) >= max(1, stacked[unit]):
+                earlier[0]["error"] = f"replaced by the later order {ol.order}"
+                earlier[0]["order"] = None
+        out.append({"text": ol.text, "order": str(ol.order), "unit": unit, "error": None})
+    if pos.phase.kind == "A":
+        allowed = abs(variant.adjustment_count(pos, power))
+        valid = [line for line in out if line["order"]]
+        for extra in valid[allowed:]:
+            what = "builds" if variant.adjustment_count(pos, power) > 0 else "removals"
+            extra["error"] = (f"{power.title()} has only {allowed} {what} this phase"
+                              if allowed else f"{power.title()} has no {what} this phase")
+            extra["order"] = None
+    return out
+
+
+def needs(variant: Any, pos: Position, power: str) -> tuple[list[str], int]:
+    """(units to order, adjustment count) for ``power`` in this phase."""
+    if pos.phase.kind == "A":
+        return [], variant.adjustment_count(pos, power)
+    return [str(u) for u in variant.units_to_order(pos, power)], 0
+
+
+def order_status(s: Store, game: dict, power: str, pos: Position | None = None
+                 ) -> OrderStatus:
+    variant = get_variant(game["variant"])
+    pos = pos or current_position(s, game)
+    stored = s.order_set(game["id"], game["phase"], power)
+    lines = stored or []
+    status = OrderStatus(game["name"], power, game["phase"], pos.phase.long_name,
+                         game["deadline"], lines=lines, submitted=stored is not None)
+    units, count = needs(variant, pos, power)
+    status.adjustment = count
+    if pos.phase.kind == "A":
+        left = abs(count) - sum(1 for line in lines if line.get("order"))
+        if left > 0:
+            word = "build" if count > 0 else "removal"
+            status.missing = [f"{left} {word}{'s' if left != 1 else ''} not yet ordered"]
+    else:
+        ordered_count = Counter(line["unit"] for line in lines if line.get("order"))
+        for u in units:  # each order covers one unit of its space
+            province = province_of(u.split()[-1])
+            if ordered_count[province] > 0:
+                ordered_count[province] -= 1
+            else:
+                status.missing.append(u)
+    return status
+
+
+def check_running(game: dict) -> None:
+    if game["status"] == "paused":
+        raise GameError(f"game {game['name']} is paused: orders wait until it resumes")
+    if game["status"] != "active":
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+
+
+def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: int | None
+                  ) -> OrderStatus:
+    """Replace ``power``'s orders for the current phase with these lines."""
+    check_running(game)
+    variant = get_variant(game["variant"])
+    pos = current_position(s, game)
+    units, count = needs(variant, pos, power)
+    if not units and not count:
+        raise GameError(f"{power.title()} has nothing to order in {pos.phase.long_name} "
+                        f"of game {game['name']}")
+    lines = read_order_lines(variant, pos, power, texts)
+    s.save_order_set(game["id"], game["phase"], power, lines, inbox_id)
+    return order_status(s, game, power, pos)
+
+
+def clear_orders(s: Store, game: dict, power: str) -> None:
+    check_running(game)
+    s.clear_order_set(game["id"], game["phase"], power)
+
+
+def is_ready(s: Store, game: dict) -> bool:
+    """Every power that has something to order has ordered all of it."""
+    if game["status"] != "active":
+        return False
+    variant = get_variant(game["variant"])
+    pos = current_position(s, game)
+    for power in variant.board.powers:
+        units, count = needs(variant, pos, power)
+        if not units and not count:
+            continue
+        st = order_status(s, game, power, pos)
+        if st.missing:
+            return False
+    return True
+
+
+def nothing_to_order(variant: Any, pos: Position) -> bool:
+    return all(needs(variant, pos, p) == ([], 0) for p in variant.board.powers)
+
+
+@dataclass(slots=True)
+class Turn:
+    """One adjudicated phase, as the report needs it."""
+
+    game: dict
+    previous: Position
+    outcome: Any
+    orders: dict[str, list[dict]]
+
+
+def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
+    """Adjudicate the current phase (and any following phase with nothing to order)."""
+    turns: list[Turn] = []
+    variant = get_variant(game["variant"])
+    while True:
+        pos = current_position(s, game)
+        sets = s.order_sets(game["id"], game["phase"])
+        lines = [(power, line["order"]) for power in sorted(sets) for line in sets[power]
+                 if line.get("order")]
+        outcome = variant.adjudicate_lines(pos, lines)
+        results = [r.to_json() for r in outcome.results]
+        s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? AND "
+                  "phase = ?", (json.dumps(results), iso(now), game["id"], game["phase"]))
+        new = outcome.position
+        phase = str(new.phase)
+        s.save_position(game["id"], phase, variant.write_position(new))
+        status = "finished" if new.winner else game["status"]
+        deadline = None if new.winner else iso(
+            now + timedelta(seconds=phase_seconds(game, new.phase.kind)))
+        s.execute("UPDATE games SET phase = ?, deadline = ?, status = ?, winner = ? "
+                  "WHERE id = ?", (phase, deadline, status, new.winner, game["id"]))
+        turns.append(Turn(game, pos, outcome, sets))
+        game = refresh(s, game)
+        if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
+            return turns
+
+
+def due_games(s: Store, now: datetime) -> list[dict]:
+    return s.all("SELECT * FROM games WHERE status = 'active' AND deadline IS NOT NULL AND "
+                 "deadline <= ? ORDER BY deadline", (iso(now),))
+
+
+def game_summary(s: Store, game: dict) -> dict:
+    """What STATUS and LIST <game> show about a game."""
+    variant = get_variant(game["variant"])
+    players = {p["power"]: p for p in s.players(game["id"])}
+    info: dict[str, Any] = {
+        "name": game["name"], "variant": variant.title, "status": game["status"],
+        "phase": game["phase"], "deadline": game["deadline"], "winner": game["winner"],
+        "movement": game["movement_seconds"], "retreat": game["retreat_seconds"],
+        "adjustment": game["adjustment_seconds"], "phase_name": None, "powers": [],
+    }
+    pos = None
+    if game["phase"]:
+        pos = current_position(s, game)
+        info["phase_name"] = pos.phase.long_name
+    sets = s.order_sets(game["id"], game["phase"]) if game["phase"] else {}
+    for power in variant.board.powers:
+        entry: dict[str, Any] = {"power": power, "taken": power in players}
+        if pos is not None:
+            centres = sorted(pos.centres.get(power, ()))
+            entry["centres"] = len(centres)
+            entry["units"] = len(pos.units_of(power))
+            units, count = needs(variant, pos, power)
+            entry["to_order"] = bool(units or count)
+            entry["ordered"] = power in sets
+        info["powers"].append(entry)
+    return info

@@ -1,0 +1,1 @@
+"""Mail in and out: reading messages, the IMAP poller, the SMTP receiver, the sender."""

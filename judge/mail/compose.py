@@ -1,0 +1,109 @@
+"""Building the judge's outgoing mail: every body is a Jinja2 template in ``templates/``."""
+
+from __future__ import annotations
+
+import quopri
+from datetime import datetime
+from email.header import Header
+from email.message import Message
+from email.policy import compat32
+from email.utils import format_datetime, formataddr, make_msgid
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from judge.storage import now_utc
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
+def deadline_text(value: str | datetime | None, now: datetime | None = None) -> str:
+    """``Sun 22 Nov 2026 07:00 UTC (in 1 day 23 hours 59 minutes)``."""
+    if not value:
+        return "none set"
+    from judge.storage import parse_iso
+
+    dt = parse_iso(value) if isinstance(value, str) else value
+    now = now or now_utc()
+    left = int((dt - now).total_seconds())
+    when = dt.strftime("%a %d %b %Y %H:%M UTC")
+    if left <= 0:
+        return f"{when} (passed: the phase is processed now)"
+    return f"{when} (in {duration_text(left)})"
+
+
+def duration_text(seconds: int) -> str:
+    days, rest = divmod(max(0, int(seconds)), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = []
+    for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")):
+        if n:
+            parts.append(f"{n} {unit}{'s' if n != 1 else ''}")
+    if not parts:
+        parts.append(f"{secs} second{'s' if secs != 1 else ''}")
+    return " ".join(parts)
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # plain-text mail
+    )
+    env.filters["deadline"] = deadline_text
+    env.filters["duration"] = duration_text
+    return env
+
+
+def render(template: str, **context: object) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def _encoded(value: str) -> str:
+    """A header value, RFC 2047-encoded when it is not plain ASCII."""
+    try:
+        value.encode("ascii")
+        return value
+    except UnicodeEncodeError:
+        return Header(value, "utf-8").encode()
+
+
+_SMTP32 = compat32.clone(linesep="\r\n", max_line_length=78)
+
+
+def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body: str,
+                  domain: str, in_reply_to: str = "", references: list[str] | None = None,
+                  auto: str = "auto-replied") -> tuple[bytes, str]:
+    """An RFC 5322 message (bytes, CRLF) and its Message-ID."""
+    msg = Message()
+    msg["MIME-Version"] = "1.0"
+    if body.isascii() and all(len(line) < 900 for line in body.splitlines()):
+        msg["Content-Type"] = 'text/plain; charset="us-ascii"'
+        msg["Content-Transfer-Encoding"] = "7bit"
+        msg.set_payload(body)
+    else:  # quoted-printable keeps the text readable in a Maildir file
+        msg["Content-Type"] = 'text/plain; charset="utf-8"'
+        msg["Content-Transfer-Encoding"] = "quoted-printable"
+        msg.set_payload(quopri.encodestring(body.encode("utf-8")).decode("ascii"))
+    msg["From"] = formataddr((from_name, from_addr))
+    msg["To"] = to
+    msg["Subject"] = _encoded(subject)
+    msg["Date"] = format_datetime(now_utc())
+    message_id = make_msgid(domain=domain)
+    msg["Message-ID"] = message_id
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+        refs = list(references or [])
+        if in_reply_to not in refs:
+            refs.append(in_reply_to)
+        msg["References"] = " ".join(refs[-10:])
+    msg["Auto-Submitted"] = auto  # RFC 3834: never answer this automatically
+    msg["Precedence"] = "bulk" if auto == "auto-generated" else "auto_reply"
+    msg["X-Auto-Response-Suppress"] = "All"
+    return msg.as_bytes(policy=_SMTP32), message_id

@@ -1,0 +1,142 @@
+"""Turn reports: an adjudicated phase becomes one email to every player and the game master.
+
+One pipeline (DESIGN.md, section 6): the phase's outcome becomes a list of events, each with
+its audience (:mod:`judge.engine.events`); each recipient's report is rendered from the events
+that recipient may see. A variant with secrets supplies its own events through an ``events``
+method on its rules (``events(outcome, orders) -> list[Event]``); every other variant uses
+:func:`~judge.engine.events.standard_events`, where everything is public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.engine.events import Event, standard_events, visible_events
+from judge.engine.position import Position
+from judge.games import game as G
+from judge.mail.compose import duration_text
+from judge.mail.outbox import Outbox
+from judge.storage import Store
+
+
+def duration(seconds: int) -> str:
+    return duration_text(seconds)
+
+
+def recipients(s: Store, game: dict) -> list[tuple[str, str | None]]:
+    """(address, power) of every player, then the master (power None); each address once."""
+    out: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+    for p in s.players(game["id"]):
+        if p["address"].lower() not in seen:
+            seen.add(p["address"].lower())
+            out.append((p["address"], p["power"]))
+    if game["master_address"].lower() not in seen:
+        out.append((game["master_address"], None))
+    return out
+
+
+def position_context(variant: Any, pos: Position) -> list[dict]:
+    """Per power: units, centres, count, builds/removals due (adjustment phase)."""
+    rows = []
+    for power in variant.board.powers:
+        centres = sorted(pos.centres.get(power, ()))
+        units = sorted(str(u) for u in pos.units_of(power))
+        adjust = variant.adjustment_count(pos, power) if pos.phase.kind == "A" else 0
+        rows.append({"power": power, "centres": centres, "count": len(centres),
+                     "units": units, "adjust": adjust})
+    return rows
+
+
+def phase_events(variant: Any, turn: G.Turn) -> list[Event]:
+    """The events of one adjudicated phase, each with its audience (the variant decides)."""
+    hook = getattr(variant.rules, "events", None)
+    if not callable(hook):
+        return standard_events(turn.outcome)
+    orders: list[tuple[str, Any]] = []  # the orders as given, read again from their text
+    for power in sorted(turn.orders):
+        for line in turn.orders[power]:
+            if line.get("order"):
+                try:
+                    orders.append((power, variant.read_order(turn.previous, power,
+                                                             line["order"])))
+                except ValueError:
+                    continue
+    return list(hook(turn.outcome, orders))
+
+
+def events_context(variant: Any, events: list[Event], new: Position) -> dict:
+    """What the report template shows, from the events one reader may see."""
+    results: dict[str, list[dict]] = {}
+    dislodged, disbanded, built, changes = [], [], [], []
+    units: dict[str, list[str]] = {}
+    centres: dict[str, list[str]] = {}
+    winner = None
+    for e in events:
+        f = e.fields
+        if e.kind == "order":
+            results.setdefault(f["power"], []).append(
+                {"order": f["order"], "result": f["result"], "reason": f.get("reason", "")})
+        elif e.kind == "dislodged":
+            dislodged.append({"power": f["power"], "unit": f["unit"],
+                              "attacker_from": f.get("attacker_from"),
+                              "retreats": [f"{variant.board.full_name(x)} ({x})"
+                                           for x in f.get("retreats") or ()]})
+        elif e.kind == "disbanded":
+            disbanded.append(f"{f['power'].title()} {f['unit']}")
+        elif e.kind == "built":
+            built.append(f"{f['power'].title()} {f['unit']}")
+        elif e.kind == "centre_change":
+            changes.append({"centre": f["centre"], "old": f.get("from"), "new": f["to"]})
+        elif e.kind == "units":
+            units[f["power"]] = list(f["units"])
+        elif e.kind == "centres":
+            centres[f["power"]] = list(f["centres"])
+        elif e.kind == "winner":
+            winner = f["power"]
+    table = []
+    for power in variant.board.powers:
+        if power not in centres and power not in units:
+            continue
+        cs = centres.get(power, [])
+        adjust = variant.adjustment_count(new, power) if new.phase.kind == "A" else 0
+        table.append({"power": power, "centres": cs, "count": len(cs),
+                      "units": units.get(power, []), "adjust": adjust})
+    return {"results": results, "dislodged": dislodged, "disbanded": disbanded,
+            "built": built, "changes": changes, "table": table, "winner": winner}
+
+
+def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
+    for turn in turns:
+        game = G.refresh(s, turn.game)
+        variant = G.get_variant(game["variant"])
+        prev: Position = turn.previous
+        new: Position = turn.outcome.position
+        events = phase_events(variant, turn)
+        base = {
+            "game": game["name"], "variant": variant.title,
+            "phase": str(prev.phase), "phase_name": prev.phase.long_name,
+            "powers": list(variant.board.powers),
+            "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
+            "deadline": None if new.winner else game["deadline"],
+            "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
+        }
+        subject = f"{game['name']}: {prev.phase.long_name} ({prev.phase}) results"
+        for address, power in recipients(s, turn.game):
+            seen = events_context(variant, visible_events(events, power), new)
+            outbox.queue(kind="report", to=address, subject=subject,
+                         template="report.txt.j2", context={**base, **seen, "you": power},
+                         game_id=turn.game["id"])
+
+
+def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
+    variant = G.get_variant(game["variant"])
+    pos = G.current_position(s, game)
+    ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
+           "phase_name": pos.phase.long_name, "deadline": game["deadline"],
+           "table": position_context(variant, pos),
+           "players": [(p["power"]) for p in s.players(game["id"])]}
+    subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
+    for address, power in recipients(s, game):
+        outbox.queue(kind="report", to=address, subject=subject, template="started.txt.j2",
+                     context={**ctx, "you": power}, game_id=game["id"])

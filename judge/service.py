@@ -1,0 +1,158 @@
+"""``judge serve``: intake, the worker (acting + deadlines), the scheduler and the sender in one
+process; stops cleanly on SIGTERM/SIGINT.
+
+Threads: the intake (aiosmtpd's loop thread, or the IMAP poller) only stores mail and wakes the
+worker; the worker acts on the inbox and on due games, one transaction per message or game;
+the sender drains the outbox; APScheduler wakes the worker at deadlines and the sender for
+retries. Each thread has its own database connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from judge.config import Config, ConfigError, load_config
+from judge.games.acting import Actor
+from judge.mail.intake import ImapIntake, SmtpReceiver
+from judge.mail.sender import Sender
+from judge.scheduler import Clock
+from judge.storage import Store
+
+log = logging.getLogger("judge")
+
+
+class _Loop(threading.Thread):
+    """A thread that runs ``step`` whenever woken (and at least every ``every`` seconds)."""
+
+    def __init__(self, name: str, setup: Callable[[], Any], step: Callable[[Any], None],
+                 every: float) -> None:
+        super().__init__(name=name, daemon=True)
+        self.setup, self.step, self.every = setup, step, every
+        self.event = threading.Event()
+        self.stopping = threading.Event()
+        self.ready = threading.Event()
+
+    def wake(self) -> None:
+        self.event.set()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.event.set()
+
+    def run(self) -> None:
+        state = self.setup()
+        self.ready.set()
+        while True:
+            self.event.clear()
+            try:
+                self.step(state)
+            except Exception:
+                log.exception("%s: step failed", self.name)
+                self.stopping.wait(1.0)
+            if self.stopping.is_set():
+                break
+            self.event.wait(self.every)
+        close = getattr(state, "close", None)
+        if callable(close):
+            close()
+
+
+class Service:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
+        Store(cfg.database_path).close()  # create / migrate before anything else runs
+        self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
+        self.worker = _Loop("worker", self._worker_setup, self._worker_step, 30.0)
+        self.intake: SmtpReceiver | ImapIntake | None = None
+        self._actor: Actor | None = None
+        if cfg.intake.mode == "smtp":
+            self.intake = SmtpReceiver(cfg, self.worker.wake)
+        elif cfg.intake.mode == "imap":
+            self.intake = ImapIntake(cfg, self.worker.wake)
+        poll = self.intake.poke.set if isinstance(self.intake, ImapIntake) else None
+        self.clock = Clock(self.worker.wake, self.sender.wake, poll,
+                           cfg.intake.poll_seconds)
+
+    # worker: act on the inbox and on due games
+    def _worker_setup(self) -> Actor:
+        self._actor = Actor(Store(self.cfg.database_path), self.cfg)
+        return self._actor
+
+    def _worker_step(self, actor: Actor) -> None:
+        acted = actor.process_inbox()
+        processed = actor.process_due()
+        self.clock.sync(actor.s)
+        if acted or processed:
+            self.sender.wake()
+
+    def _sender_setup(self) -> Sender:
+        return Sender(self.cfg, Store(self.cfg.database_path))
+
+    def _sender_step(self, sender: Sender) -> None:
+        sender.flush()
+
+    def start(self) -> None:
+        self.sender.start()
+        self.worker.start()
+        self.worker.ready.wait(30)
+        self.clock.start()
+        if self.intake is not None:
+            self.intake.start()
+        log.info("judge %s running: intake %s, outbound %s, database %s", self.cfg.address,
+                 self.cfg.intake.mode, self.cfg.outbound.mode, self.cfg.database_path)
+
+    def stop(self) -> None:
+        log.info("stopping")
+        if isinstance(self.intake, SmtpReceiver):
+            self.intake.stop()
+        elif isinstance(self.intake, ImapIntake):
+            self.intake.stop()
+            self.intake.join(10)
+        self.clock.stop()
+        if self._actor is not None:
+            self._actor.stopping.set()  # finish the message in hand, leave the rest stored
+        self.worker.stop()
+        self.worker.join(30)
+        self.sender.stop()  # one last flush happens before it exits
+        self.sender.join(30)
+        log.info("stopped")
+
+
+def serve(config_path: str | None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("mail.log", "apscheduler"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        cfg = load_config(config_path)
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        service = Service(cfg)
+        service.start()
+    except OSError as exc:
+        print(f"judge: cannot start: {exc}", file=sys.stderr)
+        return 1
+    print(f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
+          f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
+          f"outbound {cfg.outbound.mode}"
+          f"{' to ' + str(cfg.maildir_path) if cfg.outbound.mode == 'maildir' else ''})",
+          file=sys.stderr, flush=True)
+    while not stop.is_set():
+        stop.wait(1.0)
+    service.stop()
+    return 0

@@ -1,0 +1,310 @@
+"""The judge's database: one SQLite file (WAL) through sqlite-utils.
+
+Tables (see ``MIGRATIONS``): ``games``, ``players``, ``positions`` (every phase: the history),
+``orders`` (the current order set of each power for each phase), ``inbox`` (every raw message,
+stored before it is acted on, keyed by Message-ID or a hash), ``outbox`` (every message the
+judge sends, until the server accepted it), ``audit`` (every command and its outcome, passwords
+masked). Schema changes are numbered migrations, applied in order at open.
+
+Each thread opens its own :class:`Store`; writes that belong together run in
+:meth:`Store.transaction` (``BEGIN IMMEDIATE``), so acting on a message, its replies and marking
+it done are one atomic step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+MIGRATIONS: list[str] = [
+    # 1: the first schema
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        variant TEXT NOT NULL,
+        status TEXT NOT NULL,            -- forming | open | active | paused | finished
+        master_hash TEXT NOT NULL,
+        master_address TEXT NOT NULL,
+        movement_seconds INTEGER NOT NULL,
+        retreat_seconds INTEGER NOT NULL,
+        adjustment_seconds INTEGER NOT NULL,
+        phase TEXT,                      -- current phase code once started
+        deadline TEXT,                   -- UTC ISO 8601, current phase
+        created TEXT NOT NULL,
+        winner TEXT
+    );
+    CREATE TABLE players (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        power TEXT NOT NULL,
+        address TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        joined TEXT NOT NULL,
+        UNIQUE (game_id, power)
+    );
+    CREATE TABLE positions (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        phase TEXT NOT NULL,
+        position TEXT NOT NULL,          -- JSON, the contract position
+        results TEXT,                    -- JSON, the outcome once adjudicated
+        created TEXT NOT NULL,
+        adjudicated TEXT,
+        UNIQUE (game_id, phase)
+    );
+    CREATE TABLE orders (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        phase TEXT NOT NULL,
+        power TEXT NOT NULL,
+        lines TEXT NOT NULL,             -- JSON [{text, order, error}]
+        updated TEXT NOT NULL,
+        inbox_id INTEGER,
+        PRIMARY KEY (game_id, phase, power)
+    );
+    CREATE TABLE inbox (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,        -- Message-ID, or sha256: of the raw bytes
+        received TEXT NOT NULL,
+        source TEXT NOT NULL,            -- imap | smtp | test
+        mail_from TEXT,                  -- envelope sender when known ('' = null sender)
+        size INTEGER NOT NULL,
+        raw BLOB NOT NULL,
+        state TEXT NOT NULL DEFAULT 'new', -- new | done | ignored
+        acted TEXT,
+        note TEXT
+    );
+    CREATE INDEX inbox_state ON inbox(state, id);
+    CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY,
+        created TEXT NOT NULL,
+        inbox_id INTEGER,
+        game_id INTEGER,
+        kind TEXT NOT NULL,              -- reply | report | notice
+        mail_from TEXT NOT NULL,
+        rcpt TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        raw BLOB NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending', -- pending | sent | failed
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt TEXT NOT NULL,
+        last_error TEXT,
+        sent TEXT
+    );
+    CREATE INDEX outbox_state ON outbox(state, next_attempt);
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        inbox_id INTEGER,
+        address TEXT,
+        game TEXT,
+        power TEXT,
+        command TEXT NOT NULL,           -- passwords masked
+        outcome TEXT NOT NULL
+    );
+    """,
+    # 2: find recent replies to one address quickly (the mail-loop guard)
+    """
+    CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
+    """,
+]
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso(dt: datetime) -> str:
+    return dt.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def parse_iso(text: str) -> datetime:
+    dt = datetime.fromisoformat(text)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+class Store:
+    """One connection to the judge's database (open one per thread)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+        self.db = sqlite_utils.Database(conn)
+        if self.path != ":memory:":
+            self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.migrate()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ------------------------------------------------------------ migrations
+    def schema_version(self) -> int:
+        return int(next(self.db.query("PRAGMA user_version"))["user_version"])
+
+    def migrate(self) -> None:
+        """Apply every numbered migration above the database's ``user_version``."""
+        with self.transaction():
+            version = self.schema_version()
+            for number, sql in enumerate(MIGRATIONS, start=1):
+                if number <= version:
+                    continue
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        self.db.conn.execute(statement)
+                self.db.conn.execute(f"PRAGMA user_version={number}")
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception."""
+        conn = self.db.conn
+        if conn.in_transaction:  # nested: part of the outer transaction
+            yield self
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    # --------------------------------------------------------------- helpers
+    def one(self, sql: str, params: Any = ()) -> dict | None:
+        return next(self.db.query(sql, params), None)
+
+    def all(self, sql: str, params: Any = ()) -> list[dict]:
+        return list(self.db.query(sql, params))
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        return self.db.execute(sql, params)
+
+    # ----------------------------------------------------------------- inbox
+    @staticmethod
+    def message_key(message_id: str | None, raw: bytes) -> str:
+        mid = (message_id or "").strip()
+        if mid:
+            return mid
+        return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+    def store_inbound(self, key: str, raw: bytes, source: str,
+                      mail_from: str | None = None) -> int | None:
+        """Store a message; returns its id, or None when that key is already stored."""
+        cur = self.execute(
+            "INSERT OR IGNORE INTO inbox (key, received, source, mail_from, size, raw) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (key, iso(now_utc()), source, mail_from, len(raw), raw),
+        )
+        return cur.lastrowid if cur.rowcount else None
+
+    def pending_inbox(self, limit: int = 500) -> list[dict]:
+        """Messages not yet acted on, oldest first, without their bytes (see inbox_row)."""
+        return self.all("SELECT id, key, source, mail_from, size FROM inbox "
+                        "WHERE state = 'new' ORDER BY id LIMIT ?", (limit,))
+
+    def inbox_row(self, inbox_id: int) -> dict | None:
+        return self.one("SELECT id, key, source, mail_from, size, raw, state FROM inbox "
+                        "WHERE id = ?", (inbox_id,))
+
+    def finish_inbox(self, inbox_id: int, state: str, note: str = "") -> None:
+        self.execute("UPDATE inbox SET state = ?, acted = ?, note = ? WHERE id = ?",
+                     (state, iso(now_utc()), note, inbox_id))
+
+    # ---------------------------------------------------------------- outbox
+    def queue_outbound(self, *, kind: str, mail_from: str, rcpt: str, subject: str,
+                       message_id: str, raw: bytes, inbox_id: int | None = None,
+                       game_id: int | None = None) -> int:
+        now = iso(now_utc())
+        cur = self.execute(
+            "INSERT INTO outbox (created, inbox_id, game_id, kind, mail_from, rcpt, subject, "
+            "message_id, raw, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (now, inbox_id, game_id, kind, mail_from, rcpt, subject, message_id, raw, now),
+        )
+        return int(cur.lastrowid or 0)
+
+    def recent_error_replies(self, rcpt: str, since: datetime) -> int:
+        row = self.one("SELECT count(*) AS n FROM outbox WHERE rcpt = ? COLLATE NOCASE AND "
+                       "created >= ? AND kind = 'reply' AND subject LIKE '[ERROR]%'",
+                       (rcpt, iso(since)))
+        return int(row["n"]) if row else 0
+
+    def due_outbound(self, limit: int = 200) -> list[dict]:
+        return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ? "
+                        "ORDER BY id LIMIT ?", (iso(now_utc()), limit))
+
+    def next_outbound_due(self) -> datetime | None:
+        row = self.one("SELECT min(next_attempt) AS t FROM outbox WHERE state = 'pending'")
+        return parse_iso(row["t"]) if row and row["t"] else None
+
+    def mark_sent(self, outbox_id: int) -> None:
+        self.execute("UPDATE outbox SET state = 'sent', sent = ?, attempts = attempts + 1 "
+                     "WHERE id = ?", (iso(now_utc()), outbox_id))
+
+    def mark_failed_attempt(self, outbox_id: int, error: str, next_attempt: datetime,
+                            final: bool = False) -> None:
+        self.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, "
+                     "next_attempt = ?, state = ? WHERE id = ?",
+                     (error[:500], iso(next_attempt), "failed" if final else "pending",
+                      outbox_id))
+
+    # ----------------------------------------------------------------- audit
+    def audit(self, *, command: str, outcome: str, inbox_id: int | None = None,
+              address: str | None = None, game: str | None = None,
+              power: str | None = None) -> None:
+        self.execute("INSERT INTO audit (at, inbox_id, address, game, power, command, outcome) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     (iso(now_utc()), inbox_id, address, game, power, command, outcome))
+
+    # ----------------------------------------------------------------- games
+    def game(self, name: str) -> dict | None:
+        return self.one("SELECT * FROM games WHERE name = ? COLLATE NOCASE", (name,))
+
+    def game_by_id(self, game_id: int) -> dict | None:
+        return self.one("SELECT * FROM games WHERE id = ?", (game_id,))
+
+    def players(self, game_id: int) -> list[dict]:
+        return self.all("SELECT * FROM players WHERE game_id = ? ORDER BY power", (game_id,))
+
+    def player(self, game_id: int, power: str) -> dict | None:
+        return self.one("SELECT * FROM players WHERE game_id = ? AND power = ?",
+                        (game_id, power))
+
+    def position(self, game_id: int, phase: str) -> dict | None:
+        return self.one("SELECT * FROM positions WHERE game_id = ? AND phase = ?",
+                        (game_id, phase))
+
+    def save_position(self, game_id: int, phase: str, position: dict) -> None:
+        self.execute("INSERT OR REPLACE INTO positions (game_id, phase, position, created) "
+                     "VALUES (?, ?, ?, ?)",
+                     (game_id, phase, json.dumps(position), iso(now_utc())))
+
+    def order_set(self, game_id: int, phase: str, power: str) -> list[dict] | None:
+        row = self.one("SELECT lines FROM orders WHERE game_id = ? AND phase = ? AND power = ?",
+                       (game_id, phase, power))
+        return json.loads(row["lines"]) if row else None
+
+    def order_sets(self, game_id: int, phase: str) -> dict[str, list[dict]]:
+        return {r["power"]: json.loads(r["lines"]) for r in self.all(
+            "SELECT power, lines FROM orders WHERE game_id = ? AND phase = ?", (game_id, phase))}
+
+    def save_order_set(self, game_id: int, phase: str, power: str, lines: list[dict],
+                       inbox_id: int | None) -> None:
+        self.execute("INSERT OR REPLACE INTO orders (game_id, phase, power, lines, updated, "
+                     "inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
+                     (game_id, phase, power, json.dumps(lines), iso(now_utc()), inbox_id))
+
+    def clear_order_set(self, game_id: int, phase: str, power: str) -> None:
+        self.execute("DELETE FROM orders WHERE game_id = ? AND phase = ? AND power = ?",
+                     (game_id, phase, power))

@@ -1,0 +1,151 @@
+"""Whole Hoplite Wars games with random legal orders: the engine runs and keeps its invariants.
+
+Invariants checked after every phase: every unit stands where its kind may (armies and
+garrisons on land, fleets on coasts or at sea, garrisons in centres, multiple A/F at sea
+seaworthy), one player per province, and after every adjustment phase no state keeps more
+units than its centres (and Delphi) pay for, counting garrisons as half.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from judge.engine.position import Position
+from variants import get_variant
+from variants.hoplite.rules import HopliteRules
+from variants.multiplicity.units import parse_kind, seaworthy
+
+V = get_variant("hoplite")
+R: HopliteRules = V.rules  # type: ignore[assignment]
+B = V.board
+
+
+def check_invariants(position: Position) -> None:
+    owners: dict[str, str] = {}
+    for u in position.units:
+        prov = B.provinces[u.province]
+        a, f, g = parse_kind(u.kind)
+        player = R.player_of(u.power)
+        assert owners.setdefault(u.province, player) == player, f"two players in {u.province}"
+        if prov.kind == "land":
+            assert not f, f"{u} inland"
+        if g:
+            assert u.province in R.values, f"garrison outside a centre: {u}"
+        if f and prov.coasts:
+            assert u.location in prov.coasts, f"{u} has no coast"
+    for force in R.forces(position.units):
+        if B.is_sea(force.province):
+            assert seaworthy(*force.counts()), f"{force} at sea is not seaworthy"
+
+
+def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str]]:
+    kind = position.phase.kind
+    lines: list[tuple[str, str]] = []
+    if kind == "M":
+        forces = R.forces(position.units)
+        at = {f.province: f for f in forces}
+        for force in forces:
+            a, f, g = force.counts()
+            moves = []
+            for prov in sorted(B.neighbours(force.province)):
+                try:
+                    loc, _ = R.move_target(force.parts, force.location, prov, at)
+                except Exception:  # noqa: BLE001 - not a legal move for this unit
+                    continue
+                moves.append(loc)
+            roll = rng.random()
+            if g and (a or f) and roll < 0.5:
+                mobile = [p for p in force.parts if p[1] != "G"]
+                part_kind = "A" if any(p[1] == "A" for p in mobile) else "F"
+                try:
+                    loc, _ = R.move_target(((force.player, part_kind),), force.location,
+                                           rng.choice(sorted(B.neighbours(force.province))), at)
+                    lines.append((force.player, f"{force} SPLIT {part_kind} {loc}"))
+                except Exception:  # noqa: BLE001
+                    pass
+                continue
+            if force.size >= 2 and a >= 2 and not f and not g and roll < 0.3 and moves:
+                lines.append((force.player, f"{force} SPLIT A {rng.choice(moves)}, "
+                                            f"{a - 1}A {force.province} H"))
+                continue
+            if moves and roll < 0.7:
+                lines.append((force.player, f"{force} - {rng.choice(moves)}"))
+                continue
+            neighbours = [at[p] for p in sorted(B.neighbours(force.province)) if p in at]
+            if neighbours and roll < 0.9 and not g:
+                other = rng.choice(neighbours)
+                lines.append((force.player, f"{force} S {other}"))
+                continue
+            lines.append((force.player, f"{force} H"))
+        # A few merges of neighbouring units of one player.
+        for force in forces:
+            for prov in sorted(B.neighbours(force.province)):
+                other = at.get(prov)
+                if (other and other.player == force.player and rng.random() < 0.15
+                        and not other.counts()[2] and not force.counts()[2]):
+                    lines.append((force.player, f"{force} & {other} MERGE {force.province}"))
+                    break
+        if "delphi_sacked_by" not in position.extra and R.shrine in at and rng.random() < 0.5:
+            lines.append((at[R.shrine].player, "SACK DELPHI"))
+    elif kind == "R":
+        for d in position.dislodged:
+            options = R.retreat_options(position, d)
+            if options and rng.random() < 0.8:
+                lines.append((d.unit.power, f"{d.unit} R {rng.choice(options)}"))
+            else:
+                lines.append((d.unit.power, f"{d.unit} D"))
+    else:
+        for power in R.adjusting_powers(position):
+            count = R.adjustment_count(position, power)
+            if count > 0:
+                sites = R.build_sites(position, power)
+                for _ in range(count):
+                    site = rng.choice(sites)
+                    p = B.provinces[site]
+                    what = rng.choice(["A", "G", "F"] if p.kind == "coast" else ["A", "G"])
+                    loc = rng.choice(p.coasts) if what == "F" and p.coasts else site
+                    lines.append((power, f"BUILD {what} {loc}"))
+            elif count < 0:
+                mine = [u for u in position.units if u.power == power]
+                for u in rng.sample(mine, min(len(mine), -count)):
+                    lines.append((power, f"REMOVE {u}"))
+            for u in position.units:
+                if u.power == power and "A" in u.kind and u.province in R.values \
+                        and B.provinces[u.province].kind == "coast" and rng.random() < 0.1:
+                    coast = B.provinces[u.province].coasts
+                    lines.append((power, f"TRANSFORM A {u.province} TO F"
+                                         + (f" {coast[0]}" if coast else "")))
+    rng.shuffle(lines)
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_hoplite_game_keeps_invariants(seed: int) -> None:
+    rng = random.Random(seed)
+    position = V.initial_position()
+    position.extra["seed"] = seed
+    phases = 0
+    seen = [position.phase]
+    while phases < 40 and not position.winner:
+        lines = random_orders(position, rng)
+        outcome = V.adjudicate_lines(position, lines)
+        assert len(outcome.results) >= len(lines)
+        nxt = V.read_position(V.write_position(outcome.position))  # the JSON round trip
+        check_invariants(nxt)
+        if position.phase.kind == "A":
+            for power in R.adjusting_powers(nxt):
+                assert R.upkeep(nxt, power) <= R.supply(nxt, power), power
+        position = nxt
+        seen.append(position.phase)
+        phases += 1
+    assert phases >= 20 or position.winner
+    # The calendar: Winter 451 BC, then Spring, (retreats), Autumn, (retreats), Winter, each
+    # year one less BC.
+    allowed = {("W", "A"): {("S", "M", 1)}, ("S", "M"): {("S", "R", 0), ("F", "M", 0)},
+               ("S", "R"): {("F", "M", 0)}, ("F", "M"): {("F", "R", 0), ("W", "A", 0)},
+               ("F", "R"): {("W", "A", 0)}}
+    for a, b in itertools.pairwise(seen):
+        assert (b.season, b.kind, b.year - a.year) in allowed[(a.season, a.kind)], (a, b)
