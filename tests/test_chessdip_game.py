@@ -360,3 +360,22 @@ def test_position_reading_and_writing() -> None:
 def test_malformed_positions_are_refused(units: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         VARIANT.read_position({"variant": "chessdip", "phase": "S1901M", "units": units})
+
+
+def test_report_shows_the_board_as_a_chess_diagram() -> None:
+    from judge.engine.events import visible_events
+    from judge.mail.compose import render
+    from judge.reports import events_context
+
+    r = play({I: ["B f1", "K e1"], F: ["N f4"]}, "ITALY: B f1 - c4", "FRANCE: N f4 - d3")
+    events = RULES.events(r.outcome, [])
+    seen = events_context(VARIANT, visible_events(events, I), r.next)
+    assert seen["diagram"] == RULES.diagram(r.next)
+    text = render("report.txt.j2", game="g", variant=VARIANT.title, phase="S1901M",
+                  phase_name="Spring 1901 Movement", powers=list(BOARD.powers),
+                  next_phase="F1901M", next_phase_name="Fall 1901 Movement", deadline=None,
+                  adjustment_next=False, retreat_next=False, you=I,
+                  judge_address="judge@localhost", **seen)
+    assert "The board" in text and "B f1 - c4" in text
+    rank3 = next(line for line in text.splitlines() if line.startswith("3 "))
+    assert rank3.split() == ["3", ".", ".", "*", "FN", "*", ".", "*", ".", "3"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.engine.errors import OrderError
+from judge.engine.events import Event, standard_events
 from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
@@ -578,6 +579,12 @@ class ChessRules:
             position.winner = max(leaders, key=lambda p: len(centres[p]))
 
     # ------------------------------------------------------------- reporting
+    def events(self, outcome: Outcome, orders: list[tuple[str, Order]]) -> list[Event]:
+        """The report's events: the standard ones (everything public), and the board after
+        the phase as a chess diagram, since players think in squares."""
+        return [*standard_events(outcome, orders),
+                Event("diagram", {"text": self.diagram(outcome.position)})]
+
     def diagram(self, position: Position) -> str:
         """The board as a text chess diagram: each piece as its power's initial and its
         letter (``IK`` Italy's king), ``*`` an empty supply centre, ``.`` an empty square."""
