@@ -457,10 +457,28 @@ class ChessMovement:
         # Moves caught in some other, unrelated cycle are left out of the comparison.
         moves = [o for o in moves if all(a[o] is not None for a in answers)]
         moved = [frozenset(o for o in moves if a[o]) for a in answers]
-        for k, big in enumerate(moved):
-            if all(other <= big and self._ring(big - other) for other in moved):
-                return solutions[k][0]
-        return None
+        best = [k for k, big in enumerate(moved)
+                if all(other <= big and self._ring(big - other) for other in moved)]
+        if not best:
+            return None
+        # Answers that move the same pieces differ in convoys and strengths only: the one
+        # where the fewest convoys hold ("the convoy fails"), then a fixed order of the
+        # board's squares, never the order in which the orders were listed.
+        order = sorted(range(len(members)), key=lambda n: self._key(members[n]))
+        convoys = [n for n in order if self.kind[members[n] // 2] == CONVOY]
+
+        def rank(k: int) -> tuple:
+            values = solutions[k][0]
+            return (sum(values[n] for n in convoys), tuple(values[n] for n in order))
+
+        return solutions[min(best, key=rank)][0]
+
+    def _key(self, d: int) -> tuple[str, ...]:
+        """A decision described by the board alone (squares, kinds), for canonical order."""
+        o = d // 2
+        t = self.target[o] if self.kind[o] == CONVOY else o
+        return (self.sq[o], self.sq[t], self.landing[t], str(self.kind[o]), self.mtype[o],
+                str(d % 2))
 
     def _ring(self, moves: frozenset[int]) -> bool:
         leaving = {self.sq[o] for o in moves}
@@ -472,8 +490,7 @@ class ChessMovement:
         squares) and not of the orders' listing, whose failure leaves the cycle a consistent
         answer. None when there is no such convoy."""
         convoys = sorted({d // 2 for d in members if self.kind[d // 2] == CONVOY},
-                         key=lambda c: (self.sq[c], self.sq[self.target[c]],
-                                        self.landing[self.target[c]], self.mtype[c]))
+                         key=lambda c: self._key(2 * c))
         for c in convoys:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
