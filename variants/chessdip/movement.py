@@ -489,8 +489,18 @@ class ChessMovement:
         convoys, the first, in an order of the board (square, then the carried order's
         squares) and not of the orders' listing, whose failure leaves the cycle a consistent
         answer. None when there is no such convoy."""
-        convoys = sorted({d // 2 for d in members if self.kind[d // 2] == CONVOY},
-                         key=lambda c: self._key(2 * c))
+        involved: set[int] = set()
+        for d in members:
+            o = d // 2
+            if self.kind[o] == CONVOY:
+                involved.add(o)
+            else:
+                # The paths of the cycle's orders (and of their coupled partners) are in it
+                # too, whichever of their decisions the resolver happened to meet first.
+                involved.update(self.convoys[o])
+                if self.partner[o] >= 0:
+                    involved.update(self.convoys[self.partner[o]])
+        convoys = sorted(involved, key=lambda c: self._key(2 * c))
         for c in convoys:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
