@@ -45,9 +45,9 @@ def test_the_checks_catch_a_private_event_told_to_every_player(tmp_path, monkeyp
     import dataclasses
 
     import pytest
+    from mailkit import POWERS
 
     from judge.games.stab import StabPlugin
-    from mailkit import POWERS
 
     real = StabPlugin.turn_events
 
