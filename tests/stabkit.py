@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 from mailkit import POWERS, Backend, Got, subject_has
 from test_stab_leak import check_private, check_public
@@ -163,7 +164,14 @@ def check_report(steps: list[tuple], power: str | None, got: Got, label: Callabl
     orders = next(g for o, g in steps if o is movement)
     sent = {p for p, _ in orders}
     silent = {p for p in movement.previous.powers() if p not in sent}
-    check_public(movement, orders, retreat, public, silent)
+    seen_after = retreat
+    if retreat is not None and kinds.index("R") < kinds.index("M") and \
+            retreat.previous.phase.season != "F":
+        # Spring retreats sent with the Autumn orders: the oracle takes the disbands from
+        # them, and the centre counts from the Autumn movement that ends the report.
+        seen_after = SimpleNamespace(disbanded=retreat.disbanded, previous=movement.previous,
+                                     position=movement.position)
+    check_public(movement, orders, seen_after, public, silent)
     if power is None:
         return
     if kinds[0] == "M":
@@ -173,7 +181,11 @@ def check_report(steps: list[tuple], power: str | None, got: Got, label: Callabl
     # Retreats (and adjustments) sent with the next season's orders, then its movement: what
     # the retreats did is checked against the retreat phase, where the units are against the
     # movement.
-    after = [x for x in body if x.startswith(("Your units:", "Dislodged, to retreat:"))]
+    kept = ("Your units:", "Dislodged, to retreat:")
+    if retreat is None or retreat.previous.phase.season != "F":
+        # Spring retreats: centres change hands (and are counted) with the Autumn movement.
+        kept += ("You lost ", "Your supply centres:")
+    after = [x for x in body if x.startswith(kept)]
     before = [x for x in body if x not in after]
     if retreat is not None:
         check_private(retreat, retreat, power, "\n".join(header + before))
@@ -212,6 +224,92 @@ def check_ack_blind(pos: Position, power: str, lines: list[str], reply: Got) -> 
         assert (f"<-- ERROR: {error}" if error else f"  {order}\n") in reply.body, reply.body
 
 
+class StabMailGame:
+    """A Stab! game driven by mail, checking every mail the players and the master get."""
+
+    def __init__(self, b: Backend, game: str, addr: Callable[[str], str], gm: str, db: Path,
+                 timeout: float = 30.0) -> None:
+        self.b, self.game, self.addr, self.gm, self.timeout = b, game, addr, gm, timeout
+        self.pw = {p: f"pw-{p.lower()}" for p in POWERS}
+        self.full = FullAdjudication(db, game)
+        self.db = db
+        self.labels: dict[str, str] = {}
+        self.reports: dict[str, list[Got]] = {p: [] for p in [*POWERS, "GM"]}
+
+    def label(self, p: str) -> str:
+        return self.labels[p]
+
+    def start(self, next_season: bool = False, gunboat: bool = False) -> None:
+        b, game, timeout = self.b, self.game, self.timeout
+        options = f"RETREATS {'NEXT_SEASON' if next_season else 'WITH_ORDERS'}" + (
+            " GUNBOAT" if gunboat else "")
+        b.send(self.gm, f"CREATE {game} master-{game} VARIANT stab {options}\nOPEN", "new stab")
+        r = b.wait(self.gm, subject_has("new stab"), timeout)
+        assert ("retreats and adjustments are sent with the next season's orders" if next_season
+                else "conditional retreats are sent with the movement orders") in r.flat, r.body
+        for p in POWERS:
+            b.send(self.addr(p), f"SIGNON {p.title()} {game} {self.pw[p]}", "join")
+        for p in POWERS:
+            b.wait(self.addr(p), subject_has("join"), timeout)
+        b.send(self.gm, f"MASTER {game} master-{game}\nSTART", "start")
+        b.wait(self.gm, subject_has("Re: start"), timeout)
+        for p in POWERS:
+            r = b.wait(self.addr(p), subject_has("the game has started"), timeout)
+            m = re.search(r"You play (\w+)(?: \((\w+)\))?\.", r.body)
+            assert m and m.group(1) == p.title(), r.body
+            self.labels[p] = m.group(2) or p
+            assert "PLACE" in r.body and "units:" not in r.body  # nobody sees the board
+        if gunboat:
+            assert len(set(self.labels.values())) == len(POWERS)
+            assert all(self.labels[p] != p for p in POWERS)
+
+    def phase(self) -> str:
+        s = Store(self.db)
+        try:
+            return str(s.game(self.game)["phase"])
+        finally:
+            s.close()
+
+    def send_orders(self, p: str, lines: list[str], subject: str, errors: bool | None) -> Got:
+        """Send ``p``'s lines; its reply names no unit it may not know of, and says the same
+        whatever the other powers' units are. ``errors``: whether the reply must say ERROR
+        (None: either)."""
+        body = f"SIGNON {p} {self.game} {self.pw[p]}\n" + "\n".join(lines)
+        pos = self.full.position()
+        owned = {u.province for u in pos.units_of(p)} | {
+            d.unit.province for d in pos.dislodged if d.unit.power == p}
+        self.b.send(self.addr(p), body, subject)
+        r = self.b.wait(self.addr(p), subject_has(subject), self.timeout)
+        if errors is not None:
+            assert r.subject.startswith("[ERROR]") == errors, r.body
+        check_reply(r, p, body, owned | set(RULES.board.home_centres[p]))
+        check_ack_blind(pos, p, lines, r)
+        return r
+
+    def reports_since(self, phase: str) -> None:
+        """Every player's and the master's report of what was adjudicated since ``phase``,
+        checked against the full adjudication."""
+        steps = self.full.steps_since(phase)
+        for p in POWERS:
+            got = self.b.wait(self.addr(p), subject_has(" report"), self.timeout)
+            check_report(steps, p, got, self.label)
+            self.reports[p].append(got)
+        got = self.b.wait(self.gm, subject_has(" report"), self.timeout)
+        check_report(steps, None, got, self.label)
+        self.reports["GM"].append(got)
+
+    def play(self, orders: dict[str, list[str]], tag: str, errors: bool | None = False,
+             process: bool = False) -> None:
+        """Each power's orders, then (``process``: the master's PROCESS) the reports."""
+        phase = self.phase()
+        for p, lines in orders.items():
+            self.send_orders(p, lines, f"{tag} orders", errors)
+        if process and self.phase() == phase:
+            self.b.send(self.gm, f"MASTER {self.game} master-{self.game}\nPROCESS", tag)
+            self.b.wait(self.gm, subject_has(f"Re: {tag}"), self.timeout)
+        self.reports_since(phase)
+
+
 def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, db: Path,
                    gunboat: bool = False, next_season: bool = False, timeout: float = 30.0
                    ) -> dict[str, list[Got]]:
@@ -219,68 +317,10 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
     bounce, hidden moves) and the Winter; check every mail each player and the master
     receive. Retreats come with the orders (conditional), or with ``next_season`` in one
     mail with the builds and the Spring 1902 orders. Returns the reports."""
-    pw = {p: f"pw-{p.lower()}" for p in POWERS}
-    full = FullAdjudication(db, game)
-    options = f"RETREATS {'NEXT_SEASON' if next_season else 'WITH_ORDERS'}" + (
-        " GUNBOAT" if gunboat else "")
-    b.send(gm, f"CREATE {game} master-{game} VARIANT stab {options}\nOPEN", "new stab")
-    r = b.wait(gm, subject_has("new stab"), timeout)
-    assert ("retreats and adjustments are sent with the next season's orders" if next_season
-            else "conditional retreats are sent with the movement orders") in r.flat, r.body
-    for p in POWERS:
-        b.send(addr(p), f"SIGNON {p.title()} {game} {pw[p]}", "join")
-    for p in POWERS:
-        b.wait(addr(p), subject_has("join"), timeout)
-    b.send(gm, f"MASTER {game} master-{game}\nSTART", "start")
-    b.wait(gm, subject_has("Re: start"), timeout)
-    labels: dict[str, str] = {}
-    for p in POWERS:
-        r = b.wait(addr(p), subject_has("the game has started"), timeout)
-        m = re.search(r"You play (\w+)(?: \((\w+)\))?\.", r.body)
-        assert m and m.group(1) == p.title(), r.body
-        labels[p] = m.group(2) or p
-        assert "PLACE" in r.body and "units:" not in r.body  # nobody sees the board
-    if gunboat:
-        assert len(set(labels.values())) == len(POWERS)
-        assert all(labels[p] != p for p in POWERS)
-
-    def label(p: str) -> str:
-        return labels[p]
-
-    reports: dict[str, list[Got]] = {p: [] for p in [*POWERS, "GM"]}
-
-    def own_provinces(p: str) -> set[str]:
-        pos = full.position()
-        return {u.province for u in pos.units_of(p)} | {
-            d.unit.province for d in pos.dislodged if d.unit.power == p}
-
-    def send_orders(p: str, lines: list[str], subject: str, errors: bool) -> Got:
-        body = f"SIGNON {p} {game} {pw[p]}\n" + "\n".join(lines)
-        owned = own_provinces(p)
-        pos = full.position()
-        b.send(addr(p), body, subject)
-        r = b.wait(addr(p), subject_has(subject), timeout)
-        assert r.subject.startswith("[ERROR]") == errors, r.body
-        check_reply(r, p, body, owned | {c for c in RULES.board.home_centres[p]})
-        check_ack_blind(pos, p, lines, r)
-        return r
-
-    def play(orders: dict[str, list[str]], tag: str) -> None:
-        before = Store(db)
-        try:
-            phase = before.game(game)["phase"]
-        finally:
-            before.close()
-        for p, lines in orders.items():
-            send_orders(p, lines, f"{tag} orders", errors=False)
-        steps = full.steps_since(phase)
-        for p in POWERS:
-            got = b.wait(addr(p), subject_has(" report"), timeout)
-            check_report(steps, p, got, label)
-            reports[p].append(got)
-        got = b.wait(gm, subject_has(" report"), timeout)
-        check_report(steps, None, got, label)
-        reports["GM"].append(got)
+    g = StabMailGame(b, game, addr, gm, db, timeout)
+    g.start(next_season, gunboat)
+    label, labels, pw, reports = g.label, g.labels, g.pw, g.reports
+    send_orders, play = g.send_orders, g.play
 
     # A player's draft, wrong on purpose: the reply names no other power's unit.
     r = send_orders("FRANCE", ["PLACE F BRE", "A MUN S A BUR", "A PAR - PIC"], "draft", True)
