@@ -392,6 +392,9 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
     assert "retreated" not in sections(reports["ENGLAND"][-1].body)[1]
     assert "Your supply centres: Bre, Mar, Par, Por." in fr, fr
 
+    # A Winter draft naming another power's unit: answered as if it were not there.
+    r = send_orders("FRANCE", ["REMOVE A MUN", "BUILD A MAR"], "winter draft", True)
+    assert "GERMANY" not in r.body.upper(), r.body
     play(WINTER, "winter")
     assert "You built A(Mar)." in reports["FRANCE"][-1].body
     assert "built" not in reports["ENGLAND"][-1].body

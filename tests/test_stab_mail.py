@@ -81,3 +81,24 @@ def test_the_checks_catch_a_reply_naming_another_powers_unit(tmp_path, monkeypat
     with pytest.raises(AssertionError, match="depends on other powers' units"):
         play_stab_game(InProcessBackend(judge), "leaky", lambda p: f"{p.lower()}@p.test",
                        "gm@p.test", tmp_path / "judge.db")
+
+
+def test_a_removal_of_another_powers_unit_is_answered_as_if_it_were_not_there():
+    """Winter: Germany, with a removal due, orders the removal of France's A(Par). The
+    standard answer ("it is FRANCE's") would reveal the French unit."""
+    from judge.engine.orders import Unit
+    from judge.engine.position import Phase, Position
+    from judge.games.game import read_order_lines
+    from stabkit import VARIANT
+
+    units = [Unit("GERMANY", "A", "MUN"), Unit("GERMANY", "A", "BER"),
+             Unit("FRANCE", "A", "PAR")]
+    centres = {"GERMANY": {"MUN"}, "FRANCE": {"PAR", "BRE", "MAR"}}
+    pos = Position("stab", Phase("W", 1901, "A"), units, centres,
+                   extra={"retreats": "with_orders"})
+    alone = Position("stab", pos.phase, units[:2], centres, extra=dict(pos.extra))
+    said = read_order_lines(VARIANT, pos, "GERMANY", ["REMOVE A PAR"])
+    assert said == read_order_lines(VARIANT, alone, "GERMANY", ["REMOVE A PAR"])
+    assert said[0]["error"] and "FRANCE" not in said[0]["error"].upper(), said
+    assert read_order_lines(VARIANT, pos, "GERMANY", ["REMOVE A BER"])[0]["order"] == \
+        "REMOVE A BER"

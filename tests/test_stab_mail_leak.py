@@ -48,6 +48,8 @@ def random_lines(pos: Position, power: str, rng: random.Random) -> list[str]:
         mine = pos.units_of(power)
         for u in rng.sample(mine, min(len(mine), max(0, -n))):
             lines.append(f"REMOVE {u}")
+        if rng.random() < 0.5:  # a mistake: a removal of whatever stands somewhere
+            lines.insert(0, f"REMOVE {rng.choice(pos.units)}")
         return lines
     if combined:
         for d in pos.dislodged:

@@ -227,8 +227,14 @@ class StabPlugin(GamePlugin):
         if combined(rules, pos):
             return [self._read_combined(rules, pos, power, t) for t in texts]
         if pos.phase.kind != "M":
+            # Adjustments are checked against the power's own units only ("REMOVE A MUN" must
+            # not answer "it is GERMANY's"); nothing else matters to them, since a home
+            # centre the power still owns in Winter holds no other power's unit.
+            own = Position(pos.variant, pos.phase, pos.units_of(power), pos.centres,
+                           [d for d in pos.dislodged if d.unit.power == power],
+                           extra=dict(pos.extra))
             out = []
-            for ol in variant.read_orders(pos, power, texts):
+            for ol in variant.read_orders(own, power, texts):
                 out.append({"text": ol.text, "order": str(ol.order) if ol.order else None,
                             "unit": _unit_key(ol.order), "error": ol.error})
             return _replace_earlier(out)
