@@ -86,10 +86,11 @@ def test_the_checks_catch_a_reply_naming_another_powers_unit(tmp_path, monkeypat
 def test_a_removal_of_another_powers_unit_is_answered_as_if_it_were_not_there():
     """Winter: Germany, with a removal due, orders the removal of France's A(Par). The
     standard answer ("it is FRANCE's") would reveal the French unit."""
+    from stabkit import VARIANT
+
     from judge.engine.orders import Unit
     from judge.engine.position import Phase, Position
     from judge.games.game import read_order_lines
-    from stabkit import VARIANT
 
     units = [Unit("GERMANY", "A", "MUN"), Unit("GERMANY", "A", "BER"),
              Unit("FRANCE", "A", "PAR")]
@@ -102,3 +103,23 @@ def test_a_removal_of_another_powers_unit_is_answered_as_if_it_were_not_there():
     assert said[0]["error"] and "FRANCE" not in said[0]["error"].upper(), said
     assert read_order_lines(VARIANT, pos, "GERMANY", ["REMOVE A BER"])[0]["order"] == \
         "REMOVE A BER"
+
+
+def test_orders_in_the_seeds_notation_and_conditional_retreats_are_read():
+    """The seed's notation and its "If necessary ... retreats to" are read; a conditional
+    retreat for a unit that is not the power's says only that it has none there."""
+    from stabkit import RULES, VARIANT
+
+    from judge.games.stab import PLUGIN
+
+    pos, _ = RULES.place(RULES.initial_position(), [])
+    lines = PLUGIN.read_lines(VARIANT, pos, "FRANCE", [
+        "A(Mar) & A(Par) S A(Bur)", "If necessary F(Bre) retreats to ENG, Pic",
+        "F(Bre) S F(ENG)-Pic", "IF DISLODGED F NTH R EDI"])
+    assert [(x["order"], x["error"]) for x in lines] == [
+        ("A MAR S A BUR", None),
+        ("A PAR S A BUR", None),
+        ("IF DISLODGED F BRE R ENG, PIC", None),  # beside F(Bre)'s own order, not replacing it
+        ("F BRE S F ENG - PIC", None),
+        (None, "no unit in North Sea"),
+    ]

@@ -37,6 +37,7 @@ from judge.games.plugins import GamePlugin
 from variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from variants.stab.rules import (
     _IF,
+    _IF_DISLODGED,
     NEXT_SEASON,
     RETREAT_MODES,
     STAB_ORDERS,
@@ -115,17 +116,28 @@ def blind_position(rules: StabRules, pos: Position, power: str, own: list[Unit],
     for ref in _referenced(rules, text):
         if ref.province not in mine:
             phantoms[ref.province] = Unit("?", ref.kind or "A", ref.location)
-    try:
-        named = parse_order(rules.board, seed_notation(text), "M")
-        ordered = province_of(named.unit.location)  # type: ignore[attr-defined]
-    except (OrderError, AttributeError):
-        ordered = None
+    ordered = _ordered_province(rules, seed_notation(text))
     for prov in rules.board.provinces:
         if rules.board.is_sea(prov) and prov not in mine and prov not in phantoms \
                 and prov != ordered:
             phantoms[prov] = Unit("?", "F", prov)
     return Position(pos.variant, pos.phase, list(own) + list(phantoms.values()), pos.centres,
                     extra=dict(pos.extra))
+
+
+def _ordered_province(rules: StabRules, text: str) -> str | None:
+    """The province of the unit a line gives an order to (no other power's unit is
+    imagined there, so that "no unit in North Sea" is the answer when it is not the
+    power's)."""
+    try:
+        m = _IF_DISLODGED.match(text)
+        if m:
+            return rules._read_if_dislodged(m.group(1)).unit.province
+        m = _IF.match(text)
+        named = parse_order(rules.board, m.group(2) if m else text, "M")
+        return province_of(named.unit.location)  # type: ignore[attr-defined]
+    except (OrderError, AttributeError):
+        return None
 
 
 def placed_units(rules: StabRules, pos: Position, power: str, texts: Sequence[str]) -> list[Unit]:
