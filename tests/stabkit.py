@@ -234,6 +234,7 @@ class StabMailGame:
         self.full = FullAdjudication(db, game)
         self.db = db
         self.labels: dict[str, str] = {}
+        self.gunboat = False
         self.reports: dict[str, list[Got]] = {p: [] for p in [*POWERS, "GM"]}
 
     def label(self, p: str) -> str:
@@ -241,6 +242,7 @@ class StabMailGame:
 
     def start(self, next_season: bool = False, gunboat: bool = False) -> None:
         b, game, timeout = self.b, self.game, self.timeout
+        self.gunboat = gunboat
         options = f"RETREATS {'NEXT_SEASON' if next_season else 'WITH_ORDERS'}" + (
             " GUNBOAT" if gunboat else "")
         b.send(self.gm, f"CREATE {game} master-{game} VARIANT stab {options}\nOPEN", "new stab")
@@ -284,7 +286,17 @@ class StabMailGame:
             assert r.subject.startswith("[ERROR]") == errors, r.body
         check_reply(r, p, body, owned | set(RULES.board.home_centres[p]))
         check_ack_blind(pos, p, lines, r)
+        self.check_names(p, r)
         return r
+
+    def check_names(self, reader: str | None, got: Got) -> None:
+        """Gunboat: no mail to ``reader`` names another power by its real name."""
+        if not self.gunboat:
+            return
+        text = got.body.upper()
+        for p in POWERS:
+            if p != reader:
+                assert p not in text, (reader, p, got.body)
 
     def reports_since(self, phase: str) -> None:
         """Every player's and the master's report of what was adjudicated since ``phase``,
@@ -293,9 +305,11 @@ class StabMailGame:
         for p in POWERS:
             got = self.b.wait(self.addr(p), subject_has(" report"), self.timeout)
             check_report(steps, p, got, self.label)
+            self.check_names(p, got)
             self.reports[p].append(got)
         got = self.b.wait(self.gm, subject_has(" report"), self.timeout)
         check_report(steps, None, got, self.label)
+        self.check_names(None, got)
         self.reports["GM"].append(got)
 
     def play(self, orders: dict[str, list[str]], tag: str, errors: bool | None = False,

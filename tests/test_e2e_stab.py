@@ -22,7 +22,8 @@ def test_stab_game_over_real_mail_servers(judge_mailbox, smtp_sink, tmp_path):
         b = SinkBackend(smtp_sink, env["MAILTEST_HOST"], int(env["MAILTEST_SMTP_PORT"]),
                         f"judge@{env['MAILTEST_DOMAIN']}")
         reports = play_stab_game(b, unique("s"), lambda p: f"{p.lower()}@{domain}",
-                                 f"gm@{domain}", tmp_path / "judge.db", timeout=60)
+                                 f"gm@{domain}", tmp_path / "judge.db", gunboat=True,
+                                 timeout=60)
         # Every report went to one recipient only: nobody is copied on another's notice.
         mine = [m for m in smtp_sink.messages if m.rcpt.endswith("@" + domain)]
         assert all("," not in m["To"] for m in mine)
