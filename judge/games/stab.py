@@ -348,9 +348,20 @@ class StabPlugin(GamePlugin):
             steps, _unreadable = rules.adjudicate_season(pos, lines)
             return [(outcome, list(orders)) for outcome, orders in steps]
         orders: list[tuple[str, Order]] = []
+        by_power: dict[str, list[str]] = {}
+        for power, line in lines:
+            by_power.setdefault(power, []).append(line)
         for power, line in lines:
             try:
-                orders.append((power, rules.read_order(pos, power, line)))
+                if pos.phase.kind == "M":
+                    # Read as the player was told it was read: against its own units, so
+                    # that an order accepted then is the order adjudicated (a support of a
+                    # unit that is not there is void, a mis-order the reports never show).
+                    own = placed_units(rules, pos, power, by_power[power]) \
+                        if rules.placement_pending(pos) else pos.units_of(power)
+                    orders.append((power, read_movement_line(rules, pos, power, own, line)))
+                else:
+                    orders.append((power, rules.read_order(pos, power, line)))
             except OrderError:
                 continue  # refused when it was sent; the player was told why
         return [(variant.adjudicate(pos, orders), orders)]
