@@ -123,3 +123,28 @@ def test_orders_in_the_seeds_notation_and_conditional_retreats_are_read():
         ("F BRE S F ENG - PIC", None),
         (None, "no unit in North Sea"),
     ]
+
+
+def test_next_seasons_orders_are_checked_where_the_power_knows_its_units():
+    """Retreats taken with the next season's orders: during the pending Winter, a movement
+    line for one of the power's units is checked (against its own units only); a line for a
+    place its retreats or builds will decide is taken as written and checked when they are
+    done; a conditional retreat is refused, with the reason."""
+    from stabkit import RULES, VARIANT
+
+    from judge.engine.position import Phase
+    from judge.games.stab import PLUGIN
+
+    pos, _ = RULES.place(RULES.initial_position(retreats="next_season"), [])
+    pos.phase = Phase("W", 1901, "A")
+    said = {x["text"]: x["error"] for x in PLUGIN.read_lines(VARIANT, pos, "FRANCE", [
+        "BUILD A MAR", "A PAR - KIE", "IF A BUR R GAS: A PAR - BUR", "A GAS - SPA",
+        "IF DISLODGED F BRE R ENG"])}
+    assert said == {
+        "BUILD A MAR": None,
+        "A PAR - KIE": "Paris is not adjacent to Kiel, and no convoy could carry an army there",
+        "IF A BUR R GAS: A PAR - BUR": None,
+        "A GAS - SPA": None,
+        "IF DISLODGED F BRE R ENG": "in this game retreats are ordered with the next "
+                                    "season's orders",
+    }

@@ -286,6 +286,9 @@ class StabPlugin(GamePlugin):
                     return {"text": text, "order": str(order), "unit": None, "error": None}
             except OrderError:
                 pass
+        error = self._check_next_movement(rules, pos, power, text)
+        if error:
+            return {"text": text, "order": None, "unit": None, "error": error}
         for kind in ("A", "M"):
             try:
                 order = parse_order(rules.board, seed_notation(text), kind)
@@ -301,6 +304,26 @@ class StabPlugin(GamePlugin):
         except OrderError as exc:  # pragma: no cover - parse_order raises syntax errors only
             return {"text": text, "order": None, "unit": None, "error": str(exc)}
         return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+
+    @staticmethod
+    def _check_next_movement(rules: StabRules, pos: Position, power: str, text: str
+                             ) -> str | None:
+        """Why a movement line for one of the power's units that is not waiting to retreat
+        cannot be given next season (None: it can, or it is for a unit whose place the
+        retreats and builds will decide, checked when they are done). Checked against the
+        power's own units only, like every acknowledgement."""
+        where = _ordered_province(rules, seed_notation(text))
+        own = pos.units_of(power)
+        if where is None or where not in {u.province for u in own}:
+            return None
+        y = pos.phase.year
+        season = Phase("F", y, "M") if pos.phase.season == "S" else Phase("S", y + 1, "M")
+        nxt = Position(pos.variant, season, pos.units, pos.centres, extra=dict(pos.extra))
+        try:
+            read_movement_line(rules, nxt, power, own, text)
+        except OrderError as exc:
+            return str(exc)
+        return None
 
     def needs(self, variant: Any, pos: Position, power: str) -> tuple[list[str], int] | None:
         rules = _rules(variant)
