@@ -167,48 +167,75 @@ def coast_seeds(coast: dict[str, Any], project: Projection, step: float,
     return out
 
 
-def _key(x: float, y: float) -> tuple[int, int]:
-    return (round(x * 100), round(y * 100))
+def island(spec: dict[str, Any], points: int = 16) -> dict[str, Any]:
+    """A small island as an ellipse (``centre``, ``radius`` in degrees): its coast is drawn
+    counter-clockwise from the north, the ``seas`` sharing it in equal arcs in that order."""
+    (lon, lat), (rx, ry) = spec["centre"], spec["radius"]
+    seas = spec["seas"]
+    path: list[Any] = [f"L:{spec['land']}"]
+    last = -1
+    for k in range(points):
+        arc = k * len(seas) // points
+        if arc != last:
+            path.append(f"S:{seas[arc]}")
+            last = arc
+        a = math.pi / 2 + 2 * math.pi * k / points
+        path.append([round(lon + rx * math.cos(a), 3), round(lat + ry * math.sin(a), 3)])
+    return {"name": spec["land"], "closed": True, "path": path}
+
+
+class _Snap:
+    """Vertex identities: the same Voronoi vertex is computed separately in each cell that
+    has it, so it is found again within a small tolerance rather than by exact value."""
+
+    def __init__(self, tolerance: float = 0.05) -> None:
+        self.tol = tolerance
+        self.buckets: dict[tuple[int, int], list[tuple[float, float, int]]] = defaultdict(list)
+        self.points: list[Point] = []
+
+    def id(self, x: float, y: float) -> int:
+        bx, by = int(x / self.tol), int(y / self.tol)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for px, py, i in self.buckets.get((bx + dx, by + dy), ()):
+                    if abs(px - x) <= self.tol and abs(py - y) <= self.tol:
+                        return i
+        i = len(self.points)
+        self.points.append((x, y))
+        self.buckets[(bx, by)].append((x, y, i))
+        return i
 
 
 def outlines(cells: list[Cell], owner: list[str]) -> dict[str, list[list[Point]]]:
     """Each province's rings: the cell edges whose other side belongs to another province,
-    chained end to end."""
-    edges: dict[str, dict[tuple[int, int], list[tuple[Point, Point]]]] = defaultdict(
-        lambda: defaultdict(list))
+    chained end to end (an edge shared by two cells of one province cancels out)."""
+    snap = _Snap()
+    edges: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for i, cell in enumerate(cells):
+        ids = [snap.id(x, y) for x, y, _ in cell]
         n = len(cell)
         for k in range(n):
-            x1, y1, tag = cell[k]
-            x2, y2, _ = cell[(k + 1) % n]
+            tag = cell[k][2]
             if tag >= 0 and owner[tag] == owner[i]:
                 continue
-            if _key(x1, y1) == _key(x2, y2):
-                continue
-            edges[owner[i]][_key(x1, y1)].append(((x1, y1), (x2, y2)))
+            a, b = ids[k], ids[(k + 1) % n]
+            if a != b:
+                edges[owner[i]][a].append(b)
     rings: dict[str, list[list[Point]]] = {}
-    for prov, by_start in edges.items():
+    for prov, nexts in edges.items():
         out = []
-        while any(by_start.values()):
-            start_key = next(k for k, v in by_start.items() if v)
-            a, b = by_start[start_key].pop()
-            ring = [a]
-            guard = 0
-            while _key(*b) != start_key and guard < 100000:
-                guard += 1
-                ring.append(b)
-                nxt = by_start.get(_key(*b))
-                if not nxt:
-                    # Float noise: take the nearest unused edge start.
-                    cand = min((k for k, v in by_start.items() if v),
-                               key=lambda k: (k[0] - b[0] * 100) ** 2 + (k[1] - b[1] * 100) ** 2,
-                               default=None)
-                    if cand is None:
-                        break
-                    nxt = by_start[cand]
-                _, b = nxt.pop()
-            out.append(_simplify(ring))
-        rings[prov] = [r for r in out if len(r) >= 3]
+        while True:
+            start = next((k for k, v in nexts.items() if v), None)
+            if start is None:
+                break
+            ring = [start]
+            here = nexts[start].pop()
+            while here != start and nexts.get(here):
+                ring.append(here)
+                here = nexts[here].pop()
+            if here == start and len(ring) >= 3:
+                out.append(_simplify([snap.points[v] for v in ring]))
+        rings[prov] = out
     return rings
 
 
@@ -246,7 +273,8 @@ def build(source: dict[str, Any]) -> dict[str, Any]:
         for loc, ll in spec.get("coasts", {}).items():
             entry[loc] = project(*ll)
         anchors[prov] = entry
-    for coast in source.get("coasts", ()):
+    coasts = list(source.get("coasts", ())) + [island(i) for i in source.get("islands", ())]
+    for coast in coasts:
         for point, prov in coast_seeds(coast, project, step, offset):
             seeds.append(point)
             owner.append(prov)

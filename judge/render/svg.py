@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from judge.render.drawing import MARGIN, SQUARE, Drawing, Place, Point, drawing_for
 from judge.render.ordertext import Arrow, arrows
+from variants import get_variant
 
 SEA = "#b4d2ea"
 LAND = "#efe7d2"
@@ -89,12 +90,12 @@ class Picture:
         return self.colours.get(power or "", NEUTRAL)
 
     # ---------------------------------------------------------------- ground
-    def ground(self, owners: Mapping[str, str]) -> None:
+    def ground(self, owners: Mapping[str, str], seas: Collection[str]) -> None:
         if self.d.kind == "chessboard":
             return self._chessboard(owners)
         fills = {"sea": SEA, "impassable": IMPASSABLE, "scenery": SCENERY}
         for name, place in self.d.places.items():
-            fill = fills.get(place.kind, LAND)
+            fill = SEA if name in seas else fills.get(place.kind, LAND)
             self.layers["ground"].append(
                 f'<path class="province" data-province="{name}" d="{_path(place.rings)}" '
                 f'fill="{fill}" stroke="{INK}" stroke-width="0.7" stroke-linejoin="round"/>')
@@ -300,6 +301,8 @@ def render_svg(variant: str, position: Mapping[str, Any],
     board's list is public anyway, so callers pass it for every full map).
     """
     drawing = drawing_for(variant)
+    board = get_variant(variant).board
+    seas = {name for name, p in board.provinces.items() if p.kind == "sea"}
     units: Mapping[str, list[str]] = position.get("units") or {}
     centres: Mapping[str, list[str]] = position.get("centres") or {}
     dislodged: Mapping[str, list[Any]] = position.get("dislodged") or {}
@@ -310,7 +313,7 @@ def render_svg(variant: str, position: Mapping[str, Any],
     if position.get("phase"):
         heading.append(str(position["phase"]))
     pic = Picture(drawing, colours, " ".join(heading) or variant)
-    pic.ground(owners)
+    pic.ground(owners, seas)
     pic.centres(set(owners) | set(supply_centres or ()), owners)
     for power in sorted(units):
         by_place: dict[str, int] = {}
