@@ -9,7 +9,7 @@ one of these are passed over (unit types, piece letters, ``VIA CONVOY``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MOVE_WORDS = {"-", "->", "X", "T"}  # T and X: Chess Dip's travel and attack
 
@@ -39,15 +39,24 @@ def arrows(power: str, text: str, result: str,
     def mk(kind: str, a: int, b: int, t: int | None = None) -> Arrow:
         return Arrow(kind, power, raw[a], raw[b], raw[t] if t is not None else "", result, text)
 
-    if "SPLIT" in words:  # 2A BUR SPLIT A - PAR, A - PIC: each part moves out of the origin
+    if "SPLIT" in words:
+        # 4A BUR SPLIT A PIC, 2A PAR, A BUR S F MAO - GAS: a part written at another place
+        # moves there; a part written at the unit's own place stays and has its own order.
         cut = words.index("SPLIT")
-        parts: list[list[int]] = [[]]
-        for i in range(cut + 1, len(raw)):
-            if words[i] == ",":
-                parts.append([])
-            elif i in places:
-                parts[-1].append(i)
-        return [mk("move", places[0], part[-1]) for part in parts if part]
+        out: list[Arrow] = []
+        part: list[str] = []
+        for word in raw[cut + 1:] + [","]:
+            if word != ",":
+                part.append(word)
+                continue
+            here = [w for w in part if is_place(w)]
+            if here and here[0].upper() == raw[places[0]].upper():
+                out.extend(replace(a, order=text)
+                           for a in arrows(power, " ".join(part), result, is_place))
+            elif here:
+                out.append(Arrow("move", power, raw[places[0]], here[0], "", result, text))
+            part = []
+        return out
     first = places[0]
     verb = next((w for w in words[first + 1:] if w in MOVE_WORDS | {"S", "C", "R", "MERGE"}),
                 None)

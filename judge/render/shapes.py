@@ -254,6 +254,28 @@ def _simplify(ring: list[Point]) -> list[Point]:
     return out
 
 
+def contains(rings: list[list[Point]], point: Point) -> bool:
+    """Even-odd point in polygon, over all of a province's rings."""
+    x, y = point
+    hit = False
+    for ring in rings:
+        for (x1, y1), (x2, y2) in zip(ring, ring[1:] + ring[:1], strict=True):
+            if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+                hit = not hit
+    return hit
+
+
+def _inside_towards(point: Point, home: Point, rings: list[list[Point]]) -> Point:
+    """A coast's point, moved towards the province's unit point until it lies inside the
+    outline: authored coast points sit on thin strips, where a degree is many pixels."""
+    for k in range(11):
+        t = k / 10
+        p = (point[0] + t * (home[0] - point[0]), point[1] + t * (home[1] - point[1]))
+        if contains(rings, p):
+            return p
+    return point
+
+
 def build(source: dict[str, Any]) -> dict[str, Any]:
     """The ``provinces`` section (outline, unit and label points) and the picture's size."""
     project = Projection(source["projection"])
@@ -294,7 +316,8 @@ def build(source: dict[str, Any]) -> dict[str, Any]:
             "unit": r(unit),
             "label": r(a.get("label", (unit[0], unit[1] + 17))),
         }
-        coasts = {k: r(v) for k, v in a.items() if "/" in k}
+        coasts = {k: r(_inside_towards(v, unit, rings.get(prov, [])))
+                  for k, v in a.items() if "/" in k}
         if coasts:
             entry["coasts"] = coasts
         provinces[prov] = entry
