@@ -190,6 +190,9 @@ MOVES = {
                                 ("FRANCE", "A MAR - BUR"), ("GERMANY", "A MUN - BUR")]),
     "stab": ("S1901M", [("FRANCE", "2A PAR - BUR"), ("FRANCE", "A MAR S 2A PAR - BUR"),
                         ("GERMANY", "A MUN - BUR")]),
+    "chessdip": ("S1901M", [("ENGLAND", "N b1 - c3"), ("ITALY", "B f1 - c4"),
+                            ("ITALY", "K e1 S f1 - c4"), ("FRANCE", "N g8 - f6"),
+                            ("FRANCE", "K e8 - f7"), ("SCANDINAVIA", "K d8 - e7")]),
     "hoplite": ("S450BCM", [("ATHENS", "2A ATH - MEG"), ("SPARTA", "A SPA - TEG"),
                             ("SPARTA", "A/F ZAR - MYR"), ("ACHEA", "A PAT S A SPA - TEG")]),
 }

@@ -259,7 +259,13 @@ class Picture:
 
     # ---------------------------------------------------------------- output
     def legend(self, lines: list[str]) -> None:
-        if not lines or self.d.kind == "chessboard" and not any(lines):
+        if not lines:
+            return
+        if self.d.kind == "chessboard":  # one line in the margin above the board
+            self.layers["legend"].append(
+                f'<text x="{MARGIN}" y="{MARGIN - 9}" font-size="14" font-weight="bold" '
+                f'font-family="DejaVu Sans, sans-serif" fill="{INK}">'
+                f'{escape(" ".join(lines))}</text>')
             return
         width = 16 + 8.5 * max(len(line) for line in lines)
         self.layers["legend"].append(
