@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "RESUME": ("RESUME", "RESUME"),
     "CLEAR": ("CLEAR", "CLEAR"),
     "STATUS": ("STATUS", "STATUS [game]"),
+    "MAP": ("MAP", "MAP [game] [phase]"),
     "SIGNOFF": ("END", "SIGNOFF"),
     "END": ("END", "END"),
 }
@@ -119,6 +120,10 @@ def parse_line(line: str) -> Command:
             return bad(f"{args[0]!r} cannot be a game name (a letter, then up to 29 letters, "
                        "digits, '-' or '_')")
         cmd.args = args
+        return cmd
+    if name == "MAP":
+        if len(args) > 2:
+            return bad("MAP takes a game name and a phase at most")
         return cmd
     if name in ("LIST", "STATUS"):
         if len(args) > 1:

@@ -19,7 +19,8 @@ from judge.commands.parse import Command, parse_duration, parse_lines
 from judge.config import Config
 from judge.games import game as G
 from judge.games.game import GameError
-from judge.mail.compose import deadline_text
+from judge.games.mapcmd import map_command
+from judge.mail.compose import Attachment, deadline_text
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc, parse_iso
@@ -59,6 +60,7 @@ class _Session:
     games_touched: set[int] = field(default_factory=set)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
+    attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply
 
     def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
             data: Any = None) -> None:
@@ -150,7 +152,7 @@ class Actor:
                           context={"items": session.items, "errors": session.errors,
                                    "judge_name": self.cfg.name},
                           inbox_id=row["id"], in_reply_to=inbound.message_id,
-                          references=inbound.references)
+                          references=inbound.references, attachments=session.attachments)
         for queue in session.later:  # game mail after the reply
             queue()
         reports.queue_turns(self.outbox, self.s, turns)
@@ -286,6 +288,11 @@ class Actor:
             if ses.master is not None:
                 return "", "game", G.game_summary(s, G.refresh(s, ses.master))
             raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
+        if name == "MAP":
+            text, picture = map_command(
+                s, a, (ses.current.game, ses.current.power) if ses.current else None, ses.master)
+            ses.attachments.append(picture)
+            return text, "text", None
         if name == "CLEAR":
             ctx = ses.current
             if ctx is None:

@@ -28,14 +28,14 @@ def private_position(position: Mapping[str, Any], power: str) -> dict[str, Any]:
 
 def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
             results: Iterable[Mapping[str, str]] = (), *, title: str = "",
-            supply_centres: Iterable[str] = ()) -> str | None:
+            supply_centres: Iterable[str] = (), master: bool = False) -> str | None:
     """The SVG ``reader`` (a power, or None for the public and observers) may be shown, or
     None when there is none for them (the public report of a hidden game).
 
     In a hidden game a player's map has their own orders only, unmarked: the orders of
     others and the fate of one's own are what the report says, not the picture.
     """
-    if variant not in HIDDEN:
+    if variant not in HIDDEN or master:  # a game's master sees the whole board
         return render_svg(variant, position, results, title=title,
                           supply_centres=supply_centres)
     if reader is None:
