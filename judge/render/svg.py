@@ -144,7 +144,7 @@ class Picture:
             x, y = self.centre_point(place)
             owner = owners.get(c, "")
             self.layers["centres"].append(
-                f'<circle class="centre" data-province="{c}" data-owner="{owner}" '
+                f'<circle class="centre" data-province={quoteattr(c)} data-owner={quoteattr(owner)} '
                 f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="5" fill="{self.colour(owner or None)}" '
                 f'stroke="{INK}" stroke-width="1.2"/>')
 
@@ -158,8 +158,9 @@ class Picture:
         x += slot * 20 - (8 if dislodged else 0)
         y += (10 if dislodged else 0)
         colour = self.colour(power)
-        attrs = (f'class="unit" data-power="{power}" data-unit={quoteattr(text)} '
-                 f'data-location="{location}" data-dislodged="{str(dislodged).lower()}"')
+        attrs = (f'class="unit" data-power={quoteattr(power)} data-unit={quoteattr(text)} '
+                 f'data-location={quoteattr(location)} '
+                 f'data-dislodged="{str(dislodged).lower()}"')
         body = (self._piece(parts[0][1], colour) if self.d.kind == "chessboard"
                 else self._token(parts, colour, dislodged))
         self.layers["units"].append(
@@ -222,10 +223,10 @@ class Picture:
         start = _short(end, a, 7)
         head = self.marker("hold" if hold else "arrow", colour)
         marker = f' marker-end="url(#{head})"'
-        attrs = (f'class="order" data-kind="{arrow.kind}" data-power="{arrow.power}" '
-                 f'data-from="{arrow.origin}" data-to="{arrow.destination}" '
-                 f'data-target="{arrow.target}" data-result="{arrow.result}" '
-                 f'data-order={quoteattr(arrow.order)}')
+        attrs = (f'class="order" data-kind={quoteattr(arrow.kind)} '
+                 f'data-power={quoteattr(arrow.power)} data-from={quoteattr(arrow.origin)} '
+                 f'data-to={quoteattr(arrow.destination)} data-target={quoteattr(arrow.target)} '
+                 f'data-result={quoteattr(arrow.result)} data-order={quoteattr(arrow.order)}')
         line = (f'<line x1="{_fmt(start[0])}" y1="{_fmt(start[1] + nudge)}" '
                 f'x2="{_fmt(end[0])}" y2="{_fmt(end[1] + nudge)}" stroke="{colour}" '
                 f'stroke-width="{width}"{dash}{marker} color="{colour}"/>')
@@ -253,7 +254,7 @@ class Picture:
             else:
                 self.markers[name] = (
                     f'<marker id="{name}" viewBox="0 0 10 10" refX="5" refY="5" '
-                    f'markerWidth="4" markerHeight="4"><circle cx="5" cy="5" r="3.5" '
+                    f'markerWidth="6" markerHeight="6"><circle cx="5" cy="5" r="3.5" '
                     f'fill="none" stroke="{colour}" stroke-width="2"/></marker>')
         return name
 
