@@ -52,6 +52,9 @@ def test_reports_carry_the_map_and_map_answers_with_the_svg(tmp_path) -> None:
     [(name, ctype, data)] = attachments(reply)
     assert (name, ctype) == ("pics-S1901M.svg", "image/svg+xml")
     assert ("FRANCE", "A PAR") in svg_units(data) and len(svg_units(data)) == 22
+    arrows = {(g.get("data-from"), g.get("data-to"), g.get("data-result"))
+              for g in ET.fromstring(data).iter(f"{NS}g") if g.get("class") == "order"}
+    assert arrows == {("PAR", "BUR", "succeeds"), ("MAR", "BUR", "succeeds")}
     [now] = j.send("observer@players.test", "MAP pics", "map now")
     [(name, _, data)] = attachments(now)
     assert name == "pics-F1901M.svg" and ("FRANCE", "A BUR") in svg_units(data)

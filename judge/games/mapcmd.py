@@ -1,4 +1,5 @@
-"""``MAP [game] [phase]``: the picture of a game's position, mailed back as an SVG file.
+"""``MAP [game] [phase]``: the picture of a game's position, mailed back as an SVG file
+(with the orders as arrows when the phase is a movement already adjudicated).
 
 Kept apart from :mod:`judge.games.acting` so the command is one call there. Who may see what
 follows the reports: in an open game anyone may ask (the reports show everyone the whole
@@ -58,7 +59,11 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         elif not is_master:
             raise GameError(f"game {game['name']} is played with hidden units: only its "
                             "players (after SIGNON) and its master may ask for its map")
-    svg = map_for(variant.name, position, reader, title=f"{game['name']} {variant.title}",
+    # A movement phase already adjudicated is drawn with its orders, as its report was.
+    results = json.loads(row["results"]) if row.get("results") and \
+        str(row["phase"]).endswith("M") else []
+    svg = map_for(variant.name, position, reader, results,
+                  title=f"{game['name']} {variant.title}",
                   supply_centres=sorted(variant.board.supply_centres),
                   master=is_master and reader is None)
     if svg is None:  # pragma: no cover - every case above has a reader or the master
