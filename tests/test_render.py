@@ -286,3 +286,46 @@ def test_judge_render_writes_png_and_svg(tmp_path: Path) -> None:
                           "--position", str(pos), "--out", str(tmp_path / "map.gif")],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "png or .svg" in bad.stderr
+
+
+def test_dislodged_units_are_drawn_where_they_were_beaten() -> None:
+    variant = get_variant("standard")
+    position = variant.read_position({
+        "variant": "standard", "phase": "F1901R", "units": {"GERMANY": ["A BUR"]},
+        "centres": {}, "dislodged": {"FRANCE": [{"unit": "A BUR", "attacker_from": "MUN",
+                                                 "retreats": ["PAR"]}]}})
+    svg, _ = draw("standard", position, [{"power": "FRANCE", "order": "A BUR R PAR",
+                                          "result": "succeeds"}])
+    drawn = {(u["data-power"], u["data-location"], u["data-dislodged"]) for u in units_in(svg)}
+    assert drawn == {("GERMANY", "BUR", "false"), ("FRANCE", "BUR", "true")}
+    [arrow] = orders_in(svg)
+    assert (arrow["data-kind"], arrow["data-from"], arrow["data-to"]) == ("retreat", "BUR", "PAR")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("A LON - NTH - BEL", [("move", "LON", "BEL", "")]),
+    ("F NTH C A LON - BEL", [("convoy", "NTH", "BEL", "LON")]),
+    ("A MUN S A BER", [("support", "MUN", "BER", "BER")]),
+    ("A MUN S A BER - SIL", [("support", "MUN", "SIL", "BER")]),
+    ("P e5 t d6 x d5", [("move", "e5", "d6", "")]),
+    ("N g1 S e1 - e2", [("support", "g1", "e2", "e1")]),
+    ("A PAR H", []),
+    ("BUILD A PAR", []),
+])
+def test_order_text_read_as_arrows(text: str, want: list) -> None:
+    from judge.render.ordertext import arrows
+
+    places = {"LON", "NTH", "BEL", "MUN", "BER", "SIL", "PAR", "e5", "d6", "d5", "g1", "e1", "e2"}
+    got = [(a.kind, a.origin, a.destination, a.target)
+           for a in arrows("P", text, "succeeds", places.__contains__)]
+    assert got == want
+
+
+def test_judge_render_refuses_unreadable_input(tmp_path: Path) -> None:
+    bad = tmp_path / "p.json"
+    bad.write_text('{"phase": "S1901M", "units": {"FRANCE": ["Z PAR"]}}')
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "render", "--variant", "standard",
+                           "--position", str(bad), "--out", str(tmp_path / "m.svg")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("judge: unreadable input")
+    assert not (tmp_path / "m.svg").exists()

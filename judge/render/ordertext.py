@@ -72,6 +72,8 @@ def arrows(power: str, text: str, result: str,
         moving = any(w in MOVE_WORDS or w == "MERGE" for w in words[target + 1:])
         return [mk(kind, first, later[-1] if moving else target, target)]
     if verb in MOVE_WORDS and later:
+        if "T" in words and "X" in words:  # en passant, P e5 t d6 x d5: it lands on d6
+            return [mk("move", first, later[0])]
         return [mk("move", first, later[-1])]
     if verb == "R" and later:
         return [mk("retreat", first, later[0])]
