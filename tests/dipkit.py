@@ -124,3 +124,28 @@ def proposal(title: str, module: str = "", text: str = "", lead: str = "Enact th
     """A PROPOSE block as a player writes it."""
     return "\n".join(["PROPOSE " + title, lead, *([f"MODULE {module}"] if module else []),
                       text or f"The rule called {title}.", "END"])
+
+
+def labels(report: Got) -> dict[str, str]:
+    """{title: "P1"} from a move report (the order is drawn from the seed)."""
+    import re
+
+    return {m.group(2): m.group(1) for m in re.finditer(r"^(P\d+): (.+)$", report.body, re.M)}
+
+
+def play_turn_with_votes(g: DipGame, proposals: dict[str, str], moves: dict[str, str] | None,
+                         votes: dict[str, str]) -> tuple[Got, Got]:
+    """One whole turn: moves and proposals, the move report, everyone votes (``votes``:
+    {title: FOR|AGAINST|ABSTAIN}), the vote closes. (move report, vote report)."""
+    for country in sorted(set(proposals) | set(moves or {})):
+        r = g.player(country, "\n".join(filter(None, [(moves or {}).get(country, ""),
+                                                      proposals.get(country, "")])), "turn")
+        assert not r.subject.startswith("[ERROR]"), r.body
+    report = g.to_all(g.to_deadline(), "move report")
+    label = labels(report)
+    for country in g.countries:
+        lines = [f"VOTE {label[t]} {choice}" for t, choice in votes.items()]
+        r = g.player(country, "\n".join(lines), "votes")
+        assert not r.subject.startswith("[ERROR]"), r.body
+    result = g.to_all(g.to_vote_deadline(), "votes on")
+    return report, result

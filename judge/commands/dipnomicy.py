@@ -1,5 +1,5 @@
 """Dipnomicy's command words (players: PROPOSE, VOTE; the Secretary General: VETO, NUMBER,
-COMMENT, ATTACH, ROLLBACK; anyone: RULES), registered with the command parser.
+COMMENT, ATTACH, ROLLBACK, SETTING; anyone: RULES), registered with the command parser.
 
 Only the words and their argument checks live here, so that :mod:`judge.commands.parse` stays
 free of any one variant; what the commands do is :mod:`judge.games.dipnomicy`.
@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ATTACH": ("ATTACH", "ATTACH <rule> <module> [key=value ...] | ATTACH <rule> NONE"),
     "ROLLBACK": ("ROLLBACK", "ROLLBACK <turn>"),
     "RULES": ("RULES", "RULES [game]"),
+    "SETTING": ("SETTING", "SETTING <threshold | vote_days | upkeep_days | default_move_days> "
+                           "<value>"),
 }
 # A block command takes the following lines up to a line holding only END (which then ends
 # the block, not the mail): a proposal's text is free prose.
@@ -51,6 +53,8 @@ def check(name: str, args: list[str]) -> str:
     elif name == "ROLLBACK":
         if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
             return "ROLLBACK needs the turn to go back to (1, 2, ...)"
+    elif name == "SETTING" and len(args) != 2:
+        return "SETTING needs a name and a value"
     elif name == "RULES" and len(args) > 1:
         return "RULES takes at most one game name"
     return ""

@@ -127,6 +127,8 @@ def parse_line(line: str) -> Command:
             return bad("MASTER needs a game and a password")
         return cmd
     if name == "CREATE":
+        if len(args) == 2 and args[0].upper() in ("A", "F", "ARMY", "FLEET"):
+            return Command("ORDER", [], line)  # "Create A Bud": Dipnomicy's build (P2)
         if args and args[0].upper() == "GAME":
             args = args[1:]
         if len(args) < 2:

@@ -140,7 +140,7 @@ class DipnomicyDriver:
         self.commands = {"PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
                          "NUMBER": self.number, "COMMENT": self.comment,
                          "ATTACH": self.attach, "ROLLBACK": self.rollback,
-                         "RULES": self.rules}
+                         "SETTING": self.setting, "RULES": self.rules}
 
     # ------------------------------------------------------------ joining, starting
     def check_join(self, game: dict) -> None:
@@ -424,6 +424,28 @@ class DipnomicyDriver:
             if chosen else f"Rule {number} has no module now (the SG applies it)"
         return (f"{done}, from the next adjudication; the ruleset has been sent to every "
                 f"player.", "text", None)
+
+    def setting(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        """The SG sets one of the game's settings (they travel with the ruleset)."""
+        from variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError
+
+        game = self._sg(actor, ses)
+        name, raw = cmd.args[0].lower(), cmd.args[1]
+        if name not in DEFAULT_SETTINGS:
+            raise GameError(f"there is no setting {name!r}; the settings are "
+                            f"{', '.join(sorted(DEFAULT_SETTINGS))}")
+        value: Any = raw.lower()
+        if isinstance(DEFAULT_SETTINGS[name], int):
+            if not raw.isdigit() or int(raw) < 1:
+                raise GameError(f"{name} is a number of days (1 or more)")
+            value = int(raw)
+        try:
+            self._change_rules(actor, game, lambda r: replace(
+                r, settings={**r.settings, name: value}), f"{name} = {value}")
+        except RulesetError as exc:
+            raise GameError(str(exc)) from None
+        return (f"Setting {name} is now {value}; the ruleset has been sent to every player.",
+                "text", None)
 
     def _change_rules(self, actor: Actor, game: dict, change: Any, what: str) -> None:
         """The SG changes the ruleset in force: the current position carries the new one
