@@ -70,7 +70,7 @@ def test_threshold_abstentions_non_voters_veto_late_vote_and_numbers(tmp_path, t
         r = g.player(c, f"VOTE {sup} {choice}\nVOTE {mob} FOR\nVOTE {sc} FOR", "votes")
         assert f"Vote of {c.title()} recorded: {sup} {choice}" in r.flat
         assert "Votes are due by" in r.flat
-    r = g.player("ITALY", f"VOTE P9 FOR", "votes")
+    r = g.player("ITALY", "VOTE P9 FOR", "votes")
     assert r.subject.startswith("[ERROR]") and "there is no P9" in r.flat
     r = g.player("FRANCE", f"VETO {mob} no", "veto")  # a player is not the SG
     assert "game master's command" in r.flat
