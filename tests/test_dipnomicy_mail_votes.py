@@ -181,3 +181,50 @@ def test_one_proposal_per_turn_a_second_replaces_the_first_and_bad_ones_are_refu
     assert r.subject.startswith("[ERROR]") and "proposal not taken" in r.flat
     report = g.to_all(g.to_deadline(), "move report")
     assert "P1: Mobile fleets" in report.body and "Support actions" not in report.body
+
+
+def test_the_seeds_move_1_by_email(tmp_path):
+    """The seed's move 1 (../shared/seeds/004_2ba22e06025b0616.txt) played by email: the 19
+    orders (Turkey's units hold), the six proposals sent by their authors with the SG's
+    comments, and the move report every player gets, in the seed's form, the proposals in the
+    order drawn from the game's seed."""
+    from test_dipnomicy_seed import seed_moves, seed_text
+
+    from variants.dipnomicy.proposals import presentation_order
+    from variants.dipnomicy.report import seed_proposals
+
+    g = DipGame(tmp_path)
+    g.start()
+    moves: dict[str, list[str]] = {}
+    for power, line in seed_moves(seed_text()):
+        if power != "TURKEY":
+            moves.setdefault(power, []).append(line)
+    assert sum(len(v) for v in moves.values()) == 19
+    proposals = seed_proposals()
+    for p in proposals:
+        module = ""
+        if p.module:
+            params = " ".join(f"{k}={v}" for k, v in (p.params or {}).items())
+            module = f"{p.module} {params}".strip()
+        block = proposal(p.title, module, p.text, lead=p.heading)
+        r = g.player(p.author, "\n".join(moves[p.author]) + "\n" + block, "move 1")
+        assert not r.subject.startswith("[ERROR]"), r.body
+        assert f"Proposal of {p.author.title()} for turn 1 received" in r.flat
+        if p.comment:
+            r = g.sg(f"COMMENT {p.author} {' '.join(p.comment.split())}")
+            assert not r.subject.startswith("[ERROR]"), r.body
+    report = g.to_all(g.to_deadline(), "move report, turn 1").body
+    seed = seed_text()
+    # the moves section is the seed's, line for line
+    ours = report.split("Move report:")[1].split("Presented in a random order.")[0]
+    theirs = seed.split("Move report:")[1].split("Presented in a random order.")[0]
+    assert ours.strip() == theirs.strip()
+    # the proposals, numbered in the order drawn from the game's seed, with their texts
+    order = presentation_order(proposals, g.state()["seed"], 1)
+    assert list(labels(g.to_all(g.mail, "move report, turn 1"))) == [p.title for p in order]
+    for k, p in enumerate(order, start=1):
+        assert f"P{k}: {p.title}\n\n" in report
+        assert p.text.splitlines()[0] in report
+    assert "[This is a basically the same as support from the original game, but without a " \
+           "mechanism for cutting support. - Sec. Gen.]" in report
+    assert "Votes are due by" in report and "Moves for Turn 2 (Autumn) are due by" in report
