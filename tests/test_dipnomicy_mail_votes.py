@@ -6,7 +6,7 @@ the game's start: 5 to 7 players, countries drawn from the game's seed."""
 from __future__ import annotations
 
 import pytest
-from dipkit import GM, DipGame, labels, play_turn_with_votes, proposal
+from dipkit import GM, DipGame, cheap_passwords, labels, play_turn_with_votes, proposal  # noqa: F401 (fixture)
 
 from variants.dipnomicy.rules import assign_countries
 

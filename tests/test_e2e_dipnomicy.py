@@ -51,9 +51,11 @@ def test_dipnomicy_cycle_over_imap_and_smtp(judge_mailbox, smtp_sink, tmp_path):
             report = b.wait(a, subject_has("move report, turn 1"), 60)
             assert "P1: Support actions" in report.body and "A Par -- Pic" in report.body
             assert "Votes are due by" in report.body
+        for c in country:  # all at once: the judge takes them as they come
+            b.send(country[c], f"{login[c]}\nVOTE P1 FOR", "vote")
         for c in country:
-            ack = send(c, "VOTE P1 FOR", "vote")
-            assert f"Vote of {c.title()} recorded: P1 FOR" in ack
+            ack = b.wait(country[c], subject_has("vote"), 60)
+            assert f"Vote of {c.title()} recorded: P1 FOR" in ack.flat, ack.body
         b.send(sg, f"MASTER {game} sgpass\nPROCESS", "process 2")
         for a in [*players, sg]:
             result = b.wait(a, subject_has("votes on the proposals of turn 1"), 60)
