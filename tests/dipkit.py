@@ -43,9 +43,10 @@ class FakeClock:
 class DipGame:
     """A Dipnomicy game through the judge's real reading, acting, storage and sender."""
 
-    def __init__(self, tmp_path: Path, name: str = "dip", players: int = 7) -> None:
+    def __init__(self, tmp_path: Path, name: str = "dip", players: int = 7,
+                 address: str = "judge@localhost") -> None:
         self.clock = FakeClock()
-        self.judge = InProcessJudge(tmp_path)
+        self.judge = InProcessJudge(tmp_path, address)
         self.judge.actor.clock = self.clock
         self.name = name
         self.addresses = [f"player{k}@players.test" for k in range(1, players + 1)]

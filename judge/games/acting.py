@@ -314,8 +314,9 @@ class Actor:
         game = self._master_game(ses)
         if name == "OPEN":
             game = G.open_game(s, game)
-            return (f"Game {game['name']} is open: players join with SIGNON <power> "
-                    f"{game['name']} <password>.", "text", None)
+            driver = drivers.for_game(game)
+            how = driver.join_hint(game) if driver else f"SIGNON <power> {game['name']} <password>"
+            return f"Game {game['name']} is open: players join with {how}.", "text", None
         if name == "START":
             driver = drivers.for_game(game)
             game = driver.start(self, ses, game, now) if driver else G.start_game(s, game, now)

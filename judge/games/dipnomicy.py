@@ -79,8 +79,13 @@ def _update(s: Store, gid: int, **fields: Any) -> None:
     s.execute(f"UPDATE dipnomicy_games SET {cols} WHERE game_id = ?", (*fields.values(), gid))
 
 
-def _when(text: str | None, now: datetime) -> str:
-    return deadline_text(text, now) if text else "none set"
+def _when(text: str | datetime | None, now: datetime) -> str:
+    """A deadline as players read it: the UTC time, and how long is left while any is."""
+    if not text:
+        return "none set"
+    when = parse_iso(text) if isinstance(text, str) else text
+    full = deadline_text(when, now)
+    return full if when > now else full.split(" (")[0]  # passed: the time alone
 
 
 def _ruleset_number(pos: Position, module: str) -> str:
@@ -148,6 +153,10 @@ class DipnomicyDriver:
             raise GameError(f"in Dipnomicy the countries are assigned at random when the game "
                             f"starts: join with JOIN {game['name']} <password>, and sign on "
                             f"with your country once the game has started")
+
+    def join_hint(self, game: dict) -> str:
+        return (f"JOIN {game['name']} <password> (their countries are drawn when the game "
+                f"starts; {MIN_PLAYERS} to {MAX_PLAYERS} players)")
 
     def join(self, actor: Actor, game: dict, password: str, address: str) -> str:
         s = actor.s
@@ -226,7 +235,7 @@ class DipnomicyDriver:
         if now > deadline:
             raise GameError(
                 f"too late: {what} for turn {turn_number(pos.phase)} were due by "
-                f"{deadline_text(deadline, now)}, {move_deadline_days(pos)} days after the "
+                f"{_when(deadline, now)}, {move_deadline_days(pos)} days after the "
                 f"last move report ({_ruleset_number(pos, 'deadline')}). Late submissions "
                 f"are not counted.")
 
@@ -281,8 +290,7 @@ class DipnomicyDriver:
         choice = {"YES": "FOR", "NO": "AGAINST"}.get(cmd.args[1].upper(), cmd.args[1].upper())
         if not st["voting"]:
             raise GameError(f"no vote is open in game {game['name']}: votes are taken after a "
-                            f"move report until the vote deadline (the last vote, if any, has "
-                            f"closed and was not counted again)")
+                            f"move report, until the vote deadline; this vote is not counted")
         presented = json.loads(st["presented"])
         if not 1 <= int(label[1:]) <= len(presented):
             raise GameError(f"there is no {label}: the move report of turn {st['turn']} "

@@ -5,8 +5,9 @@ driver. A variant whose game goes differently (Dipnomicy: random countries, prop
 a vote deadline, rule P5's deadline) supplies a driver; the mail loop asks for it at a few
 fixed points instead of testing variant names:
 
-* ``join(actor, game, password, address) -> str`` for ``JOIN <game> <password>`` and
-  ``check_join(game)`` (raise to refuse choosing a power);
+* ``join(actor, game, password, address) -> str`` for ``JOIN <game> <password>``,
+  ``check_join(game)`` (raise to refuse choosing a power) and ``join_hint(game)`` (how
+  players join, for OPEN's reply);
 * ``start(actor, ses, game, now) -> dict`` for START, ``process(actor, ses, game, now) -> str``
   for PROCESS;
 * ``check_orders(actor, game, power)``: raise :class:`~judge.games.game.GameError` to refuse
