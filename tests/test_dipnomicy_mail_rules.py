@@ -64,7 +64,7 @@ def test_p1_beaten_out_unit_is_moved_away_in_the_removal_phase(tmp_path, enact):
     assert g.game()["phase"] == "F1901R"
     r = g.player("GERMANY", "A Bur -- Ruh", "removal")
     assert "A BUR R RUH" in r.body and not r.subject.startswith("[ERROR]"), r.body
-    done = g.to_all(g.to_deadline(), "F1901R report")
+    done = g.to_all(g.to_deadline(), "Removals after turn 2 (F1901R)")
     assert "Removals after turn 2 is done." in done.body
     assert "Germany: A Bur -- Ruh" in done.body and "A Ruh" in done.body
     assert "Moves for turn 3 are due by" in done.body
@@ -85,7 +85,7 @@ def test_p2_supply_centres_and_upkeep_after_an_even_turn(tmp_path, enact):
     assert "Germany: Ber, Den, Kie, Mun (4)" in report  # Denmark owned at the Upkeep
     r = g.player("GERMANY", "Create F Kie", "upkeep")
     assert not r.subject.startswith("[ERROR]"), r.body
-    done = g.to_all(g.to_deadline(), "W1901A report")
+    done = g.to_all(g.to_deadline(), "Upkeep after turn 2 (W1901A)")
     assert "Upkeep after turn 2 is done." in done.body
     assert "Created: F Kie (Germany)" in done.body
     assert g.game()["phase"] == "S1902M"
@@ -109,7 +109,7 @@ def test_p3_more_home_centres(tmp_path, enact):
     assert "Russia:  Fin, Lvn, Mos, Sev, StP, War (6)" in report, report
     r = g.player("RUSSIA", "Create A Fin\nCreate A Lvn", "upkeep")
     assert not r.subject.startswith("[ERROR]"), r.body
-    done = g.to_all(g.to_deadline(), "W1901A report")
+    done = g.to_all(g.to_deadline(), "Upkeep after turn 2 (W1901A)")
     assert "A Fin (Russia)" in done.body and "A Lvn (Russia)" in done.body
 
 

@@ -228,3 +228,28 @@ def test_the_seeds_move_1_by_email(tmp_path):
     assert "[This is a basically the same as support from the original game, but without a " \
            "mechanism for cutting support. - Sec. Gen.]" in report
     assert "Votes are due by" in report and "Moves for Turn 2 (Autumn) are due by" in report
+
+
+def test_amend_and_transmute_by_email_and_proposals_only_with_the_moves(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    play_turn_with_votes(g, {"FRANCE": proposal("Support actions", "support")}, None,
+                         {"Support actions": "FOR"})
+    amend = "\n".join(["PROPOSE Quicker removals", "Amend rule 25 to read:",
+                       "MODULE support retreat_days=1",
+                       "Support as before; beaten out units have one day to move.", "END"])
+    transmute = "\n".join(["PROPOSE Support for ever", "Transmute rule 25.", "END"])
+    # one a turn: in one vote the order drawn could put the transmutation first, and an
+    # immutable rule cannot be amended
+    play_turn_with_votes(g, {"ENGLAND": amend}, None, {"Quicker removals": "FOR"})
+    _, result = play_turn_with_votes(g, {"GERMANY": transmute}, None,
+                                     {"Support for ever": "FOR"})
+    rules = result.body.split("The rules in force from turn 4")[1]
+    assert "Rule 25 (immutable): Support actions" in rules
+    assert "Support as before; beaten out units have one day to move." in rules
+    assert "module support (retreat_days = 1)" in rules
+    # proposals come with the moves: not while voting is open
+    g.player("ITALY", proposal("Mobile fleets", "mobile_fleets"))
+    g.to_deadline()
+    r = g.player("RUSSIA", proposal("Merging units", "merging"), "late proposal")
+    assert r.subject.startswith("[ERROR]") and "voting is open until" in r.flat

@@ -53,6 +53,7 @@ from variants.dipnomicy.rules import (
     assign_countries,
     move_deadline_days,
     phase_days,
+    phase_title,
     turn_number,
     turn_phase,
 )
@@ -564,7 +565,7 @@ class DipnomicyDriver:
                 _set_deadline(s, game, _phase_deadline(game, st, new, now))
                 game = G.refresh(s, game)
                 footer = self._deadline_footer(game, st, new, now)
-                _publish(actor, game, f"{t.previous.phase} report",
+                _publish(actor, game, f"{phase_title(t.previous.phase)} ({t.previous.phase})",
                          phase_report(t.outcome), footer)
         return turns
 
