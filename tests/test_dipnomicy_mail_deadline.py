@@ -41,8 +41,8 @@ def test_three_day_rule_sets_the_deadline_from_the_last_report_and_refuses_late_
         # turn 2's moves are due three days after the move report of turn 1
         assert g.deadline() == report1_sent + timedelta(days=3)
         assert "PASSED: enacted as rule 25" in result.body
-    else:  # the game's own movement length (3 days here) from the close of the vote
-        assert g.deadline() == closed + timedelta(days=3)
+    else:  # the ruleset's default_move_days (7) from the close of the vote
+        assert g.deadline() == closed + timedelta(days=7)
     assert f"Moves for turn 2 are due by {clock_text(g.deadline())}" in result.body
     # an acknowledgement shows the deadline
     r = g.player("FRANCE", "A Par -- Pic", "in time")

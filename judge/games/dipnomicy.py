@@ -10,8 +10,10 @@ still change); a removal (P1) or Upkeep (P2) phase runs meanwhile.
 
 Deadlines. The vote deadline is the ruleset's ``vote_days`` after the move report. The moves
 deadline: under the deadline rule (P5) ``days`` after the last move report was sent, and
-moves after it are refused (``check_orders``); otherwise the game's movement length
-(``DEADLINES``) after voting closes. Every time comes from the actor's clock, so tests drive
+moves after it are refused (``check_orders``); otherwise the ruleset's ``default_move_days``
+after voting closes (or after START). A removal phase (P1) lasts the support rule's
+``retreat_days``, an Upkeep phase (P2) the ``upkeep_days`` setting. All of them are the rules'
+(the SG changes a setting with SETTING), not the mail loop's DEADLINES. Every time comes from the actor's clock, so tests drive
 the whole cycle without sleeping.
 
 State kept per game (migration 3): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
@@ -122,7 +124,7 @@ def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datet
     if days is not None and st["report_sent"]:
         return parse_iso(st["report_sent"]) + days * DAY
     start = parse_iso(st["vote_deadline"]) if st["voting"] and st["vote_deadline"] else now
-    return start + timedelta(seconds=game["movement_seconds"])
+    return start + int(RULES.ruleset(pos).setting("default_move_days")) * DAY
 
 
 def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
@@ -198,7 +200,7 @@ class DipnomicyDriver:
         s.save_position(game["id"], phase, RULES.write_position(pos))
         s.execute("INSERT INTO dipnomicy_games (game_id, seed) VALUES (?, ?)",
                   (game["id"], seed))
-        deadline = now + timedelta(seconds=game["movement_seconds"])
+        deadline = now + int(RULES.ruleset(pos).setting("default_move_days")) * DAY
         s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
                   (phase, iso(deadline), game["id"]))
         game = G.refresh(s, game)
