@@ -37,6 +37,8 @@ def test_countries_are_drawn_from_the_seed_for_five_to_seven_players(tmp_path):
     for s in seats:
         assert f"You play {s['power'].title()}" in notices[s["address"]].body
     assert sum("the rules in force at the start" in m.subject for m in g.mail) == 6
+    start_rules = [m for m in g.mail if "the rules in force at the start" in m.subject][0]
+    assert "Moves and proposals for turn 1 are due by" in start_rules.body
     # a sixth... eighth player may not join a started game; the unplayed countries hold
     r = g.reply("late@players.test", "JOIN few latepw", "join")
     assert "no new players" in r.flat
@@ -128,6 +130,7 @@ def test_text_proposal_gets_its_module_from_the_sg_then_repeal(tmp_path):
     assert "Rule 25 is now applied by the judge through module support" in r.flat
     ruleset = g.to_all(g.mail, "the ruleset has changed")
     assert "module support (retreat_days = 1)" in ruleset.body
+    assert "Moves for turn 2 are due by" in ruleset.body
     r = g.player("FRANCE", "A Par -- Bur\nA Mar S A Par -- Bur", "support")
     assert not r.subject.startswith("[ERROR]"), r.body
     g.player("GERMANY", "A Mun -- Bur\n" + "\n".join(

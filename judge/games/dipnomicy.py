@@ -207,9 +207,10 @@ class DipnomicyDriver:
         ses.games_touched.add(game["id"])
 
         # with the start notice (which the mail loop sends): the rules in force
-        ses.later.append(lambda g=game: _publish(actor, g, "the rules in force at the start",
-                                                 ruleset_text(RULES.ruleset(pos),
-                                                              "The rules in force at the start")))
+        ses.later.append(lambda g=game: _publish(
+            actor, g, "the rules in force at the start",
+            ruleset_text(RULES.ruleset(pos), "The rules in force at the start"),
+            f"Moves and proposals for turn 1 are due by {_when(g['deadline'], now)}."))
         return game
 
     # ------------------------------------------------------------------ moves
@@ -469,7 +470,8 @@ class DipnomicyDriver:
         s.save_position(game["id"], game["phase"], RULES.write_position(with_ruleset(pos,
                                                                                    ruleset)))
         _publish(actor, game, f"the ruleset has changed ({what})",
-                 ruleset_text(ruleset, "The rules in force"))
+                 ruleset_text(ruleset, "The rules in force"),
+                 self._deadline_footer(game, state(s, game), pos, actor.clock()))
 
     def rollback(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
