@@ -167,6 +167,11 @@ def test_rollback_restores_the_position_and_its_rules_and_rules_on_request(tmp_p
     assert "Rule 25" not in r.body
     r = g.player("FRANCE", "A Mar S A Par -- Bur", "support?")
     assert "support actions are not in the rules" in r.flat
+    r = g.sg("RULES")  # the SG's request publishes the ruleset to everyone
+    assert "Sent to every player:" in r.body
+    published = g.to_all(g.mail, "the rules in force")
+    assert "Rule 24 (mutable)" in published.body and "Rule 25" not in published.body
+    assert "Moves for turn 1 are due by" in published.body
     r = g.sg("ROLLBACK 5")
     assert r.subject.startswith("[ERROR]") and "no stored position of turn 5" in r.flat
 

@@ -338,13 +338,20 @@ class DipnomicyDriver:
             raise GameError(f"game {game['name']} is not a Dipnomicy game: its rules do not "
                             "change")
         if game["phase"]:
-            ruleset = RULES.ruleset(G.current_position(s, game))
+            pos = G.current_position(s, game)
+            ruleset = RULES.ruleset(pos)
         else:
             from variants.dipnomicy.ruleset import initial_ruleset
 
             ruleset = initial_ruleset()
-        return ruleset_text(ruleset, f"The rules in force in game {game['name']}").rstrip(), \
-            "pre", None
+        text = ruleset_text(ruleset, f"The rules in force in game {game['name']}").rstrip()
+        if ses.master is not None and ses.master["id"] == game["id"] and game["phase"]:
+            # the SG's RULES publishes the ruleset to every player as well
+            st, now = state(s, game), actor.clock()
+            footer = self._deadline_footer(game, st, pos, now)
+            ses.later.append(lambda: _publish(actor, game, "the rules in force", text, footer))
+            text = "Sent to every player:\n\n" + text
+        return text, "pre", None
 
     # -------------------------------------------------------------------- the SG
     def _sg(self, actor: Actor, ses: Any) -> dict:
