@@ -261,3 +261,17 @@ def test_amend_and_transmute_by_email_and_proposals_only_with_the_moves(tmp_path
     g.to_deadline()
     r = g.player("RUSSIA", proposal("Merging units", "merging"), "late proposal")
     assert r.subject.startswith("[ERROR]") and "voting is open until" in r.flat
+
+
+def test_dipnomicy_commands_elsewhere_are_refused_clearly(tmp_path):
+    g = DipGame(tmp_path)
+    g.reply(GM, "CREATE std sgpass\nOPEN", "new")
+    r = g.reply("p@players.test", "SIGNON France std frpw\nVOTE P1 FOR\n" +
+                proposal("Support actions", "support"), "vote")
+    assert r.flat.count("is not a Dipnomicy game") == 2, r.body
+    r = g.reply("p@players.test", "VOTE P1 FOR", "vote")
+    assert "VOTE needs a SIGNON before it" in r.flat
+    r = g.reply("p@players.test", "RULES std", "rules")
+    assert "is not a Dipnomicy game" in r.flat
+    r = g.reply("p@players.test", "VOTE P1 MAYBE", "vote")
+    assert "'MAYBE' is not FOR, AGAINST or ABSTAIN" in r.flat

@@ -249,6 +249,9 @@ class DipnomicyDriver:
         if ctx is None:
             raise GameError(f"{what} needs a SIGNON before it")
         game = G.refresh(actor.s, ctx.game)
+        if game["variant"] != "dipnomicy":
+            raise GameError(f"game {game['name']} is not a Dipnomicy game: it has no proposals "
+                            "or votes")
         G.check_running(game)
         return game, ctx.power
 
