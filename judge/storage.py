@@ -117,7 +117,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
     # 3: Dipnomicy (judge/games/dipnomicy.py): the game's seed and the stage of its cycle, this
-    # turn's proposals, the votes (late ones kept, to be reported), the SG's vetoes and numbers
+    # turn's proposals, the votes (late ones kept, to be reported), the SG's vetoes and numbers,
+    # and the settings chosen before the start
     """
     CREATE TABLE dipnomicy_games (
         game_id INTEGER PRIMARY KEY REFERENCES games(id),
@@ -149,6 +150,10 @@ MIGRATIONS: list[str] = [
         at TEXT NOT NULL
     );
     CREATE INDEX dipnomicy_votes_turn ON dipnomicy_votes(game_id, turn, id);
+    CREATE TABLE dipnomicy_settings (    -- settings the SG chose before the start
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        settings TEXT NOT NULL             -- JSON {"threshold": "two-thirds"}
+    );
     """,
 ]
 

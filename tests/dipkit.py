@@ -83,7 +83,9 @@ class DipGame:
 
     # --------------------------------------------------------------- the game
     def start(self) -> list[Got]:
-        self.reply(GM, f"CREATE {self.name} sgpass VARIANT dipnomicy DEADLINES 3d\nOPEN", "new")
+        if self.judge.store.game(self.name) is None:
+            self.reply(GM, f"CREATE {self.name} sgpass VARIANT dipnomicy", "new")
+        self.reply(GM, f"MASTER {self.name} sgpass\nOPEN", "open")
         for k, a in enumerate(self.addresses):
             r = self.reply(a, f"JOIN {self.name} seat-{k}", "join")
             assert "Your country is drawn at random" in r.flat, r.body

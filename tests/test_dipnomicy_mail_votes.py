@@ -55,10 +55,14 @@ def test_countries_are_drawn_from_the_seed_for_five_to_seven_players(tmp_path):
 @pytest.mark.parametrize("threshold", ["more-for-than-against", "two-thirds"])
 def test_threshold_abstentions_non_voters_veto_late_vote_and_numbers(tmp_path, threshold):
     g = DipGame(tmp_path)
+    if threshold != "more-for-than-against":  # chosen by the SG before the game starts
+        r = g.reply(GM, "CREATE dip sgpass VARIANT dipnomicy\nSETTING threshold half\n"
+                        f"SETTING threshold {threshold}", "new")
+        assert "unknown threshold 'half'" in r.flat, r.body
+        assert f"Setting threshold will be {threshold} when the game starts" in r.flat
     g.start()
-    if threshold != "more-for-than-against":
-        r = g.sg(f"SETTING threshold {threshold}")
-        assert "Setting threshold is now two-thirds" in r.flat, r.body
+    r = g.reply("x@players.test", "RULES dip", "rules")
+    assert f"A proposal passes with {threshold.replace('-', ' ')}." in r.body
     g.player("FRANCE", proposal("Support actions", "support"))
     g.player("ENGLAND", proposal("Mobile fleets", "mobile_fleets"))
     g.player("GERMANY", proposal("Supply centres", "supply_centres"))

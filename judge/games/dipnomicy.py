@@ -195,7 +195,11 @@ class DipnomicyDriver:
         for p in seats:
             s.execute("UPDATE players SET power = ? WHERE id = ?", (countries[p["power"]],
                                                                     p["id"]))
-        pos = RULES.initial_position(seed, powers=countries.values())
+        from variants.dipnomicy.ruleset import initial_ruleset
+
+        base = initial_ruleset()  # initial_ruleset.toml, with the settings the SG chose
+        ruleset = replace(base, settings={**base.settings, **self._chosen_settings(s, game)})
+        pos = RULES.initial_position(seed, ruleset, powers=countries.values())
         phase = str(pos.phase)
         s.save_position(game["id"], phase, RULES.write_position(pos))
         s.execute("INSERT INTO dipnomicy_games (game_id, seed) VALUES (?, ?)",
@@ -357,11 +361,11 @@ class DipnomicyDriver:
         return text, "pre", None
 
     # -------------------------------------------------------------------- the SG
-    def _sg(self, actor: Actor, ses: Any) -> dict:
+    def _sg(self, actor: Actor, ses: Any, started: bool = True) -> dict:
         game = actor._master_game(ses)
         if game["variant"] != "dipnomicy":
             raise GameError(f"game {game['name']} is not a Dipnomicy game")
-        if not game["phase"]:
+        if started and not game["phase"]:
             raise GameError(f"game {game['name']} has not started yet")
         return game
 
@@ -449,9 +453,9 @@ class DipnomicyDriver:
 
     def setting(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         """The SG sets one of the game's settings (they travel with the ruleset)."""
-        from variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError
+        from variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError, initial_ruleset
 
-        game = self._sg(actor, ses)
+        game = self._sg(actor, ses, started=False)
         name, raw = cmd.args[0].lower(), cmd.args[1]
         if name not in DEFAULT_SETTINGS:
             raise GameError(f"there is no setting {name!r}; the settings are "
@@ -461,6 +465,15 @@ class DipnomicyDriver:
             if not raw.isdigit() or int(raw) < 1:
                 raise GameError(f"{name} is a number of days (1 or more)")
             value = int(raw)
+        if not game["phase"]:  # before the start: written into the game's initial ruleset
+            chosen = {**self._chosen_settings(actor.s, game), name: value}
+            try:
+                replace(initial_ruleset(), settings=chosen)  # checks the threshold's name
+            except RulesetError as exc:
+                raise GameError(str(exc)) from None
+            actor.s.execute("INSERT OR REPLACE INTO dipnomicy_settings (game_id, settings) "
+                            "VALUES (?, ?)", (game["id"], json.dumps(chosen)))
+            return f"Setting {name} will be {value} when the game starts.", "text", None
         try:
             self._change_rules(actor, game, lambda r: replace(
                 r, settings={**r.settings, name: value}), f"{name} = {value}")
@@ -468,6 +481,11 @@ class DipnomicyDriver:
             raise GameError(str(exc)) from None
         return (f"Setting {name} is now {value}; the ruleset has been sent to every player.",
                 "text", None)
+
+    @staticmethod
+    def _chosen_settings(s: Store, game: dict) -> dict[str, Any]:
+        row = s.one("SELECT settings FROM dipnomicy_settings WHERE game_id = ?", (game["id"],))
+        return json.loads(row["settings"]) if row else {}
 
     def _change_rules(self, actor: Actor, game: dict, change: Any, what: str) -> None:
         """The SG changes the ruleset in force: the current position carries the new one
