@@ -66,6 +66,8 @@ def test_threshold_abstentions_non_voters_veto_late_vote_and_numbers(tmp_path, t
     g.player("FRANCE", proposal("Support actions", "support"))
     g.player("ENGLAND", proposal("Mobile fleets", "mobile_fleets"))
     g.player("GERMANY", proposal("Supply centres", "supply_centres"))
+    r = g.reply("x@players.test", "STATUS dip", "status")
+    assert "Turn 1: proposals received from England, France, Germany." in r.flat, r.body
     report = g.to_all(g.to_deadline(), "move report")
     p = labels(report)
     sup, mob, sc = p["Support actions"], p["Mobile fleets"], p["Supply centres"]
@@ -76,6 +78,8 @@ def test_threshold_abstentions_non_voters_veto_late_vote_and_numbers(tmp_path, t
         r = g.player(c, f"VOTE {sup} {choice}\nVOTE {mob} FOR\nVOTE {sc} FOR", "votes")
         assert f"Vote of {c.title()} recorded: {sup} {choice}" in r.flat
         assert "Votes are due by" in r.flat
+    r = g.reply("x@players.test", "STATUS dip", "status")
+    assert "Yet to vote on every proposal: Turkey." in r.flat, r.body
     r = g.player("ITALY", "VOTE P9 FOR", "votes")
     assert r.subject.startswith("[ERROR]") and "there is no P9" in r.flat
     r = g.player("FRANCE", f"VETO {mob} no", "veto")  # a player is not the SG

@@ -540,6 +540,31 @@ class DipnomicyDriver:
         return (f"Game {game['name']} is back at the start of turn {turn}. {deadline} Every "
                 f"player has been told.", "text", None)
 
+    # ---------------------------------------------------------------- status
+    def status_notes(self, s: Store, game: dict) -> list[str]:
+        """For STATUS: the turn, the vote and who has yet to vote or propose."""
+        row = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
+        if row is None:
+            seats = len(s.players(game["id"]))
+            return [f"Dipnomicy: {seats} player(s) joined ({MIN_PLAYERS} to {MAX_PLAYERS}); "
+                    "the countries are drawn when the game starts."]
+        players = _players(s, game)
+        if row["voting"]:
+            count = len(json.loads(row["presented"]))
+            done: dict[str, set[str]] = {}
+            for v in s.all("SELECT power, label FROM dipnomicy_votes WHERE game_id = ? AND "
+                           "turn = ? AND late = 0", (game["id"], row["turn"])):
+                done.setdefault(v["power"], set()).add(v["label"])
+            waiting = [p.title() for p in players if len(done.get(p, ())) < count]
+            return [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
+                    f"{deadline_text(row['vote_deadline'])}. Yet to vote on every proposal: "
+                    f"{', '.join(waiting) or 'nobody'}."]
+        proposed = {r["power"] for r in s.all(
+            "SELECT power FROM dipnomicy_proposals WHERE game_id = ? AND turn = ?",
+            (game["id"], row["turn"]))}
+        return [f"Turn {row['turn']}: proposals received from "
+                f"{', '.join(p.title() for p in players if p in proposed) or 'nobody yet'}."]
+
     # ------------------------------------------------------------------ time
     def due_ids(self, s: Store, now: datetime) -> list[int]:
         return [r["game_id"] for r in s.all(

@@ -16,6 +16,7 @@ fixed points instead of testing variant names:
 * ``due_ids(store, now)`` and ``due(actor, game, now) -> int``: the driver's own deadlines and
   the work done at any deadline of its games;
 * ``wakeups(store) -> {game id: when}``: extra times the scheduler must wake the judge;
+* ``status_notes(store, game) -> [str]``: lines STATUS and LIST add about the game;
 * ``commands``: ``{name: handler(actor, ses, cmd) -> (text, kind, data)}`` for the variant's
   own command words (registered with the parser in ``judge/commands/``).
 """
