@@ -17,6 +17,7 @@ from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from judge.games import drivers
 from judge.storage import Store, parse_iso
 
 log = logging.getLogger("judge.scheduler")
@@ -45,6 +46,8 @@ class Clock:
         """Make the deadline jobs match the database (active games and their deadlines)."""
         wanted = {row["id"]: parse_iso(row["deadline"]) for row in store.all(
             "SELECT id, deadline FROM games WHERE status = 'active' AND deadline IS NOT NULL")}
+        for gid, when in drivers.wakeups(store).items():  # e.g. Dipnomicy's vote deadlines
+            wanted[gid] = min(when, wanted.get(gid, when))
         for gid in list(self._deadlines):
             if gid not in wanted:
                 self._remove(gid)

@@ -436,4 +436,8 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
             entry["to_order"] = bool(units or count)
             entry["ordered"] = power in sets
         info["powers"].append(entry)
+    from judge.games import drivers  # here: drivers load variants' game modules, which use us
+
+    driver = drivers.for_game(game)
+    info["notes"] = driver.status_notes(s, game) if driver is not None else []
     return plug.summary(info, reader)
