@@ -140,13 +140,17 @@ def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
     events = plug.turn_events(variant, steps)
     if events is None:
         return False
+    # The map shows the board after the phases, as the reader may know it (the variant's
+    # own report has no order arrows to draw on the board the orders were given on).
+    after = group[-1].outcome.position
+    pictures = _Pictures(variant, after, after, events, f"{game['name']} {variant.title}")
     for address, power in recipients(s, game):
         mail = plug.report(variant, game, steps, visible_events(events, power), power)
         if mail is None:
             return False
         subject, template, context = mail
         outbox.queue(kind="report", to=address, subject=subject, template=template,
-                     context=context, game_id=game["id"])
+                     context=context, game_id=game["id"], attachments=pictures.for_reader(power))
     return True
 
 
@@ -173,7 +177,7 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
             "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         }
         subject = f"{game['name']}: {prev.phase.long_name} ({prev.phase}) results"
-        pictures = _Pictures(variant, turn, events, f"{game['name']} {variant.title}")
+        pictures = _Pictures(variant, prev, new, events, f"{game['name']} {variant.title}")
         for address, power in recipients(s, turn.game):
             seen = events_context(variant, visible_events(events, power), new)
             outbox.queue(kind="report", to=address, subject=subject,
@@ -185,11 +189,12 @@ class _Pictures:
     """The map attached to each reader's report (issue 10): drawn from what that reader may
     see (:func:`judge.render.views.report_picture`), rasterised once per distinct picture."""
 
-    def __init__(self, variant: Any, turn: G.Turn, events: list[Event], title: str) -> None:
+    def __init__(self, variant: Any, previous: Position, after: Position, events: list[Event],
+                 title: str) -> None:
         self.variant, self.events, self.title = variant, events, title
-        self.previous = variant.write_position(turn.previous)
-        self.after = variant.write_position(turn.outcome.position)
-        self.phase = str(turn.previous.phase)
+        self.previous = variant.write_position(previous)
+        self.after = variant.write_position(after)
+        self.phase = str(previous.phase)
         self.png: dict[str, bytes] = {}
 
     def for_reader(self, power: str | None) -> list[Attachment]:

@@ -77,3 +77,19 @@ def test_stab_maps_only_to_those_who_may_see_them(tmp_path) -> None:
     [gm] = j.send(GM, "MASTER hid master-hid\nMAP", "gm map")
     [(_, _, whole)] = attachments(gm)
     assert all(p in whole.decode() for p in POWERS)
+
+
+def test_stab_reports_carry_each_player_a_private_map_and_the_master_none(tmp_path) -> None:
+    j = InProcessJudge(tmp_path)
+    start_game(j, "sb1", "stab")
+    sent = j.send(GM, "MASTER sb1 master-sb1\nPROCESS")
+    reports = {m.rcpt: m for m in sent if "sb1" in m.subject and m.rcpt != GM}
+    assert set(reports) == {addr(p) for p in POWERS}
+    pictures = set()
+    for power in POWERS:
+        [(name, ctype, data)] = attachments(reports[addr(power)])
+        assert ctype == "image/png" and data[:4] == b"\x89PNG"
+        pictures.add(data)
+    assert len(pictures) == len(POWERS)  # each shows only its own units
+    [gm] = [m for m in sent if m.rcpt == GM and "sb1" in m.subject]
+    assert attachments(gm) == []

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 import re
 import xml.etree.ElementTree as ET
-from types import SimpleNamespace
 
 import pytest
 
@@ -76,9 +75,8 @@ def test_a_private_map_shows_only_its_readers_knowledge(seed: int, which: str) -
 
 def test_reports_attach_private_pictures_and_none_to_the_public() -> None:
     position, orders, outcome = random_turn(99)
-    turn = SimpleNamespace(previous=position, outcome=outcome, orders={}, game={})
     events = stab_turn_events(VARIANT.rules, [(outcome, orders)])
-    pictures = _Pictures(VARIANT, turn, events, "g1 Stab!")
+    pictures = _Pictures(VARIANT, position, outcome.position, events, "g1 Stab!")
     assert pictures.for_reader(None) == []
     sizes = set()
     for power in BOARD.powers:
