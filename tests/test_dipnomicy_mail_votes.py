@@ -283,3 +283,30 @@ def test_dipnomicy_commands_elsewhere_are_refused_clearly(tmp_path):
     assert "is not a Dipnomicy game" in r.flat
     r = g.reply("p@players.test", "VOTE P1 MAYBE", "vote")
     assert "'MAYBE' is not FOR, AGAINST or ABSTAIN" in r.flat
+
+
+def test_the_sg_mails_the_games_starting_ruleset_before_the_start(tmp_path):
+    from variants.dipnomicy.ruleset import INITIAL_RULESET_FILE
+
+    text = INITIAL_RULESET_FILE.read_text(encoding="utf-8")
+    first_title = next(line for line in text.splitlines() if line.startswith("title"))
+    edited = text.replace(first_title, 'title = "Our own first rule"', 1)
+    g = DipGame(tmp_path, name="own", players=5)
+    g.reply(GM, "CREATE own sgpass VARIANT dipnomicy\nOPEN", "new")
+    # a ruleset that cannot be used is refused with the reason, and changes nothing
+    r = g.reply(GM, "MASTER own sgpass\nRULESET\n[[rule]]\nnumber = 1\nEND", "bad ruleset")
+    assert r.subject.startswith("[ERROR]") and "a rule lacks its title" in r.flat
+    r = g.reply(GM, "MASTER own sgpass\nRULESET\n" + edited + "\nEND\nSETTING vote_days 2",
+                "ruleset")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "will start with this ruleset" in r.flat and "Our own first rule" in r.flat
+    r = g.reply("someone@players.test", "RULES own", "rules")
+    assert "Our own first rule" in r.flat
+    for k, a in enumerate(g.addresses[:5]):
+        g.reply(a, f"JOIN own seat-{k}", "join")
+    g.reply(GM, "MASTER own sgpass\nSTART", "start")
+    start_rules = [m for m in g.mail if "the rules in force at the start" in m.subject]
+    assert start_rules and all("Our own first rule" in m.body for m in start_rules)
+    # once started, the rules change only by proposal and vote
+    r = g.reply(GM, "MASTER own sgpass\nRULESET\n" + text + "\nEND", "late ruleset")
+    assert r.subject.startswith("[ERROR]") and "has started" in r.flat

@@ -1,5 +1,5 @@
 """Dipnomicy's command words (players: PROPOSE, VOTE; the Secretary General: VETO, NUMBER,
-COMMENT, ATTACH, ROLLBACK, SETTING; anyone: RULES), registered with the command parser.
+COMMENT, ATTACH, ROLLBACK, SETTING, RULESET; anyone: RULES), registered with the command parser.
 
 Only the words and their argument checks live here, so that :mod:`judge.commands.parse` stays
 free of any one variant; what the commands do is :mod:`judge.games.dipnomicy`.
@@ -23,10 +23,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "RULES": ("RULES", "RULES [game]"),
     "SETTING": ("SETTING", "SETTING <threshold | vote_days | upkeep_days | default_move_days> "
                            "<value>"),
+    "RULESET": ("RULESET", "RULESET, then the game's starting ruleset file (TOML), and END"),
 }
 # A block command takes the following lines up to a line holding only END (which then ends
 # the block, not the mail): a proposal's text is free prose.
-BLOCKS = {"PROPOSE"}
+BLOCKS = {"PROPOSE", "RULESET"}
 
 _LABEL = re.compile(r"^P?\d+$", re.IGNORECASE)
 

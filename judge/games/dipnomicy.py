@@ -148,7 +148,8 @@ class DipnomicyDriver:
         self.commands = {"PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
                          "NUMBER": self.number, "COMMENT": self.comment,
                          "ATTACH": self.attach, "ROLLBACK": self.rollback,
-                         "SETTING": self.setting, "RULES": self.rules}
+                         "SETTING": self.setting, "RULES": self.rules,
+                         "RULESET": self.starting_ruleset}
 
     # ------------------------------------------------------------ joining, starting
     def check_join(self, game: dict) -> None:
@@ -195,9 +196,7 @@ class DipnomicyDriver:
         for p in seats:
             s.execute("UPDATE players SET power = ? WHERE id = ?", (countries[p["power"]],
                                                                     p["id"]))
-        from variants.dipnomicy.ruleset import initial_ruleset
-
-        base = initial_ruleset()  # initial_ruleset.toml, with the settings the SG chose
+        base = self._base_ruleset(s, game)  # the SG's RULESET, or initial_ruleset.toml
         ruleset = replace(base, settings={**base.settings, **self._chosen_settings(s, game)})
         pos = RULES.initial_position(seed, ruleset, powers=countries.values())
         phase = str(pos.phase)
@@ -348,9 +347,8 @@ class DipnomicyDriver:
             pos = G.current_position(s, game)
             ruleset = RULES.ruleset(pos)
         else:
-            from variants.dipnomicy.ruleset import initial_ruleset
-
-            ruleset = initial_ruleset()
+            base = self._base_ruleset(s, game)
+            ruleset = replace(base, settings={**base.settings, **self._chosen_settings(s, game)})
         text = ruleset_text(ruleset, f"The rules in force in game {game['name']}").rstrip()
         if ses.master is not None and ses.master["id"] == game["id"] and game["phase"]:
             # the SG's RULES publishes the ruleset to every player as well
@@ -471,8 +469,7 @@ class DipnomicyDriver:
                 replace(initial_ruleset(), settings=chosen)  # checks the threshold's name
             except RulesetError as exc:
                 raise GameError(str(exc)) from None
-            actor.s.execute("INSERT OR REPLACE INTO dipnomicy_settings (game_id, settings) "
-                            "VALUES (?, ?)", (game["id"], json.dumps(chosen)))
+            self._store(actor.s, game, **{name: value})
             return f"Setting {name} will be {value} when the game starts.", "text", None
         try:
             self._change_rules(actor, game, lambda r: replace(
@@ -483,9 +480,51 @@ class DipnomicyDriver:
                 "text", None)
 
     @staticmethod
-    def _chosen_settings(s: Store, game: dict) -> dict[str, Any]:
+    def _stored(s: Store, game: dict) -> dict[str, Any]:
+        """What the SG chose before the start: settings, and the ruleset text under
+        ``_ruleset`` (kept in the same row: both become the starting ruleset)."""
         row = s.one("SELECT settings FROM dipnomicy_settings WHERE game_id = ?", (game["id"],))
         return json.loads(row["settings"]) if row else {}
+
+    def _store(self, s: Store, game: dict, **changes: Any) -> None:
+        chosen = {**self._stored(s, game), **changes}
+        s.execute("INSERT OR REPLACE INTO dipnomicy_settings (game_id, settings) VALUES (?, ?)",
+                  (game["id"], json.dumps(chosen)))
+
+    @classmethod
+    def _chosen_settings(cls, s: Store, game: dict) -> dict[str, Any]:
+        return {k: v for k, v in cls._stored(s, game).items() if k != "_ruleset"}
+
+    @classmethod
+    def _base_ruleset(cls, s: Store, game: dict) -> Any:
+        from variants.dipnomicy.ruleset import initial_ruleset, parse_ruleset
+
+        text = cls._stored(s, game).get("_ruleset")
+        return parse_ruleset(text) if text else initial_ruleset()
+
+    def starting_ruleset(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        """The SG mails the game's starting ruleset (the text of a ruleset file, as
+        ``variants/dipnomicy/initial_ruleset.toml``) before the start; SETTING lines still
+        apply on top of it."""
+        from variants.dipnomicy.ruleset import RulesetError, parse_ruleset
+
+        game = self._sg(actor, ses, started=False)
+        if game["phase"]:
+            raise GameError(f"game {game['name']} has started: its rules now change by "
+                            "proposal and vote")
+        text = "\n".join(cmd.block).strip()
+        if not text:
+            raise GameError("RULESET needs the ruleset file's text on the lines after it, "
+                            "and END")
+        try:
+            ruleset = parse_ruleset(text)
+        except RulesetError as exc:
+            raise GameError(f"this ruleset cannot be used: {exc}") from None
+        self._store(actor.s, game, _ruleset=text)
+        shown = replace(ruleset, settings={**ruleset.settings,
+                                           **self._chosen_settings(actor.s, game)})
+        return ("Game " + game["name"] + " will start with this ruleset:\n\n"
+                + ruleset_text(shown, "The starting rules").rstrip()), "pre", None
 
     def _change_rules(self, actor: Actor, game: dict, change: Any, what: str) -> None:
         """The SG changes the ruleset in force: the current position carries the new one

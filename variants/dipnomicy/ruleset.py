@@ -145,10 +145,32 @@ class Ruleset:
 def load_ruleset(path: str | Path) -> Ruleset:
     """Read a ruleset file (TOML: ``[settings]`` and ``[[rule]]`` tables)."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return parse_ruleset(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
         raise RulesetError(f"cannot read ruleset {path}: {exc}") from exc
-    rules = tuple(Rule.from_json(r) for r in data.get("rule", []))
+
+
+def parse_ruleset(text: str) -> Ruleset:
+    """A ruleset from the text of a ruleset file (as the SG may mail it before the start);
+    RulesetError with the reason when it cannot be used."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"the ruleset is not valid TOML: {exc}") from exc
+    try:
+        rules = tuple(Rule.from_json(r) for r in data.get("rule", []))
+    except RulesetError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RulesetError(f"a [[rule]] table is incomplete or wrong: {exc}") from exc
+    if not rules:
+        raise RulesetError("the ruleset has no [[rule]] tables")
+    numbers = [r.number for r in rules]
+    if len(set(numbers)) != len(numbers):
+        raise RulesetError("two rules have the same number")
+    unknown = sorted(set(data.get("settings", {})) - set(DEFAULT_SETTINGS))
+    if unknown:
+        raise RulesetError(f"unknown setting(s): {', '.join(unknown)}")
     settings = {**DEFAULT_SETTINGS, **data.get("settings", {})}
     return Ruleset(rules, settings)
 
