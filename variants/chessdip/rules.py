@@ -44,6 +44,7 @@ from variants.chessdip.orders import (
     Promote,
 )
 from variants.chessdip.parse import parse_order
+from variants.standard.rules import remove_in_civil_disorder
 
 _GEMS = {"ENGLAND": "E", "ITALY": "I", "FRANCE": "F", "SCANDINAVIA": "S"}
 _REMOVAL_ORDER = "PNBRK"  # civil disorder removes pawns first and kings last
@@ -466,15 +467,8 @@ class ChessRules:
                     removed.append(unit)
             used[power] = n + 1
             results.append(OrderResult(power, text, SUCCEEDS))
-        for power, count in sorted(counts.items()):
-            missing = -count - used.get(power, 0)
-            if count < 0 and missing > 0:
-                for unit in self.civil_disorder_removals(position, power, units, missing):
-                    units.remove(unit)
-                    removed.append(unit)
-                    results.append(OrderResult(power, str(Remove(UnitRef(unit.kind,
-                                               unit.location))), SUCCEEDS,
-                                               "civil disorder: removal not ordered"))
+        remove_in_civil_disorder(self.civil_disorder_removals, position, counts, used, units,
+                                 removed, results)
         # Rules §4.4: a pawn on its last rank *must* be promoted; unordered, it becomes a
         # knight (the project's default, the one piece whose moves need no free path).
         final: list[Unit] = []

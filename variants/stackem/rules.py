@@ -635,14 +635,7 @@ class StackRules(StandardRules):
                 assert isinstance(checked, Waive)
             used[power] = n + (count if isinstance(checked, Remove) else 1)
             results.append(OrderResult(power, text, SUCCEEDS))
-        for power, count in sorted(counts.items()):
-            missing = -count - used.get(power, 0)
-            if count < 0 and missing > 0:
-                for unit in self.civil_disorder_removals(position, power, units, missing):
-                    units.remove(unit)
-                    removed.append(unit)
-                    results.append(OrderResult(power, str(Remove(UnitRef(unit.kind, unit.location))),
-                                               SUCCEEDS, "civil disorder: removal not ordered"))
+        self.remove_in_civil_disorder(position, counts, used, units, removed, results)
         nxt = Position(position.variant, position.phase, units + built,
                        {p: set(cs) for p, cs in position.centres.items()},
                        extra=dict(position.extra))

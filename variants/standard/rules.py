@@ -11,7 +11,7 @@ subclass this class and override the parts their rules change. The DATC choices 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from judge.engine.board import ARMY, FLEET, Board, province_of
 from judge.engine.errors import OrderError
@@ -541,19 +541,17 @@ class StandardRules:
                     removed.append(unit)
             used[power] = n + 1
             results.append(OrderResult(power, text, SUCCEEDS))
-        # Civil disorder: removals not ordered are chosen by the 2023 distance rule.
-        for power, count in sorted(counts.items()):
-            missing = -count - used.get(power, 0)
-            if count < 0 and missing > 0:
-                for unit in self.civil_disorder_removals(position, power, units, missing):
-                    units.remove(unit)
-                    removed.append(unit)
-                    results.append(OrderResult(power, str(Remove(UnitRef(unit.kind, unit.location))),
-                                               SUCCEEDS, "civil disorder: removal not ordered"))
+        self.remove_in_civil_disorder(position, counts, used, units, removed, results)
         nxt = position.following(units + built)
         outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
         self._advance(nxt, outcome)
         return outcome
+
+    def remove_in_civil_disorder(self, position: Position, counts: dict[str, int],
+                                 used: dict[str, int], units: list[Unit], removed: list[Unit],
+                                 results: list[OrderResult]) -> None:
+        remove_in_civil_disorder(self.civil_disorder_removals, position, counts, used, units,
+                                 removed, results)
 
     def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
                                 count: int) -> list[Unit]:
@@ -601,3 +599,20 @@ class StandardRules:
         leaders = [p for p, cs in centres.items() if len(cs) >= self.board.victory_centres]
         if leaders:
             position.winner = max(leaders, key=lambda p: len(centres[p]))
+
+
+def remove_in_civil_disorder(choose: Callable[[Position, str, list[Unit], int], list[Unit]],
+                             position: Position, counts: dict[str, int], used: dict[str, int],
+                             units: list[Unit], removed: list[Unit],
+                             results: list[OrderResult]) -> None:
+    """Make the removals each power owed (``counts`` < 0) but did not order (``used``), the
+    units chosen by ``choose`` (the variant's civil-disorder rule): taken from ``units`` into
+    ``removed``, each reported as a civil-disorder result."""
+    for power, count in sorted(counts.items()):
+        missing = -count - used.get(power, 0)
+        if count < 0 and missing > 0:
+            for unit in choose(position, power, units, missing):
+                units.remove(unit)
+                removed.append(unit)
+                results.append(OrderResult(power, str(Remove(UnitRef(unit.kind, unit.location))),
+                                           SUCCEEDS, "civil disorder: removal not ordered"))
