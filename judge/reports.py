@@ -14,6 +14,8 @@ from typing import Any
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.games import game as G
+from judge.games.observers import list_headers, readers
+from judge.games.press import gm_reads_press
 from judge.mail.compose import duration_text
 from judge.mail.outbox import Outbox
 from judge.storage import Store
@@ -121,12 +123,14 @@ def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
             "deadline": None if new.winner else game["deadline"],
             "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         }
-        subject = f"{game['name']}: {prev.phase.long_name} ({prev.phase}) results"
-        for address, power in recipients(s, turn.game):
-            seen = events_context(variant, visible_events(events, power), new)
-            outbox.queue(kind="report", to=address, subject=subject,
-                         template="report.txt.j2", context={**base, **seen, "you": power},
-                         game_id=turn.game["id"])
+        # the judges' subject convention, which players' mail filters rely on
+        subject = f"{game['name']} - {prev.phase} results"
+        for r in readers(s, game):  # players, master, observers, the game's list
+            seen = events_context(variant, visible_events(events, r.power), new)
+            outbox.queue(kind="report", to=r.address, subject=subject,
+                         template="report.txt.j2", context={**base, **seen, "you": r.power},
+                         game_id=turn.game["id"],
+                         headers=list_headers(outbox.cfg, game, r.address))
 
 
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
@@ -137,6 +141,7 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
            "table": position_context(variant, pos),
            "players": [(p["power"]) for p in s.players(game["id"])]}
     subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
-    for address, power in recipients(s, game):
-        outbox.queue(kind="report", to=address, subject=subject, template="started.txt.j2",
-                     context={**ctx, "you": power}, game_id=game["id"])
+    for r in readers(s, game):
+        outbox.queue(kind="report", to=r.address, subject=subject, template="started.txt.j2",
+                     context={**ctx, "you": r.power, "gmpress": gm_reads_press(game)},
+                     game_id=game["id"], headers=list_headers(outbox.cfg, game, r.address))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from judge.commands import gm
+
 # command word -> (canonical name, usage)
 COMMANDS: dict[str, tuple[str, str]] = {
     "HELP": ("HELP", "HELP"),
@@ -45,10 +47,14 @@ class Command:
     args: list[str] = field(default_factory=list)
     line: str = ""  # the line as written
     error: str = ""  # a specific reason the line cannot be used
+    body: list[str] = field(default_factory=list)  # PRESS/BROADCAST: the message's lines
 
     @property
     def masked(self) -> str:
         """The line with any password replaced by ``****`` (for replies and the audit log)."""
+        extra = gm.masked(self.name, self.line)
+        if extra is not None:
+            return extra
         if self.name not in _WITH_PASSWORD:
             return self.line
         words = self.line.split()
@@ -77,7 +83,13 @@ def parse_duration(text: str) -> int | None:
 def parse_line(line: str) -> Command:
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
-    head = _ALIASES.get(head, head)
+    head = _ALIASES.get(head, gm.ALIASES.get(head, head))
+    if head not in COMMANDS and head in gm.COMMANDS:  # the judge's game-running commands
+        cmd = Command(gm.COMMANDS[head][0], words[1:], line)
+        reason = gm.check(cmd.name, cmd.args)
+        if reason:
+            cmd.error = f"{reason}; write: {gm.COMMANDS[head][1]}"
+        return cmd
     if head not in COMMANDS:
         return Command("ORDER", [], line)
     name, usage = COMMANDS[head]
@@ -135,6 +147,8 @@ def parse_line(line: str) -> Command:
             if parse_duration(a) is None:
                 return bad(f"{a!r} is not a duration (e.g. 48h, 2d, 90m)")
         return cmd
+    if name == "PROCESS" and len(args) == 1 and gm.PHASE.match(args[0]):
+        return cmd  # PROCESS <phase>: the phase guard against processing twice
     if args and name not in ("END", "HELP"):
         return bad(f"{name} takes no arguments")
     return cmd
@@ -143,12 +157,23 @@ def parse_line(line: str) -> Command:
 def parse_lines(lines: list[str]) -> list[Command]:
     """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped."""
     out: list[Command] = []
-    for raw in lines:
-        line = raw.strip()
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
         if not line:
             continue
         cmd = parse_line(line)
         if cmd.name == "END":
             break
+        if cmd.name in gm.BLOCKS:  # the message runs to ENDPRESS (or the end of the mail)
+            while i < len(lines) and not gm.is_block_end(lines[i]):
+                cmd.body.append(lines[i].rstrip())
+                i += 1
+            i += 1
+            while cmd.body and not cmd.body[-1].strip():
+                cmd.body.pop()
+            while cmd.body and not cmd.body[0].strip():
+                cmd.body.pop(0)
         out.append(cmd)
     return out

@@ -17,6 +17,7 @@ from typing import Any
 from judge import reports
 from judge.commands.parse import Command, parse_duration, parse_lines
 from judge.config import Config
+from judge.games import deadlines, gmtools
 from judge.games import game as G
 from judge.games.game import GameError
 from judge.mail.compose import deadline_text
@@ -75,7 +76,7 @@ class Actor:
                  clock: Callable[[], datetime] = now_utc) -> None:
         self.s = store
         self.cfg = cfg
-        self.outbox = Outbox(store, cfg)
+        self.outbox = Outbox(store, cfg, clock)
         self.clock = clock
         self.stopping = threading.Event()
 
@@ -244,6 +245,9 @@ class Actor:
         s, now, a = self.s, self.clock(), cmd.args
         address = ses.inbound.sender
         name = cmd.name
+        extended = gmtools.handle(self, ses, cmd)  # deadlines, GM toolkit, press, draws...
+        if extended is not None:
+            return extended
         if name == "HELP":
             return "", "help", None
         if name == "LIST":
@@ -445,36 +449,19 @@ class Actor:
 
     # ---------------------------------------------------------------- time
     def _after_changes(self, ses: _Session) -> list[G.Turn]:
-        """Games whose every power has ordered are processed at once."""
+        """Games whose every power has ordered are processed early (deadlines.after_orders:
+        at once, or after the game's settling delay, unless someone waits)."""
         turns: list[G.Turn] = []
         for gid in sorted(ses.games_touched):
             game = self.s.game_by_id(gid)
-            if game and G.is_ready(self.s, game):
-                done = G.adjudicate(self.s, game, self.clock())
+            if game and game["status"] == "active":
+                text, done = deadlines.after_orders(self, game, self.clock())
                 turns += done
-                game = G.refresh(self.s, game)
-                ses.say(None, f"Every power in game {game['name']} has now ordered, so "
-                        f"{', '.join(str(t.previous.phase) for t in done)} has been processed; "
-                        f"the report is on its way. Next: {game['phase']}.")
+                if text:
+                    ses.say(None, text)
         return turns
 
     def process_due(self) -> int:
-        """Adjudicate every game whose deadline has passed or whose powers have all ordered."""
-        count = 0
-        now = self.clock()
-        candidates = {g["id"] for g in G.due_games(self.s, now)}
-        for gid in sorted(candidates):
-            try:
-                with self.s.transaction():
-                    game = self.s.game_by_id(gid)
-                    if not game or game["status"] != "active" or not game["deadline"] or \
-                            parse_iso(game["deadline"]) > now:
-                        continue
-                    turns = G.adjudicate(self.s, game, now)
-                    reports.queue_turns(self.outbox, self.s, turns)
-                    count += len(turns)
-                log.info("game %s: %s processed at its deadline", game["name"],
-                         ", ".join(str(t.previous.phase) for t in turns))
-            except Exception:  # one broken game must not hold up the others
-                log.exception("game %s: processing at the deadline failed", gid)
-        return count
+        """Do what is due in every game (judge/games/deadlines.py): reminders, late notices,
+        processing at the deadline, the end of grace, early processing, paused reminders."""
+        return deadlines.run_due(self, self.clock())

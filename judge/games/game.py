@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from judge.engine.board import province_of
@@ -126,10 +126,16 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
     pos = variant.initial_position()
     phase = str(pos.phase)
     s.save_position(game["id"], phase, variant.write_position(pos))
-    deadline = now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
-    s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
-              (phase, iso(deadline), game["id"]))
+    s.execute("UPDATE games SET status = 'active', phase = ? WHERE id = ?", (phase, game["id"]))
+    _begin_phase(s, refresh(s, game), now, pos.phase.kind)
     return refresh(s, game)
+
+
+def _begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
+    """The new phase's deadline by the game's settings (judge/games/deadlines.py)."""
+    from judge.games.deadlines import begin_phase
+
+    return begin_phase(s, game, now, kind)
 
 
 def set_deadline(s: Store, game: dict, when: datetime) -> dict:
@@ -159,11 +165,11 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     if game["status"] != "paused":
         raise GameError(f"game {game['name']} is not paused (it is {game['status']})")
     deadline = game["deadline"]
+    s.execute("UPDATE games SET status = 'active', paused_at = NULL WHERE id = ?",
+              (game["id"],))
     if not deadline or parse_iso(deadline) < now:
         pos = current_position(s, game)
-        deadline = iso(now + timedelta(seconds=phase_seconds(game, pos.phase.kind)))
-    s.execute("UPDATE games SET status = 'active', deadline = ? WHERE id = ?",
-              (deadline, game["id"]))
+        _begin_phase(s, refresh(s, game), now, pos.phase.kind)
     return refresh(s, game)
 
 
@@ -216,6 +222,7 @@ class OrderStatus:
     missing: list[str] = field(default_factory=list)  # units (or builds/removals) left
     adjustment: int = 0
     submitted: bool = False
+    tz: str = "UTC"  # the game's time zone, for the deadline shown
 
     @property
     def has_errors(self) -> bool:
@@ -275,7 +282,8 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
     stored = s.order_set(game["id"], game["phase"], power)
     lines = stored or []
     status = OrderStatus(game["name"], power, game["phase"], pos.phase.long_name,
-                         game["deadline"], lines=lines, submitted=stored is not None)
+                         game["deadline"], lines=lines, submitted=stored is not None,
+                         tz=_zone(game))
     units, count = needs(variant, pos, power)
     status.adjustment = count
     if pos.phase.kind == "A":
@@ -292,6 +300,12 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
             else:
                 status.missing.append(u)
     return status
+
+
+def _zone(game: dict) -> str:
+    from judge.games.settings import zone
+
+    return zone(game)
 
 
 def check_running(game: dict) -> None:
@@ -368,10 +382,10 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         phase = str(new.phase)
         s.save_position(game["id"], phase, variant.write_position(new))
         status = "finished" if new.winner else game["status"]
-        deadline = None if new.winner else iso(
-            now + timedelta(seconds=phase_seconds(game, new.phase.kind)))
-        s.execute("UPDATE games SET phase = ?, deadline = ?, status = ?, winner = ? "
-                  "WHERE id = ?", (phase, deadline, status, new.winner, game["id"]))
+        s.execute("UPDATE games SET phase = ?, deadline = NULL, status = ?, winner = ? "
+                  "WHERE id = ?", (phase, status, new.winner, game["id"]))
+        if not new.winner:
+            _begin_phase(s, refresh(s, game), now, new.phase.kind)
         turns.append(Turn(game, pos, outcome, sets))
         game = refresh(s, game)
         if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
@@ -392,6 +406,7 @@ def game_summary(s: Store, game: dict) -> dict:
         "phase": game["phase"], "deadline": game["deadline"], "winner": game["winner"],
         "movement": game["movement_seconds"], "retreat": game["retreat_seconds"],
         "adjustment": game["adjustment_seconds"], "phase_name": None, "powers": [],
+        "tz": _zone(game),
     }
     pos = None
     if game["phase"]:
