@@ -74,9 +74,12 @@ def events_context(variant: Any, events: list[Event], new: Position) -> dict:
     units: dict[str, list[str]] = {}
     centres: dict[str, list[str]] = {}
     winner = None
+    diagram = None  # a variant's picture of the board (Chess Dip: a chess diagram)
     for e in events:
         f = e.fields
-        if e.kind == "order":
+        if e.kind == "diagram":
+            diagram = f["text"]
+        elif e.kind == "order":
             results.setdefault(f["power"], []).append(
                 {"order": f["order"], "result": f["result"], "reason": f.get("reason", "")})
         elif e.kind == "dislodged":
@@ -105,7 +108,8 @@ def events_context(variant: Any, events: list[Event], new: Position) -> dict:
         table.append({"power": power, "centres": cs, "count": len(cs),
                       "units": units.get(power, []), "adjust": adjust})
     return {"results": results, "dislodged": dislodged, "disbanded": disbanded,
-            "built": built, "changes": changes, "table": table, "winner": winner}
+            "built": built, "changes": changes, "table": table, "winner": winner,
+            "diagram": diagram}
 
 
 def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:

@@ -1,0 +1,766 @@
+"""Chess Dip movement adjudication as decisions for the generic resolver (rules §3).
+
+The checked orders of one movement phase are expanded into *true orders* (rules §3.3): holds,
+moves (attack or travel), supports, and the implicit convoy orders that every multiple-square
+move or support puts on each of its intermediate squares. Castling and en passant are two
+coupled move orders each.
+
+Decisions, two per true order ``o`` (``2*o`` and ``2*o + 1``):
+
+* move: MAIN *the move succeeds*; LAND *it would succeed if its own path and its coupled
+  partner were sound* (the seed's strength comparisons at the landing square).
+* support: MAIN *the support is given*; LAND *it is neither cut nor dislodged* (its path aside).
+* convoy on square X: PATH *X is passable*: no piece stays on X, no move onto X succeeds, and
+  the convoy's strength (its successful support-convoys) is greater than every other convoy's
+  on X; ACTIVE *the convoy counts as a prevent strength*: no piece stays on X, its strength is
+  the greatest, and the order it carries would succeed at its landing square (LAND).
+
+Why two decisions where the seed has one: the seed's convoy succeeds only if the order it
+carries succeeds, while that order's path needs the convoy to succeed. Read literally, every
+bishop move would be its own two-answer cycle, and the convoy paradox rule would make it fail.
+The split keeps the seed's meaning without the self-reference: a move's path asks PATH (is the
+square passable), and a convoy blocks other pieces from X (its prevent strength) only while
+the order it carries holds up at its landing square (ACTIVE), so a support-convoy on a failed
+move blocks nothing ("pieces cannot arbitrarily support-convoy squares"). The order a convoy
+carries succeeds exactly when LAND and all its PATHs do, so the convoy's success as reported
+(MAIN of the carried order and PATH) is the seed's.
+
+Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none:
+
+1. if exactly one assignment of the cycle is consistent (with every settled decision too),
+   it is taken: the resolver's guesses can meet such a cycle when a decision was settled
+   because every guess led to the same answer;
+2. a cycle with a convoy decision in it is a paradox "involving a convoy": those convoys fail
+   (the resolution starts again with them failed, so nothing keeps their old prevent strength);
+3. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
+   the piece leaves only if the pawn moves) and the seed has no rule for it: the pawn does not
+   move (the project's ruling);
+4. any other cycle is circular movement: its moves succeed.
+
+The resolver (generic, unchanged) settles a decision in a cycle from its two evaluations even
+when they used a guess made further out; with Chess Dip's many cross-dependencies that made
+some results depend on the order of the orders. :meth:`ChessMovement._check_cycle` keeps such a
+decision provisional, and the random tests check that results do not depend on that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from judge.engine.orders import Order, Unit
+from judge.engine.resolver import RESOLVED, Resolver
+from variants.chessdip.board import ChessBoard
+from variants.chessdip.orders import (
+    ANY,
+    ATTACK,
+    TRAVEL,
+    Castle,
+    ChessHold,
+    ChessMove,
+    ChessSupport,
+    ConvoyAct,
+    EnPassant,
+    HoldAct,
+    MoveAct,
+)
+
+HOLD, MOVE, SUPPORT, CONVOY = range(4)
+MAIN, LAND = 0, 1
+PATH, ACTIVE = 0, 1
+COUPLED = "the coupled order failed"
+
+
+@dataclass(slots=True)
+class LineOutcome:
+    """The fate of one order line: success and, on failure, why."""
+
+    succeeded: bool
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Dislodgement:
+    piece: int
+    by: int  # the true order that dislodged it
+
+
+_MAX_CYCLE = 12
+
+
+class _Beyond(Exception):
+    """A trial assignment of a cycle reached a decision outside it that depends on itself."""
+
+    def __init__(self, decision: int) -> None:
+        super().__init__(decision)
+        self.decision = decision
+
+
+class _Trial:
+    """A stand-in resolver for :meth:`ChessMovement._solutions`: the cycle's members take the
+    trial values, settled decisions their answers, the rest are evaluated from those."""
+
+    def __init__(self, phase: ChessMovement, r: Resolver, values: dict[int, bool]) -> None:
+        self.phase = phase
+        self.r = r
+        self.values = values
+        self.busy: set[int] = set()
+
+    def resolve(self, j: int) -> bool:
+        v = self.values.get(j)
+        if v is not None:
+            return v
+        if self.r.state[j] == RESOLVED:
+            return self.r.result[j]
+        if j in self.busy:
+            raise _Beyond(j)
+        self.busy.add(j)
+        v = self.phase._decide(j, self)  # type: ignore[arg-type]
+        self.busy.discard(j)
+        self.values[j] = v
+        return v
+
+
+def _known(trial: _Trial, d: int) -> bool | None:
+    """Decision ``d`` under a trial, or None when it depends on itself outside the trial."""
+    try:
+        return trial.resolve(d)
+    except _Beyond:
+        trial.busy.clear()
+        return None
+
+
+class _Paradox(Exception):
+    def __init__(self, convoys: set[int]) -> None:
+        super().__init__(convoys)
+        self.convoys = convoys
+
+
+class _Restart(Exception):
+    def __init__(self, decision: int) -> None:
+        super().__init__(decision)
+        self.decision = decision
+
+
+class ChessMovement:
+    """One movement phase. ``lines[k]`` is the k-th checked order (or None if it was refused,
+    or replaced); ``units`` are the pieces on the board, squares in lower case."""
+
+    def __init__(self, board: ChessBoard, units: Sequence[Unit],
+                 lines: Sequence[tuple[str, Order] | None]) -> None:
+        self.board = board
+        self.units = list(units)
+        self.piece_at: dict[str, int] = {u.location: i for i, u in enumerate(self.units)}
+        # True orders, as parallel lists.
+        self.kind: list[int] = []
+        self.piece: list[int] = []
+        self.power: list[str] = []
+        self.sq: list[str] = []  # where the order is given: the piece's square, or X
+        self.landing: list[str] = []
+        self.mtype: list[str] = []  # moves: ATTACK or TRAVEL; convoys: the carried code
+        self.inter: list[tuple[str, ...]] = []
+        self.convoys: list[list[int]] = []
+        self.partner: list[int] = []
+        self.spec: list[tuple[str, object] | None] = []  # supports: (square, action)
+        self.target: list[int] = []  # supports: matched order; convoys: carried order
+        self.supports: list[list[int]] = []
+        self.void: dict[int, str] = {}
+        self.paradox: set[int] = set()
+        self.line_orders: list[list[int]] = []
+        self.piece_orders: list[list[int]] = [[] for _ in self.units]
+        self._expand(lines)
+        self._index()
+        self._stack: list[int] = []
+        self._tried: set[int] = set()  # decisions already restarted from
+        self._marked: set[int] = set()  # decisions settled once under an outer guess
+        self._nested: set[int] = set()  # inner cycles kept provisional in this attempt
+        self._started: list[int] = [0] * (2 * len(self.kind))
+        self._clock = 0
+        self._strict = True
+        self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
+        self.szykman: set[int] = set()  # convoys a paradox answer made fail (for reports)
+        self.resolver = Resolver(self, 2 * len(self.kind))
+
+    # ------------------------------------------------------------ set-up
+    def _add(self, kind: int, piece: int, power: str, sq: str, landing: str,
+             mtype: str = "", inter: tuple[str, ...] = ()) -> int:
+        o = len(self.kind)
+        self.kind.append(kind)
+        self.piece.append(piece)
+        self.power.append(power)
+        self.sq.append(sq)
+        self.landing.append(landing)
+        self.mtype.append(mtype)
+        self.inter.append(inter)
+        self.convoys.append([])
+        self.partner.append(-1)
+        self.spec.append(None)
+        self.target.append(-1)
+        self.supports.append([])
+        if piece >= 0:
+            self.piece_orders[piece].append(o)
+        return o
+
+    def _move(self, piece: int, dest: str, mtype: str,
+              inter: tuple[str, ...] | None = None) -> int:
+        u = self.units[piece]
+        if inter is None:
+            path = self.board.move_path(u.kind, u.power, u.location, dest)
+            inter = path or ()
+        return self._add(MOVE, piece, u.power, u.location, dest, mtype, inter)
+
+    def _expand(self, lines: Sequence[tuple[str, Order] | None]) -> None:
+        board = self.board
+        ordered: set[int] = set()
+        for entry in lines:
+            made: list[int] = []
+            self.line_orders.append(made)
+            if entry is None:
+                continue
+            power, order = entry
+            if isinstance(order, Castle):
+                c = board.castlings[power][order.name]
+                k, r = self.piece_at[c.king_from], self.piece_at[c.rook_from]
+                # Rules §3.3.2: the king's travel has no intermediate square.
+                made.append(self._move(k, c.king_to, TRAVEL, ()))
+                made.append(self._move(r, c.rook_to, TRAVEL, c.rook_intermediate))
+                ordered.update((k, r))
+            else:
+                i = self.piece_at[order.unit.location]  # type: ignore[union-attr]
+                ordered.add(i)
+                u = self.units[i]
+                if isinstance(order, ChessHold):
+                    made.append(self._add(HOLD, i, power, u.location, u.location))
+                elif isinstance(order, ChessMove):
+                    made.append(self._move(i, order.dest, order.code))
+                elif isinstance(order, EnPassant):
+                    made.append(self._move(i, order.via, TRAVEL, ()))
+                    made.append(self._move(i, order.capture, ATTACK, ()))
+                else:
+                    assert isinstance(order, ChessSupport)
+                    landing = order.landing
+                    path = board.reach_path(u.kind, u.power, u.location, landing) or ()
+                    s = self._add(SUPPORT, i, power, u.location, landing, "S", path)
+                    self.spec[s] = (order.square, order.action)
+                    made.append(s)
+            if len(made) == 2:
+                a, b = made
+                self.partner[a], self.partner[b] = b, a
+        for i, u in enumerate(self.units):
+            if i not in ordered:
+                self._add(HOLD, i, u.power, u.location, u.location)
+
+    def _index(self) -> None:
+        n = len(self.kind)
+        self.moves_into: dict[str, list[int]] = {}
+        self.convoys_at: dict[str, list[int]] = {}
+        keyed: dict[tuple[str, str, str, str], int] = {}
+        for o in range(n):
+            if self.kind[o] == MOVE:
+                self.moves_into.setdefault(self.landing[o], []).append(o)
+            if self.kind[o] in (MOVE, SUPPORT):
+                code = self.mtype[o]
+                for x in self.inter[o]:
+                    c = self._add(CONVOY, -1, self.power[o], x, x, code)
+                    self.target[c] = o
+                    self.convoys[o].append(c)
+                    self.convoys_at.setdefault(x, []).append(c)
+                    keyed[(x, self.sq[o], code, self.landing[o])] = c
+        # A piece's square and the order that decides whether it leaves it.
+        self.leaves: list[int] = [-1] * len(self.units)
+        for i, orders in enumerate(self.piece_orders):
+            for o in orders:
+                # En passant: the piece ends on its travel's landing square (rules §3.8).
+                if self.kind[o] == MOVE and (self.leaves[i] < 0 or self.mtype[o] == TRAVEL):
+                    self.leaves[i] = o
+        for s in range(len(self.kind)):
+            if self.kind[s] == SUPPORT:
+                self._match(s, keyed)
+
+    def _match(self, s: int, keyed: dict[tuple[str, str, str, str], int]) -> None:
+        square, action = self.spec[s]  # type: ignore[misc]
+        i = self.piece_at.get(square)
+        if isinstance(action, ConvoyAct):
+            codes = (ATTACK, TRAVEL) if action.code == ANY else (action.code,)
+            for code in codes:
+                c = keyed.get((square, action.origin, code, action.landing))
+                if c is not None:
+                    self._link(s, c)
+                    return
+            self.void[s] = f"void: no convoy order on {square} for {action.origin} " \
+                           f"{action.code} {action.landing}"
+            return
+        if i is None:
+            self.void[s] = f"void: no piece on {square}"
+            return
+        if isinstance(action, HoldAct):
+            if self.leaves[i] >= 0:
+                self.void[s] = f"void: the piece on {square} moves"
+                return
+            self._link(s, self.piece_orders[i][0])
+            return
+        assert isinstance(action, MoveAct)
+        for o in self.piece_orders[i]:
+            if (self.kind[o] == MOVE and self.landing[o] == action.dest
+                    and action.code in (ANY, self.mtype[o])):
+                self._link(s, o)
+                return
+        self.void[s] = f"void: the piece on {square} has no order {action.code} {action.dest}"
+
+    def _link(self, s: int, o: int) -> None:
+        self.target[s] = o
+        self.supports[o].append(s)
+
+    # --------------------------------------------------------- decisions
+    def decide(self, d: int, r: Resolver) -> bool:
+        # The decisions being evaluated, outermost first, and when each evaluation began:
+        # see _check_cycle().
+        self._stack.append(d)
+        self._clock += 1
+        self._started[d] = start = self._clock
+        mark = len(r.deps)
+        second = r.result[d]  # the resolver guesses False first, True second
+        try:
+            value = self._decide(d, r)
+        finally:
+            self._stack.pop()
+        if self._strict and len(r.deps) > mark:
+            if r.deps[mark] == d:
+                self._check_cycle(d, start, mark, second, r)
+            elif d in r.deps[mark:]:
+                # ``d`` hangs on an outer guess, so the resolver keeps it provisional; but it
+                # also used its own guess, which it never tries the other way.
+                self._nested.add(d)
+        return value
+
+    def _check_cycle(self, d: int, start: int, mark: int, second: bool, r: Resolver) -> None:
+        """``d`` used its own guess first: the resolver takes it for a cycle and will settle
+        it from this evaluation (or hand it to the backup rule). If the evaluation also used
+        a guess made before it began (an outer decision still being evaluated, or one left
+        provisional), the answer holds only under that outer guess, and settling it would
+        make the result depend on the order of evaluation.
+
+        On the first evaluation, the outer guess is recorded as used first: the resolver then
+        keeps ``d`` provisional, to be evaluated again once the outer decision is known, as it
+        does for any decision that hangs on an outer guess. On the second, it is too late for
+        that: ``d`` is marked, and the resolution starts again with ``d`` first. From then on a
+        marked decision evaluated inside another one is kept provisional from its first
+        evaluation, so it is only ever settled where no outer guess can reach it."""
+        started = self._started
+        if second:
+            # Both evaluations of ``d`` are in; if they agree, the resolver settles ``d``. An
+            # inner cycle kept provisional (below) was evaluated only under its own first
+            # guess, so agreement proves nothing: resolve that inner decision first.
+            inner = next((x for x in r.deps[mark:] if x in self._nested
+                          and x not in self._marked), None)
+            if inner is not None:
+                self._marked.add(inner)
+                raise _Restart(inner)
+        outer = next((x for x in r.deps[mark:] if x != d and started[x] < start), None)
+        if outer is None and d in self._marked and self._stack:
+            outer = self._stack[-1]
+        if outer is None:
+            return
+        if not second:
+            r.deps.insert(mark, outer)
+            self._nested.add(d)
+        elif d not in self._marked:
+            self._marked.add(d)
+            raise _Restart(d)
+
+    def _decide(self, d: int, r: Resolver) -> bool:
+        o, which = divmod(d, 2)
+        k = self.kind[o]
+        if k == MOVE:
+            if which == LAND:
+                return self._move_lands(o, r)
+            p = self.partner[o]
+            return (self.path_ok(o, r) and r.resolve(2 * o + LAND)
+                    and (p < 0 or (self.path_ok(p, r) and r.resolve(2 * p + LAND))))
+        if k == SUPPORT:
+            if which == LAND:
+                return self._support_holds(o, r)
+            return self.path_ok(o, r) and r.resolve(2 * o + LAND)
+        if k == CONVOY:
+            if o in self.paradox or not self._convoy_local(o, r):
+                return False
+            if which == ACTIVE:
+                return r.resolve(2 * self.target[o] + LAND)
+            return not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
+        return True  # holds have no decision of their own
+
+    def backup(self, cycle: list[int], r: Resolver) -> None:
+        if (self._strict and cycle[0] not in self._tried
+                and any(d in self._stack for d in cycle)):
+            # The cycle's two answers (or none) come from a guess made further out, on a
+            # decision still being evaluated: it is not a paradox of its own, and ruling on
+            # it would make the result depend on the order of evaluation. Start again with
+            # this decision resolved first, where no outer guess can reach it.
+            raise _Restart(cycle[0])
+        members = sorted(set(cycle))
+        solutions = self._solutions(members, r)
+        chosen = self._choose(members, solutions) if solutions else None
+        if chosen is not None:
+            for d, value in zip(members, chosen, strict=True):
+                r.settle(d, value)
+            return
+        if self._strict and solutions is not None:
+            failing = self._failing_convoy(members, r)
+            if failing is not None:
+                raise _Paradox({failing})
+        convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
+        if convoys:
+            # Rules §3.9: "given a paradox involving a convoy, the convoy fails". A failed
+            # convoy also loses its prevent strength, which decisions outside the cycle may
+            # already have used: start again with these convoys failed from the outset.
+            if self._strict:
+                raise _Paradox(convoys)
+            self.paradox |= convoys
+            return
+        pawns = [d for d in cycle if self.kind[d // 2] == MOVE and self.mtype[d // 2] == ATTACK
+                 and self.units[self.piece[d // 2]].kind == "P"]
+        if pawns:
+            # A pawn attack in a cycle: the pawn moves only if it dislodges, and the piece it
+            # would dislodge leaves only if the pawn moves (a cycle with no consistent answer,
+            # which the seed's two paradox rules do not cover). It cannot be circular
+            # movement, since a pawn attack onto a square being vacated has no strength. The
+            # project's ruling: the pawn does not move.
+            for d in pawns:
+                self.ruled.add(d)
+                r.settle(d, False)
+            return
+        settled = False
+        for d in cycle:
+            if self.kind[d // 2] == MOVE:
+                self.ruled.add(d)
+                r.settle(d, True)  # circular movement succeeds
+                settled = True
+        if not settled:
+            self.ruled.add(cycle[0])
+            r.settle(cycle[0], False)
+
+    def _choose(self, members: list[int],
+                solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
+        """Which consistent answer of a cycle the rules pick, or None to rule otherwise.
+
+        One answer: that one (the resolver's guesses can meet such a cycle when a decision
+        was settled because every guess led to the same answer). Several: if one of them
+        moves every piece any other moves, and the pieces only it moves form rings (each
+        lands where another of them leaves, or is coupled to one that does), the cycle is
+        circular movement, which succeeds (rules §3.9). Otherwise None: a paradox, which the
+        caller rules on. Convoys that merely hang on a circle (a path through a square the
+        circle enters or leaves) do not make it a paradox."""
+        if len(solutions) == 1:
+            return solutions[0][0]
+        moves = [o for o in range(len(self.kind)) if self.kind[o] == MOVE]
+        answers = [{o: _known(trial, 2 * o + MAIN) for o in moves} for _, trial in solutions]
+        # Moves caught in some other, unrelated cycle are left out of the comparison.
+        moves = [o for o in moves if all(a[o] is not None for a in answers)]
+        moved = [frozenset(o for o in moves if a[o]) for a in answers]
+        best = [k for k, big in enumerate(moved)
+                if all(other <= big and self._ring(big - other) for other in moved)]
+        if not best:
+            return None
+        # Answers that move the same pieces differ in convoys and strengths only: the one
+        # where the fewest convoys hold ("the convoy fails"), then a fixed order of the
+        # board's squares, never the order in which the orders were listed.
+        order = sorted(range(len(members)), key=lambda n: self._key(members[n]))
+        convoys = [n for n in order if self.kind[members[n] // 2] == CONVOY]
+
+        def rank(k: int) -> tuple:
+            values = solutions[k][0]
+            return (sum(values[n] for n in convoys), tuple(values[n] for n in order))
+
+        return solutions[min(best, key=rank)][0]
+
+    def _key(self, d: int) -> tuple[str, ...]:
+        """A decision described by the board alone (squares, kinds), for canonical order."""
+        o = d // 2
+        t = self.target[o] if self.kind[o] == CONVOY else o
+        return (self.sq[o], self.sq[t], self.landing[t], str(self.kind[o]), self.mtype[o],
+                str(d % 2))
+
+    def _ring(self, moves: frozenset[int]) -> bool:
+        leaving = {self.sq[o] for o in moves}
+        return all(self.landing[o] in leaving or self.partner[o] in moves for o in moves)
+
+    def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
+        """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
+        convoys, the first, in an order of the board (square, then the carried order's
+        squares) and not of the orders' listing, whose failure leaves the cycle a consistent
+        answer. None when there is no such convoy."""
+        involved: set[int] = set()
+        for d in members:
+            o = d // 2
+            if self.kind[o] == CONVOY:
+                involved.add(o)
+            else:
+                # The paths of the cycle's orders (and of their coupled partners) are in it
+                # too, whichever of their decisions the resolver happened to meet first.
+                involved.update(self.convoys[o])
+                if self.partner[o] >= 0:
+                    involved.update(self.convoys[self.partner[o]])
+        convoys = sorted(involved, key=lambda c: self._key(2 * c))
+        for c in convoys:
+            forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
+            rest = [d for d in members if d not in forced]
+            found = self._solutions(rest, r, forced)
+            if found:
+                return c
+        return None
+
+    def _solutions(self, members: list[int], r: Resolver,
+                   forced: dict[int, bool] | None = None
+                   ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
+        """Every consistent answer of a cycle: each assignment of its members whose rules
+        give back the assignment (other decisions: their settled answers, or evaluated from
+        the assignment), as (the members' values, the trial). A decision outside the cycle
+        that turns out to depend on itself joins the members. None when the cycle is too
+        large."""
+        every = list(members)
+        settled = [d for d in range(len(r.state))
+                   if r.state[d] == RESOLVED and d not in self.ruled
+                   and (not forced or d not in forced)]
+        while len(every) <= _MAX_CYCLE:
+            try:
+                return self._enumerate(every, len(members), settled, r, forced or {})
+            except _Beyond as beyond:
+                every.append(beyond.decision)
+        return None
+
+    def _enumerate(self, every: list[int], shown: int, settled: list[int], r: Resolver,
+                   forced: dict[int, bool]) -> list[tuple[tuple[bool, ...], _Trial]]:
+        found = []
+        for bits in range(1 << len(every)):
+            values = tuple(bool(bits >> n & 1) for n in range(len(every)))
+            trial = _Trial(self, r, {**forced, **dict(zip(every, values, strict=True))})
+            if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
+                       for d, v in zip(every, values, strict=True)):
+                continue
+            # The decisions already settled must still follow their rules: the resolver may
+            # have settled one because every guess led to the same answer, an answer that
+            # holds only in some of the cycle's assignments.
+            if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
+                   for d in settled):
+                found.append((values[:shown], trial))
+        return found
+
+    # --------------------------------------------------------- strengths
+    def path_ok(self, o: int, r: Resolver) -> bool:
+        """Rules §3.5: every intermediate square's convoy order holds."""
+        return all(r.resolve(2 * c + PATH) for c in self.convoys[o])
+
+    def count_supports(self, o: int, r: Resolver, exclude_power: str | None = None) -> int:
+        return sum(1 for s in self.supports[o]
+                   if self.power[s] != exclude_power and r.resolve(2 * s + MAIN))
+
+    def leaves_square(self, i: int, r: Resolver) -> bool:
+        o = self.leaves[i]
+        return o >= 0 and r.resolve(2 * o + MAIN)
+
+    def head_to_head(self, o: int) -> int:
+        """The move of the piece on ``o``'s landing square that lands on ``o``'s square, when
+        the two pieces are of different powers (rules §3.6), else -1."""
+        i = self.piece_at.get(self.landing[o])
+        if i is None:
+            return -1
+        for k in self.piece_orders[i]:
+            if (self.kind[k] == MOVE and self.landing[k] == self.sq[o]
+                    and self.power[k] != self.power[o]):
+                return k
+        return -1
+
+    def hold_strength(self, square: str, r: Resolver) -> int:
+        i = self.piece_at.get(square)
+        if i is None:
+            return 0
+        if self.leaves[i] >= 0:
+            return 0 if self.leaves_square(i, r) else 1
+        return 1 + self.count_supports(self.piece_orders[i][0], r)
+
+    def attack_strength(self, o: int, r: Resolver) -> float:
+        """Rules §3.6.2 with the project's travel rule; the path is checked by MAIN."""
+        i = self.piece_at.get(self.landing[o])
+        travel = self.mtype[o] == TRAVEL
+        if i is None or (self.head_to_head(o) < 0 and self.leaves_square(i, r)):
+            if travel:
+                n = self.count_supports(o, r)
+                return n if n else 0.5
+            if self.units[self.piece[o]].kind == "P":
+                return 0  # a pawn attack moves only when it dislodges
+            return 1 + self.count_supports(o, r)
+        if self.units[i].power == self.power[o]:
+            return 0
+        n = self.count_supports(o, r, exclude_power=self.units[i].power)
+        return n if travel else 1 + n
+
+    def defend_strength(self, o: int, r: Resolver) -> int:
+        n = self.count_supports(o, r)
+        return n if self.mtype[o] == TRAVEL else 1 + n
+
+    def prevent_strength(self, o: int, r: Resolver) -> int:
+        if not self.path_ok(o, r):
+            return 0
+        h = self.head_to_head(o)
+        if h >= 0 and r.resolve(2 * h + MAIN):
+            return 0
+        return 1 + self.count_supports(o, r)
+
+    def convoy_strength(self, c: int, r: Resolver) -> int:
+        """Rules §3.6.5: the number of successful support-convoy orders."""
+        return self.count_supports(c, r)
+
+    def convoy_prevent(self, c: int, r: Resolver) -> int:
+        s = self.convoy_strength(c, r)
+        if s == 0:
+            return 0
+        return s if r.resolve(2 * c + ACTIVE) else 0
+
+    def _convoy_local(self, c: int, r: Resolver) -> bool:
+        """No piece stays on the convoy's square, and its strength beats every other's."""
+        x = self.sq[c]
+        i = self.piece_at.get(x)
+        if i is not None and not self.leaves_square(i, r):
+            return False
+        others = [c2 for c2 in self.convoys_at[x] if c2 != c]
+        if not others:
+            return True
+        s = self.convoy_strength(c, r)
+        return all(s > self.convoy_strength(c2, r) for c2 in others)
+
+    def _move_lands(self, o: int, r: Resolver) -> bool:
+        a = self.attack_strength(o, r)
+        if a == 0:
+            return False
+        square = self.landing[o]
+        h = self.head_to_head(o)
+        if h >= 0:
+            if a <= self.defend_strength(h, r):
+                return False
+        elif a <= self.hold_strength(square, r):
+            return False
+        for m in self.moves_into[square]:
+            if m != o and a <= self.prevent_strength(m, r):
+                return False
+        return all(a > self.convoy_prevent(c, r) for c in self.convoys_at.get(square, ()))
+
+    def _support_holds(self, s: int, r: Resolver) -> bool:
+        """Rules §3.7.2: not dislodged, not cut (the path is checked by MAIN)."""
+        if self.target[s] < 0:
+            return False
+        attackers = self.moves_into.get(self.sq[s], ())
+        for k in attackers:
+            if (self.mtype[k] == ATTACK and self.power[k] != self.power[s]
+                    and self.sq[k] != self.landing[s] and self.path_ok(k, r)):
+                return False
+        return not any(r.resolve(2 * k + MAIN) for k in attackers)
+
+    # ----------------------------------------------------------- results
+    def resolve(self) -> None:
+        """Resolve every decision. The resolver is the generic one; a cycle that depends on a
+        guess further out (see :meth:`backup`) restarts the resolution with that cycle's
+        decision first, and a convoy paradox restarts it with the paradox's convoys failed;
+        when the restarts run out, the rules are applied as they fall."""
+        first: list[int] = []
+        failed: set[int] = set()
+        budget = len(self.kind) * 3 + 1
+        for attempt in range(budget):
+            self._strict = attempt < budget - 1
+            self.paradox = set(failed)
+            self._nested = set()
+            self.szykman = set()
+            self.ruled = set()
+            self._stack = []
+            self._started = [0] * (2 * len(self.kind))
+            self._clock = 0
+            self.resolver = Resolver(self, 2 * len(self.kind))
+            try:
+                for d in first:
+                    self.resolver.resolve(d)
+                self.resolver.resolve_all()
+                return
+            except _Restart as restart:
+                self._tried.add(restart.decision)
+                if restart.decision in first:
+                    first.remove(restart.decision)
+                first.insert(0, restart.decision)
+            except _Paradox as paradox:
+                failed |= paradox.convoys
+
+    def succeeded(self, o: int) -> bool:
+        return self.resolver.result[2 * o + MAIN]
+
+    def convoy_succeeded(self, c: int) -> bool:
+        """The seed's convoy success: the carried order succeeds and the square held."""
+        return self.succeeded(self.target[c]) and self.resolver.result[2 * c + PATH]
+
+    def dislodged(self) -> list[Dislodgement]:
+        """Pieces that stay on their square while a move onto it succeeds (rules §3.4; a
+        supported travel that wins its square dislodges too, or two pieces would share it)."""
+        out = []
+        for i, u in enumerate(self.units):
+            if self.leaves[i] >= 0 and self.succeeded(self.leaves[i]):
+                continue
+            for k in self.moves_into.get(u.location, ()):
+                if self.succeeded(k):
+                    out.append(Dislodgement(i, k))
+                    break
+        return out
+
+    def final_square(self, i: int) -> str:
+        o = self.leaves[i]
+        if o >= 0 and self.succeeded(o):
+            return self.landing[o]
+        return self.units[i].location
+
+    def line_outcome(self, k: int) -> LineOutcome:
+        orders = self.line_orders[k]
+        fails = [o for o in orders if not self._order_ok(o)]
+        if not fails:
+            return LineOutcome(True)
+        # Of a coupled pair, tell why the order that failed on its own failed.
+        reasons = [self._why(o) for o in fails]
+        own = [w for w in reasons if w != COUPLED]
+        return LineOutcome(False, own[0] if own else reasons[0])
+
+    def hold_outcome(self, i: int) -> LineOutcome:
+        """For a piece without an order line."""
+        o = self.piece_orders[i][0]
+        return LineOutcome(self._order_ok(o), "" if self._order_ok(o) else self._why(o))
+
+    def _order_ok(self, o: int) -> bool:
+        k = self.kind[o]
+        if k == HOLD:
+            return not any(self.succeeded(m) for m in self.moves_into.get(self.sq[o], ()))
+        if k == SUPPORT and self.target[o] >= 0 and self.kind[self.target[o]] == CONVOY:
+            # Rules §3.1: "a support-convoy on a failed multiple-square order also fails".
+            return self.succeeded(o) and self.convoy_succeeded(self.target[o])
+        return self.succeeded(o)
+
+    def _why(self, o: int) -> str:
+        if o in self.void:
+            return self.void[o]
+        r = self.resolver
+        k = self.kind[o]
+        if k == HOLD:
+            return "dislodged"
+        for c in self.convoys[o]:
+            if not r.result[2 * c + PATH]:
+                if c in self.paradox or c in self.szykman:
+                    return f"convoy paradox: the convoy on {self.sq[c]} fails"
+                return f"path blocked on {self.sq[c]}"
+        if k == SUPPORT:
+            if not r.result[2 * o + LAND]:
+                attackers = self.moves_into.get(self.sq[o], ())
+                return "dislodged" if any(self.succeeded(m) for m in attackers) else "cut"
+            t = self.target[o]
+            if self.kind[t] == CONVOY:
+                return f"the convoy on {self.sq[t]} fails"
+            return "failed"
+        if not r.result[2 * o + LAND]:
+            i = self.piece_at.get(self.landing[o])
+            empty = i is None or (self.leaves[i] >= 0 and self.succeeded(self.leaves[i]))
+            if self.mtype[o] == ATTACK and self.units[self.piece[o]].kind == "P" and empty:
+                return "a pawn attack moves only when it dislodges a piece"
+            return "bounced"
+        return COUPLED

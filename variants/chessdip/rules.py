@@ -1,0 +1,606 @@
+"""The rules of Chess Dip: order validation, the movement and build phases, centres, victory.
+
+:class:`ChessRules` is the plug-in the engine calls (the ``Rules`` protocol of
+:mod:`judge.engine.variant`). Movement is decided by
+:class:`~variants.chessdip.movement.ChessMovement` on the generic resolver. There is no retreat
+phase: dislodged pieces are disbanded at once (rules §2.2).
+
+Position keys of this variant (``Position.extra``), carried from phase to phase:
+
+* ``moved``: squares of kings and rooks that have moved (castling rights); absent means none
+  has (DESIGN.md);
+* ``en_passant``: the pawns' two-square moves of the last movement phase, each
+  ``{"power", "from", "via", "to"}``;
+* ``home_centres``: home-rank centres that a power gained by promoting a pawn there
+  (rules §4.4), ``{power: [square, ...]}``.
+
+Centres (the project's decision, issue 8): both powers of a side share its 9 home-rank
+centres. After each Fall a power counts the home-rank centres of its side its own pieces
+occupy, the centres on ranks 3-6 it owns (ordinary Fall occupation), and the centres it gained
+by promotion; it may build on any unoccupied home-rank centre of its side not taken by a
+promotion, and on the centres it gained by promotion.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.engine.errors import OrderError
+from judge.engine.events import Event, standard_events
+from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive
+from judge.engine.position import Dislodged, Phase, Position
+from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
+from variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords, is_square
+from variants.chessdip.movement import ChessMovement
+from variants.chessdip.orders import (
+    ATTACK,
+    MOVEMENT,
+    TRAVEL,
+    Castle,
+    ChessHold,
+    ChessMove,
+    ChessSupport,
+    EnPassant,
+    Promote,
+)
+from variants.chessdip.parse import parse_order
+
+_GEMS = {"ENGLAND": "E", "ITALY": "I", "FRANCE": "F", "SCANDINAVIA": "S"}
+_REMOVAL_ORDER = "PNBRK"  # civil disorder removes pawns first and kings last
+
+
+def _a(kind: str) -> str:
+    name = PIECE_NAMES[kind]
+    return f"a {name}"
+
+
+def normalise(position: Position) -> Position:
+    """The position with squares in lower case (``Position.from_json`` upper-cases them)."""
+    if all(u.location.islower() for u in position.units) and all(
+            c.islower() for cs in position.centres.values() for c in cs):
+        return position
+    return Position(
+        variant=position.variant,
+        phase=position.phase,
+        units=[Unit(u.power, u.kind.upper(), u.location.lower()) for u in position.units],
+        centres={p: {c.lower() for c in cs} for p, cs in position.centres.items()},
+        dislodged=[Dislodged(Unit(d.unit.power, d.unit.kind.upper(), d.unit.location.lower()),
+                             (d.attacker_from or "").lower() or None, d.retreats)
+                   for d in position.dislodged],
+        winner=position.winner,
+        extra=dict(position.extra),
+    )
+
+
+class ChessRules:
+    """Chess Dip: see the module docstring and ``description.md``."""
+
+    def __init__(self, board: ChessBoard) -> None:
+        self.board = board
+
+    # ------------------------------------------------------------ positions
+    def initial_position(self) -> Position:
+        b = self.board
+        units = [Unit(p, u.split()[0], u.split()[1]) for p, us in b.starting_units.items()
+                 for u in us]
+        position = Position(b.name, Phase("S", 1901, "M"), units, {})
+        position.centres = self._count_centres(position, {}, {})
+        return position
+
+    def read_position(self, data: dict) -> Position:
+        """A position from the contract's JSON, pieces written ``K e1`` (``e2`` alone is a
+        pawn); raises ValueError with a one-line reason when it is malformed."""
+        b = self.board
+        try:
+            plain = {k: v for k, v in data.items() if k not in ("units", "dislodged")}
+            position = Position.from_json(plain)
+            units = [self._read_piece(power, text)
+                     for power, texts in (data.get("units") or {}).items() for text in texts]
+            dislodged = []
+            for power, entries in (data.get("dislodged") or {}).items():
+                for entry in entries:
+                    entry = {"unit": entry} if isinstance(entry, str) else entry
+                    dislodged.append(Dislodged(self._read_piece(power, entry["unit"]),
+                                               (entry.get("attacker_from") or "").lower()
+                                               or None, ()))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"malformed position: {exc}") from exc
+        seen: set[str] = set()
+        for u in units:
+            if u.location in seen:
+                raise ValueError(f"two pieces on {u.location}")
+            seen.add(u.location)
+        for power in {u.power for u in units} | set(position.centres):
+            if power not in b.powers:
+                raise ValueError(f"unknown power {power!r}; Chess Dip has {', '.join(b.powers)}")
+        for cs in position.centres.values():
+            for c in cs:
+                if c.lower() not in b.supply_centres:
+                    raise ValueError(f"{c.lower()} is not a supply centre")
+        position.units = units
+        position.dislodged = dislodged
+        return normalise(position)
+
+    def _read_piece(self, power: str, text: str) -> Unit:
+        parts = str(text).split()
+        if len(parts) == 1:
+            parts = ["P", *parts]
+        if len(parts) != 2 or parts[0].upper() not in PIECE_NAMES or not is_square(
+                parts[1].lower()):
+            raise ValueError(f"not a piece: {text!r} (expected e.g. 'K e1' or 'P c2')")
+        return Unit(power.upper(), parts[0].upper(), parts[1].lower())
+
+    def write_position(self, position: Position) -> dict:
+        """The contract's JSON: pieces as the rules write them, ``K e1``."""
+        return normalise(position).to_json()
+
+    # --------------------------------------------------------- order reading
+    def read_order(self, position: Position, power: str, text: str) -> Order:
+        position = normalise(position)
+        return self.check(position, power, parse_order(text, position.phase.kind))
+
+    def check(self, position: Position, power: str, order: Order) -> Order:
+        """Order validation (rules §3.3): the true order, or OrderError with the reason."""
+        kind = position.phase.kind
+        if kind == "M":
+            return self._check_movement(position, power, order)
+        if kind == "A":
+            return self._check_adjustment(position, power, order)
+        raise OrderError("Chess Dip has no retreat phase: dislodged pieces are disbanded")
+
+    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef,
+              empty: str | None = "P") -> tuple[Unit, UnitRef]:
+        """The piece ``ref`` names. Rules §3.3: an empty piece letter means a pawn; a removal
+        (``empty=None``) may name the piece by its square alone."""
+        unit = at.get(ref.location)
+        if unit is None:
+            raise OrderError(f"there is no piece on {ref.location}")
+        kind = ref.kind or empty or unit.kind
+        if unit.kind != kind:
+            raise OrderError(f"the piece on {ref.location} is {_a(unit.kind)}, not {_a(kind)}")
+        if unit.power != power:
+            raise OrderError(f"the {PIECE_NAMES[unit.kind]} on {ref.location} is not yours "
+                             f"(it is {unit.power}'s)")
+        return unit, UnitRef(unit.kind, unit.location)
+
+    def _check_movement(self, position: Position, power: str, order: Order) -> Order:
+        if not isinstance(order, MOVEMENT):
+            raise OrderError(f"'{order}' is not a movement order")
+        b = self.board
+        at = {u.location: u for u in position.units}
+        if isinstance(order, Castle):
+            return self._check_castle(position, at, power, order)
+        unit, ref = self._bind(at, power, order.unit)
+        here, what = unit.location, PIECE_NAMES[unit.kind]
+        if isinstance(order, ChessHold):
+            return ChessHold(ref)
+        if isinstance(order, ChessMove):
+            dest = order.dest
+            if b.move_path(unit.kind, power, here, dest) is not None:
+                if unit.kind == "P":
+                    if order.code == ATTACK:
+                        raise OrderError(f"a pawn attacks diagonally; {here} - {dest} "
+                                         "is a travel forwards")
+                    return ChessMove(ref, dest, TRAVEL)
+                if order.code == TRAVEL:
+                    raise OrderError("only pawns travel (and pieces castling: O-O, O-O-O)")
+                return ChessMove(ref, dest, ATTACK)
+            if unit.kind == "P" and dest in b.pawn_attacks(power, here):
+                if order.code == TRAVEL:
+                    raise OrderError("a pawn travels only forwards; diagonally it attacks")
+                return ChessMove(ref, dest, ATTACK)
+            if unit.kind == "P":
+                raise OrderError(f"a pawn on {here} cannot move to {dest}: it travels forwards "
+                                 "(two squares from its side's first two ranks) and attacks "
+                                 "one square diagonally forwards")
+            raise OrderError(f"a {what} on {here} cannot move to {dest}")
+        if isinstance(order, EnPassant):
+            return self._check_en_passant(position, at, power, unit, ref, order)
+        assert isinstance(order, ChessSupport)
+        landing = order.landing
+        if landing == here:
+            raise OrderError("a piece cannot support an order landing on its own square")
+        if b.reach_path(unit.kind, power, here, landing) is None:
+            if unit.kind == "P":
+                raise OrderError(f"a pawn on {here} supports only one square diagonally "
+                                 f"forwards, not {landing}")
+            raise OrderError(f"a {what} on {here} cannot reach {landing}, so it cannot "
+                             "support there")
+        return ChessSupport(ref, order.square, order.action)
+
+    def _check_en_passant(self, position: Position, at: dict[str, Unit], power: str,
+                          unit: Unit, ref: UnitRef, order: EnPassant) -> Order:
+        if unit.kind != "P":
+            raise OrderError("only a pawn can take en passant")
+        if order.via not in self.board.pawn_attacks(power, unit.location):
+            raise OrderError(f"a pawn on {unit.location} cannot attack {order.via}, so it "
+                             "cannot take en passant through it")
+        for rec in position.extra.get("en_passant") or ():
+            if rec.get("via") == order.via and rec.get("to") == order.capture:
+                passed = at.get(order.capture)
+                if passed is None or passed.kind != "P" or passed.power != rec.get("power"):
+                    raise OrderError(f"the pawn that passed {order.via} is no longer on "
+                                     f"{order.capture}")
+                if passed.power == power:
+                    raise OrderError("en passant is taken against an opponent's pawn")
+                return EnPassant(ref, order.via, order.capture)
+        raise OrderError(f"no pawn passed {order.via} to land on {order.capture} with a "
+                         "two-square move in the previous movement phase")
+
+    def _check_castle(self, position: Position, at: dict[str, Unit], power: str,
+                      order: Castle) -> Order:
+        c = self.board.castlings[power][order.name]
+        moved = set(position.extra.get("moved") or ())
+        king, rook = at.get(c.king_from), at.get(c.rook_from)
+        if king is None or king.kind != "K" or king.power != power:
+            raise OrderError(f"{order.name} needs your king on {c.king_from}")
+        if rook is None or rook.kind != "R" or rook.power != power:
+            raise OrderError(f"{order.name} needs your rook on {c.rook_from}")
+        if c.king_from in moved:
+            raise OrderError(f"the king on {c.king_from} has moved: it cannot castle")
+        if c.rook_from in moved:
+            raise OrderError(f"the rook on {c.rook_from} has moved: it cannot castle")
+        return Castle(order.name)
+
+    @staticmethod
+    def claims(power: str, order: Order, board: ChessBoard) -> tuple[str, ...]:
+        """The squares of the pieces an order is for (castling: king and rook)."""
+        if isinstance(order, Castle):
+            c = board.castlings[power][order.name]
+            return (c.king_from, c.rook_from)
+        if isinstance(order, Waive):
+            return ()
+        return (order.unit.location,)  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------ adjustments
+    def captured(self, position: Position) -> dict[str, str]:
+        """Home-rank centre -> the power that gained it by promotion."""
+        return {sq: p for p, sqs in (position.extra.get("home_centres") or {}).items()
+                for sq in sqs}
+
+    def build_squares(self, position: Position, power: str) -> list[str]:
+        """Where ``power`` may build now: unoccupied home-rank centres of its side not taken
+        by a promotion, and unoccupied centres it gained by promotion."""
+        position = normalise(position)
+        taken = self.captured(position)
+        occupied = {u.location for u in position.units}
+        side = self.board.side(power)
+        out = [c for c in self.board.home_rank_centres[side] if c not in taken]
+        out += [c for c, p in taken.items() if p == power]
+        return sorted(c for c in out if c not in occupied)
+
+    def adjustment_count(self, position: Position, power: str) -> int:
+        position = normalise(position)
+        owned = len(position.centres.get(power, ()))
+        units = sum(1 for u in position.units if u.power == power)
+        delta = owned - units
+        if delta <= 0:
+            return delta
+        return min(delta, len(self.build_squares(position, power)))
+
+    def promotions_due(self, position: Position) -> list[Unit]:
+        b = self.board
+        position = normalise(position)
+        return [u for u in position.units
+                if u.kind == "P" and int(u.location[1]) == b.promotion_rank(u.power)]
+
+    def units_to_order(self, position: Position, power: str) -> list[Unit]:
+        position = normalise(position)
+        if position.phase.kind == "M":
+            return [u for u in position.units if u.power == power]
+        return [u for u in self.promotions_due(position) if u.power == power]
+
+    def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
+        if isinstance(order, Promote):
+            at = {u.location: u for u in position.units}
+            unit, ref = self._bind(at, power, order.unit)
+            if unit.kind != "P" or int(unit.location[1]) != self.board.promotion_rank(power):
+                raise OrderError(f"the pawn on {unit.location} is not on its last rank")
+            if order.kind not in self.board.promotion_kinds:
+                raise OrderError("a pawn is promoted to a knight, bishop or rook (N, B or R)")
+            return Promote(ref, order.kind)
+        count = self.adjustment_count(position, power)
+        if isinstance(order, Waive):
+            if count <= 0:
+                raise OrderError(f"{power} has no builds to waive")
+            return order
+        if isinstance(order, Remove):
+            if count >= 0:
+                raise OrderError(f"{power} has no pieces to remove this winter")
+            at = {u.location: u for u in position.units}
+            unit, ref = self._bind(at, power, order.unit, empty=None)
+            return Remove(ref)
+        if not isinstance(order, Build):
+            raise OrderError(f"'{order}' is not possible in the build phase: build, remove, "
+                             "waive or promote")
+        sq, kind = order.unit.location, order.unit.kind
+        if count <= 0:
+            raise OrderError(f"{power} has no builds this winter")
+        if kind is None:
+            raise OrderError(f"say which piece to build on {sq}: K, N, B, R or P")
+        if kind not in self.board.buildable_kinds:
+            raise OrderError(f"{kind} is not a Chess Dip piece")
+        if any(u.location == sq for u in position.units):
+            raise OrderError(f"{sq} is occupied")
+        if sq not in self.build_squares(position, power):
+            taken = self.captured(position).get(sq)
+            if taken and taken != power:
+                raise OrderError(f"{sq} is {taken}'s home centre now (a pawn promoted there)")
+            if sq not in self.board.supply_centres:
+                raise OrderError(f"{sq} is not a supply centre")
+            raise OrderError(f"{sq} is not a home centre of {power}'s side")
+        return Build(UnitRef(kind, sq))
+
+    # ------------------------------------------------------------ adjudication
+    def adjudicate(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+        position = normalise(position)
+        if position.phase.kind == "M":
+            return self._adjudicate_movement(position, orders)
+        if position.phase.kind == "A":
+            return self._adjudicate_adjustments(position, orders)
+        raise ValueError("Chess Dip has no retreat phase")
+
+    def _adjudicate_movement(self, position: Position,
+                             orders: list[tuple[str, Order]]) -> Outcome:
+        results: list[OrderResult] = []
+        lines: list[tuple[str, Order] | None] = []
+        owner: dict[str, int] = {}  # piece square -> the line that orders it
+        for power, order in orders:
+            power = power.upper()
+            try:
+                checked = self._check_movement(position, power, order)
+            except OrderError as exc:
+                results.append(OrderResult(power, str(order), FAILS, str(exc)))
+                lines.append(None)
+                continue
+            k = len(lines)
+            for sq in self.claims(power, checked, self.board):
+                old = owner.get(sq)
+                if old is not None and lines[old] is not None:
+                    # DATC 4.E.6 as in standard play: a later order replaces an earlier one.
+                    lines[old] = None
+                    results[old].result = FAILS
+                    results[old].reason = "replaced by a later order for the same piece"
+                    for s, o in list(owner.items()):
+                        if o == old:
+                            del owner[s]
+                owner[sq] = k
+            results.append(OrderResult(power, str(checked), SUCCEEDS))
+            lines.append((power, checked))
+        phase = ChessMovement(self.board, position.units, lines)
+        phase.resolve()
+        for k, entry in enumerate(lines):
+            if entry is not None:
+                out = phase.line_outcome(k)
+                results[k].result = SUCCEEDS if out.succeeded else FAILS
+                results[k].reason = out.reason
+        ordered = set(owner)
+        for i, u in enumerate(position.units):
+            if u.location not in ordered:
+                out = phase.hold_outcome(i)
+                reason = "no order: holds" + (f"; {out.reason}" if out.reason else "")
+                results.append(OrderResult(u.power, f"{u} H", SUCCEEDS if out.succeeded
+                                           else FAILS, reason))
+        return self._after_movement(position, phase, results)
+
+    def _after_movement(self, position: Position, phase: ChessMovement,
+                        results: list[OrderResult]) -> Outcome:
+        gone = {d.piece: d.by for d in phase.dislodged()}
+        moved_before = set(position.extra.get("moved") or ())
+        units: list[Unit] = []
+        moved_now: set[str] = set()
+        passes: list[dict[str, str]] = []
+        for i, u in enumerate(position.units):
+            if i in gone:
+                continue
+            where = phase.final_square(i)
+            units.append(Unit(u.power, u.kind, where))
+            if u.kind in "KR" and (where != u.location or u.location in moved_before):
+                moved_now.add(where)
+            o = phase.leaves[i]
+            if (u.kind == "P" and where != u.location and phase.mtype[o] == TRAVEL
+                    and len(phase.inter[o]) == 1):
+                passes.append({"power": u.power, "from": u.location,
+                               "via": phase.inter[o][0], "to": where})
+        if len({u.location for u in units}) != len(units):  # pragma: no cover - invariant
+            raise AssertionError("two pieces ended on one square")
+        dislodged = [Dislodged(position.units[i], phase.sq[by], ()) for i, by in gone.items()]
+        extra: dict[str, Any] = dict(position.extra)
+        extra["moved"] = sorted(moved_now)
+        extra["en_passant"] = sorted(passes, key=lambda p: p["to"])
+        for key in ("moved", "en_passant"):
+            if not extra[key]:
+                del extra[key]
+        nxt = Position(position.variant, position.phase, units,
+                       {p: set(cs) for p, cs in position.centres.items()}, dislodged,
+                       extra=extra)
+        outcome = Outcome(position, nxt, results, dislodged=list(dislodged),
+                          disbanded=[d.unit for d in dislodged], details=phase)
+        self._advance(nxt, outcome)
+        return outcome
+
+    def _adjudicate_adjustments(self, position: Position,
+                                orders: list[tuple[str, Order]]) -> Outcome:
+        results: list[OrderResult] = []
+        units = list(position.units)
+        counts = {p: self.adjustment_count(position, p) for p in self.board.powers}
+        used: dict[str, int] = {}
+        taken: set[str] = set()
+        promoted: dict[str, str] = {}
+        built: list[Unit] = []
+        removed: list[Unit] = []
+        for power, order in orders:
+            power = power.upper()
+            try:
+                checked = self.check(position, power, order)
+            except OrderError as exc:
+                results.append(OrderResult(power, str(order), FAILS, str(exc)))
+                continue
+            text = str(checked)
+            if isinstance(checked, Promote):
+                sq = checked.unit.location
+                if sq in promoted:
+                    results.append(OrderResult(power, text, FAILS,
+                                               "this pawn already has a promotion order"))
+                    continue
+                promoted[sq] = checked.kind
+                results.append(OrderResult(power, text, SUCCEEDS))
+                continue
+            count, n = counts.get(power, 0), used.get(power, 0)
+            if n >= abs(count):
+                what = "builds" if count > 0 else "removals"
+                results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
+                continue
+            if isinstance(checked, (Build, Remove)):
+                sq = checked.unit.location
+                if sq in taken:
+                    results.append(OrderResult(power, text, FAILS,
+                                               f"a piece was already built on or removed from {sq}"))
+                    continue
+                taken.add(sq)
+                if isinstance(checked, Build):
+                    built.append(Unit(power, checked.unit.kind or "N", sq))
+                else:
+                    unit = next(u for u in units if u.location == sq)
+                    units.remove(unit)
+                    removed.append(unit)
+            used[power] = n + 1
+            results.append(OrderResult(power, text, SUCCEEDS))
+        for power, count in sorted(counts.items()):
+            missing = -count - used.get(power, 0)
+            if count < 0 and missing > 0:
+                for unit in self.civil_disorder_removals(position, power, units, missing):
+                    units.remove(unit)
+                    removed.append(unit)
+                    results.append(OrderResult(power, str(Remove(UnitRef(unit.kind,
+                                               unit.location))), SUCCEEDS,
+                                               "civil disorder: removal not ordered"))
+        # Rules §4.4: a pawn on its last rank *must* be promoted; unordered, it becomes a
+        # knight (the project's default, the one piece whose moves need no free path).
+        final: list[Unit] = []
+        for u in units:
+            if u in self.promotions_due(position):
+                kind = promoted.get(u.location)
+                if kind is None:
+                    kind = "N"
+                    results.append(OrderResult(u.power, str(Promote(UnitRef("P", u.location),
+                                               "N")), SUCCEEDS,
+                                               "no promotion order: promoted to a knight"))
+                final.append(Unit(u.power, kind, u.location))
+            else:
+                final.append(u)
+        extra = dict(position.extra)
+        # Newly built pieces have not moved: they may castle (rules §3.3.2).
+        fresh = {u.location for u in built} | {u.location for u in removed}
+        moved = [sq for sq in extra.get("moved") or () if sq not in fresh]
+        if moved:
+            extra["moved"] = moved
+        else:
+            extra.pop("moved", None)
+        nxt = Position(position.variant, position.phase, final + built,
+                       {p: set(cs) for p, cs in position.centres.items()}, extra=extra)
+        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
+        self._advance(nxt, outcome)
+        return outcome
+
+    def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
+                                count: int) -> list[Unit]:
+        """Farthest (in king steps) from any centre the power counts first; pawns before
+        knights, bishops, rooks and kings at equal distance; then by square."""
+        owned = position.centres.get(power, set()) or set(self.board.supply_centres)
+
+        def distance(u: Unit) -> int:
+            f, r = coords(u.location)
+            return min(max(abs(f - coords(c)[0]), abs(r - coords(c)[1])) for c in owned)
+
+        mine = [u for u in units if u.power == power]
+        mine.sort(key=lambda u: (-distance(u), _REMOVAL_ORDER.index(u.kind), u.location))
+        return mine[:count]
+
+    # ---------------------------------------------------------------- calendar
+    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+        phase = nxt.phase
+        if phase.kind == "M" and phase.season == "S":
+            nxt.phase = Phase("F", phase.year, "M")
+            return
+        if phase.kind == "M":
+            self.update_centres(nxt, outcome)
+            if nxt.winner is None and (self.promotions_due(nxt) or any(
+                    self.adjustment_count(nxt, p) != 0 for p in self.board.powers)):
+                nxt.phase = Phase("W", phase.year, "A")
+                return
+        nxt.phase = Phase("S", phase.year + 1, "M")
+
+    def _count_centres(self, position: Position, previous: dict[str, str],
+                       captured: dict[str, str]) -> dict[str, set[str]]:
+        b = self.board
+        at = {u.location: u for u in position.units}
+        owner: dict[str, str] = {}
+        for c in b.supply_centres:
+            u = at.get(c)
+            side = next((s for s, cs in b.home_rank_centres.items() if c in cs), None)
+            if c in captured:
+                owner[c] = captured[c]
+            elif side is not None:
+                if u is not None and b.side(u.power) == side:
+                    owner[c] = u.power
+            elif u is not None:
+                owner[c] = u.power
+            elif c in previous:
+                owner[c] = previous[c]
+        centres: dict[str, set[str]] = {}
+        for c, p in owner.items():
+            centres.setdefault(p, set()).add(c)
+        return centres
+
+    def update_centres(self, position: Position, outcome: Outcome) -> None:
+        """After Fall: promotions claim centres, then every power's centres are counted."""
+        b = self.board
+        captured = self.captured(position)
+        for u in self.promotions_due(position):
+            if u.location in b.supply_centres:
+                # Rules §4.4: the centre becomes a home centre of the pawn's power.
+                captured[u.location] = u.power
+        if captured:
+            gained: dict[str, list[str]] = {}
+            for sq, p in sorted(captured.items()):
+                gained.setdefault(p, []).append(sq)
+            position.extra["home_centres"] = gained
+        previous = {c: p for p, cs in position.centres.items() for c in cs}
+        centres = self._count_centres(position, previous, captured)
+        for c in b.supply_centres:
+            before = previous.get(c)
+            after = next((p for p, cs in centres.items() if c in cs), None)
+            if before != after and after is not None:
+                outcome.centre_changes[c] = (before, after)
+        position.centres = centres
+        leaders = [p for p, cs in centres.items() if len(cs) >= b.victory_centres]
+        if leaders:
+            position.winner = max(leaders, key=lambda p: len(centres[p]))
+
+    # ------------------------------------------------------------- reporting
+    def events(self, outcome: Outcome, orders: list[tuple[str, Order]]) -> list[Event]:
+        """The report's events: the standard ones (everything public), and the board after
+        the phase as a chess diagram, since players think in squares."""
+        return [*standard_events(outcome, orders),
+                Event("diagram", {"text": self.diagram(outcome.position)})]
+
+    def diagram(self, position: Position) -> str:
+        """The board as a text chess diagram: each piece as its power's initial and its
+        letter (``IK`` Italy's king), ``*`` an empty supply centre, ``.`` an empty square."""
+        position = normalise(position)
+        at = {u.location: u for u in position.units}
+        rows = ["    " + "   ".join(FILES)]
+        for rank in range(8, 0, -1):
+            cells = []
+            for f in FILES:
+                sq = f"{f}{rank}"
+                u = at.get(sq)
+                if u is not None:
+                    cells.append(f"{_GEMS.get(u.power, u.power[0])}{u.kind}")
+                else:
+                    cells.append(" *" if sq in self.board.supply_centres else " .")
+            rows.append(f"{rank}  " + "  ".join(cells) + f"  {rank}")
+        rows.append(rows[0])
+        legend = ", ".join(f"{g} {p.title()}" for p, g in _GEMS.items())
+        return "\n".join(rows) + f"\n({legend}; * empty supply centre)"
