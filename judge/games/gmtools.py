@@ -433,10 +433,11 @@ def _eject(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
     if s.player(game["id"], power) is None:
         raise GameError(f"{power.title()} in game {game['name']} has no player")
+    # told while still a player, so the ejected player learns of it too
+    N.player_change(actor, game, power, "ejected")
     s.execute("DELETE FROM players WHERE game_id = ? AND power = ?", (game["id"], power))
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, 'ejected', ?)", (game["id"], game["phase"], power, iso(now)))
-    ses.later.append(lambda: N.player_change(actor, G.refresh(s, game), power, "ejected"))
     return (f"The player of {power.title()} is ejected from game {game['name']}. A new player "
             f"can TAKEOVER {power.title()} {game['name']} <password>, or you can REPLACE "
             "them.", "text", None)
