@@ -14,6 +14,12 @@ used the guess on ``i`` itself, ``i`` is in a cycle: the resolver guesses ``i`` 
 evaluates again. One consistent answer is taken; two (circular movement) or none (a convoy
 paradox) hand the cycle to the rules' backup rule.
 
+One refinement of the published algorithm: every use of a guess is recorded, and a decision
+whose evaluation used a guess that began before its own (further out) stays provisional even
+when its own two guesses agree, because that agreement holds only under the outer guess. So
+a cycle handed to the backup rule never contains a decision still being evaluated further out,
+and the answer does not depend on the order in which decisions are met.
+
 Everything is plain lists indexed by decision number, for speed: a standard movement phase
 with 30 units resolves in well under a millisecond.
 """
@@ -45,13 +51,17 @@ class DecisionRules(Protocol):
 
 
 class Resolver:
-    __slots__ = ("rules", "state", "result", "deps")
+    __slots__ = ("rules", "state", "result", "deps", "started", "clock")
 
     def __init__(self, rules: DecisionRules, count: int) -> None:
         self.rules = rules
         self.state = [UNRESOLVED] * count
         self.result = [False] * count
         self.deps: list[int] = []
+        # When each decision began its current guess: a guess used by the evaluation of i
+        # that began before i did lies outside i's own evaluation (a guess further out).
+        self.started = [0] * count
+        self.clock = 0
 
     def settle(self, i: int, value: bool) -> None:
         """Fix decision ``i`` to ``value`` (used by backup rules)."""
@@ -81,6 +91,8 @@ class Resolver:
         result = self.result
         result[i] = False
         state[i] = GUESSING
+        self.clock += 1
+        self.started[i] = self.clock
         first = self.rules.decide(i, self)
 
         if len(deps) == mark:
@@ -90,8 +102,10 @@ class Resolver:
                 state[i] = RESOLVED
             return result[i]
 
-        if deps[mark] != i:
-            # Depends on a guess made further up, but not on our own: provisional answer.
+        if self._uses_outer_guess(i, mark):
+            # Depends on a guess made further out: a provisional answer, which the
+            # evaluation that made that guess will settle. (Otherwise every guess used was
+            # made within i's own evaluation, and the chain of them starts at i's own guess.)
             deps.append(i)
             result[i] = first
             return first
@@ -103,6 +117,13 @@ class Resolver:
         result[i] = True
         state[i] = GUESSING
         second = self.rules.decide(i, self)
+
+        if self._uses_outer_guess(i, mark):
+            # The second evaluation met a guess further out: the cycle is part of a larger
+            # one, and only the evaluation that made that guess can settle it.
+            deps.append(i)
+            result[i] = second
+            return second
 
         if first == second:
             # One consistent answer whatever the guess.
@@ -120,3 +141,10 @@ class Resolver:
             state[d] = UNRESOLVED
         self.rules.backup(cycle, self)
         return self.resolve(i)
+
+    def _uses_outer_guess(self, i: int, mark: int) -> bool:
+        """Whether the evaluation of ``i`` (recorded from ``deps[mark]`` on) used a guess that
+        began before ``i``'s own: one made further out, not within ``i``'s evaluation."""
+        started = self.started
+        since = started[i]
+        return any(started[d] < since for d in self.deps[mark:] if d != i)
