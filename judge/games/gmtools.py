@@ -41,7 +41,32 @@ def handle(actor: Actor, ses: _Session, cmd: Command) -> Reply | None:
         return None
     if cmd.name == "LIST" and not cmd.args:
         return None  # the list of games stays the mail loop's
-    return fn(actor, ses, cmd, actor.clock())
+    # game mail a command queues goes out after the reply, and only if the command succeeds
+    # (a GameError rolls back its savepoint, and must not leave notices behind)
+    real = actor.outbox
+    deferred = _Deferred(real)
+    actor.outbox = deferred  # type: ignore[assignment]
+    try:
+        result = fn(actor, ses, cmd, actor.clock())
+    finally:
+        actor.outbox = real
+    ses.later.extend(deferred.calls)
+    return result
+
+
+class _Deferred:
+    """Stands in for the actor's outbox while a command runs: records what it queues."""
+
+    def __init__(self, outbox: Any) -> None:
+        self.real = outbox
+        self.cfg = outbox.cfg
+        self.store = outbox.store
+        self.clock = outbox.clock
+        self.calls: list[Any] = []
+
+    def queue(self, **kwargs: Any) -> int:
+        self.calls.append(lambda: self.real.queue(**kwargs))
+        return 0
 
 
 # ----------------------------------------------------------------- helpers
@@ -122,10 +147,10 @@ def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     game = G.refresh(s, game)
     label, shown = next(((n, v) for n, v in S.describe(game, D.settle_seconds(actor.cfg, game))
                          if _MATCH.get(name, name) in n), (name, str(value)))
-    return f"Game {game['name']}: {label} is now {shown}.", "text", None
+    return f"Game {game['name']}: {label}: {shown}.", "text", None
 
 
-_MATCH = {"zone": "time zone", "time": "deadlines at", "days": "deadlines at",
+_MATCH = {"zone": "time zone", "time": "deadlines", "days": "deadlines",
           "settle": "early processing", "missed": "missed orders", "abandon": "abandoned",
           "gmpress": "master reads", "observerpress": "observers receive", "draw": "draws",
           "list": "mailing list", "anonymous": "addresses", "absence": "longest absence"}

@@ -166,7 +166,8 @@ def describe(game: dict, settle_default: int) -> list[tuple[str, str]]:
     days = ", ".join(WEEKDAYS[d].title() for d in st["days"]) or "every day"
     return [
         ("time zone", st["zone"]),
-        ("deadlines at", f"{st['time'] or 'any time of day'}, {days}"),
+        ("deadlines", f"{'at ' + st['time'] if st['time'] else 'any time of day'}, "
+                      f"{days}"),
         ("grace", duration_text(st["grace"]) if st["grace"] else "none"),
         ("reminder", (duration_text(st["reminder"]) + " before the deadline")
          if st["reminder"] else "none"),

@@ -62,6 +62,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # plain-text mail
     )
     env.filters["deadline"] = _deadline_filter
+    env.filters["when"] = _when_filter
     env.filters["duration"] = duration_text
     return env
 
@@ -72,6 +73,13 @@ def _deadline_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
     """``{{ deadline | deadline }}``: in the zone and at the "now" the mail is written with
     (the judge's injectable clock), so a test clock and a game's zone both show."""
     return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC")
+
+
+@jinja2.pass_context
+def _when_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
+                 tz: str | None = None) -> str:
+    """``{{ deadline | when }}``: the date alone (no "in 2 days"), in the game's zone."""
+    return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC").split(" (")[0]
 
 
 def render(template: str, **context: object) -> str:

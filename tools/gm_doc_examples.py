@@ -1,0 +1,153 @@
+"""Write the examples of docs/commands.md's game-running sections from the judge's real replies.
+
+Runs the judge's own acting code (in-process, Maildir out) with a fixed clock, sends each
+example mail, and prints Markdown: the mail, then what the judge sent back. Run:
+``.venv/bin/python tools/gm_doc_examples.py > /tmp/examples.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from mailkit import POWERS, Got, compose  # noqa: E402
+
+from judge.config import Config  # noqa: E402
+from judge.games.acting import Actor  # noqa: E402
+from judge.mail.intake import store_message  # noqa: E402
+from judge.mail.sender import Sender, read_maildir  # noqa: E402
+from judge.storage import Store  # noqa: E402
+
+JUDGE = "judge@example.org"
+
+
+class Doc:
+    def __init__(self, d: Path) -> None:
+        self.now = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+        self.cfg = Config(address=JUDGE, database=str(d / "judge.db"), base_dir=d)
+        self.cfg.default_settle = "0s"
+        self.store = Store(self.cfg.database_path)
+        self.actor = Actor(self.store, self.cfg, lambda: self.now)
+        self.sender = Sender(self.cfg, self.store)
+        self.seen = 0
+
+    def send(self, frm: str, body: str, subject: str) -> list[Got]:
+        store_message(self.store, compose(frm, JUDGE, body, subject), "test", frm)
+        return self.run()
+
+    def run(self) -> list[Got]:
+        self.actor.process_inbox()
+        self.actor.process_due()
+        self.sender.flush()
+        raws = read_maildir(self.cfg.maildir_path)
+        new, self.seen = raws[self.seen:], len(raws)
+        return [Got(r) for r in new]
+
+
+def show_mail(frm: str, subject: str, body: str) -> None:
+    print("The mail:\n\n```\nFrom: " + frm + "\nTo: " + JUDGE + "\nSubject: " + subject
+          + "\n\n" + body.rstrip() + "\n```\n")
+
+
+def show_got(m: Got, what: str = "The judge's reply") -> None:
+    extra = ""
+    for h in ("List-Id", "List-Unsubscribe"):
+        if m[h]:
+            extra += f"{h}: {m[h]}\n"
+    print(f"{what} (to {m.rcpt}):\n\n```\nSubject: {m.subject}\n{extra}\n"
+          + m.body.rstrip() + "\n```\n")
+
+
+def example(doc: Doc, frm: str, subject: str, body: str, also: list[str] | None = None
+            ) -> list[Got]:
+    show_mail(frm, subject, body)
+    out = doc.send(frm, body, subject)
+    show_got(out[0])
+    for needle in also or []:
+        for m in out[1:]:
+            if needle in m.subject:
+                show_got(m, "And, for example, this mail")
+                break
+    return out
+
+
+def main() -> None:
+    d = Path(tempfile.mkdtemp())
+    doc = Doc(d)
+    gm = "gm@example.net"
+    addr = {p: f"{p.lower()}@example.net" for p in POWERS}
+    print("## SET: a game's settings (game master)\n")
+    example(doc, gm, "new game", "CREATE spring26 s3cret DEADLINES 48h 24h 24h\n"
+            "SET ZONE Europe/Paris\nSET TIME 18:00\nSET DAYS MON-FRI\nSET GRACE 1d\n"
+            "SET REMINDER 12h\nSET SETTLE 10m\nSET PRESS BOTH\nSET LIST dip-spring26@example.net\n"
+            "SET MISSED WATT\nOPEN")
+    for p in POWERS:
+        doc.send(addr[p], f"SIGNON {p} spring26 pw-{p.lower()}", "join")
+    doc.send(gm, "MASTER spring26 s3cret\nSTART", "start")
+    print("## LIST <game>: settings and players\n")
+    example(doc, "someone@example.com", "list", "LIST spring26")
+    print("## SET WAIT, SET NOWAIT and SET ABSENCE (players)\n")
+    example(doc, addr["FRANCE"], "wait", "SIGNON France spring26 pw-france\nSET WAIT\n"
+            "SET ABSENCE 2026-12-24 TO 2026-12-27\nSET ABSENCE 2027-01-01 TO 2027-02-28")
+    print("## PRESS and BROADCAST\n")
+    example(doc, addr["ENGLAND"], "press", "SIGNON England spring26 pw-england\n"
+            "PRESS TO France, Germany GREY\nWho takes Belgium?\nENDPRESS\nBROADCAST\n"
+            "Peace in our time.\nENDPRESS", also=["press from an anonymous power"])
+    print("## OBSERVE and UNOBSERVE\n")
+    example(doc, "watcher@example.com", "observe", "OBSERVE spring26")
+    example(doc, "watcher2@example.com", "unobserve", "UNOBSERVE spring26")
+    print("## DRAW, NODRAW, CONCEDE, NOCONCEDE (players)\n")
+    example(doc, addr["ITALY"], "draw", "SIGNON Italy spring26 pw-italy\nDRAW\n"
+            "CONCEDE Italy")
+    print("## Reminders, late notices and the end of grace\n")
+    for p in POWERS:
+        if p != "RUSSIA":
+            doc.send(addr[p], f"SIGNON {p} spring26 pw-{p.lower()}\nSET NOWAIT", "x")
+    game = doc.store.game("spring26")
+    from judge.storage import parse_iso
+
+    deadline = parse_iso(game["deadline"])
+    doc.now = deadline - timedelta(hours=12)
+    out = doc.run()
+    show_got([m for m in out if m.rcpt == addr["RUSSIA"]][0], "A reminder")
+    doc.now = deadline
+    out = doc.run()
+    show_got([m for m in out if m.rcpt == addr["RUSSIA"]][0], "A late notice")
+    doc.now = deadline + timedelta(hours=1)
+    doc.send(addr["FRANCE"], "SIGNON France spring26 pw-france\nA PAR - BUR\nA MAR - SPA\n"
+             "F BRE - MAO", "orders")
+    print("## PREVIEW, PROCESS <phase> (game master)\n")
+    example(doc, gm, "preview", "MASTER spring26 s3cret\nPREVIEW",
+            also=["preview (not processed)"])
+    example(doc, gm, "process", "MASTER spring26 s3cret\nPROCESS S1901M",
+            also=["S1901M results"])
+    example(doc, gm, "process", "MASTER spring26 s3cret\nPROCESS S1901M")
+    print("## HISTORY, SUMMARY and WHOIS\n")
+    example(doc, addr["FRANCE"], "history", "SIGNON France spring26 pw-france\n"
+            "HISTORY spring26 S1901M\nSUMMARY spring26\nWHOIS spring26 Russia")
+    print("## ROLLBACK (game master)\n")
+    example(doc, gm, "rollback", "MASTER spring26 s3cret\nROLLBACK S1901M",
+            also=["rolled back"])
+    print("## EJECT, REPLACE, TAKEOVER, ACT (game master; TAKEOVER: a new player)\n")
+    example(doc, gm, "players", "MASTER spring26 s3cret\nEJECT Russia\n"
+            "REPLACE Turkey tom@example.com tompass\nACT Austria\nA VIE - GAL",
+            also=["Russia ejected"])
+    example(doc, "ivan@example.com", "takeover", "TAKEOVER Russia spring26 ivanpass\nA WAR H")
+    print("## EDIT (game master)\n")
+    example(doc, gm, "edit", "MASTER spring26 s3cret\nEDIT ADD France A PIC\n"
+            "EDIT REMOVE F KIE\nEDIT OWNER BEL France\nEDIT ADD France A ROM",
+            also=["position edited"])
+    print("## PAUSE and RESUME (game master)\n")
+    example(doc, gm, "pause", "MASTER spring26 s3cret\nPAUSE", also=["paused"])
+    example(doc, gm, "resume", "MASTER spring26 s3cret\nRESUME", also=["resumed"])
+    print("## ENDGAME (game master)\n")
+    example(doc, gm, "end", "MASTER spring26 s3cret\nENDGAME DRAW France Germany",
+            also=["game over"])
+
+
+if __name__ == "__main__":
+    main()
