@@ -54,7 +54,8 @@ def phase_events(variant: Any, turn: G.Turn) -> list[Event]:
     """The events of one adjudicated phase, each with its audience (the variant decides)."""
     hook = getattr(variant.rules, "events", None)
     if not callable(hook):
-        return standard_events(turn.outcome)
+        written = variant.write_position(turn.outcome.position).get("units", {})
+        return standard_events(turn.outcome, written_units=written)
     orders: list[tuple[str, Any]] = []  # the orders as given, read again from their text
     for power in sorted(turn.orders):
         for line in turn.orders[power]:

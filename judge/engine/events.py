@@ -66,7 +66,8 @@ def visible_events(events: Iterable[Event], power: str | None) -> list[Event]:
     return [e for e in events if e.visible_to(power)]
 
 
-def standard_events(outcome: Outcome, orders: Iterable[tuple[str, Order]] = ()) -> list[Event]:
+def standard_events(outcome: Outcome, orders: Iterable[tuple[str, Order]] = (),
+                    written_units: dict[str, list[str]] | None = None) -> list[Event]:
     """The events of one phase of a game without secrets: every event is public.
 
     One ``order`` event per result (the order as the judge reads it, ``succeeds`` /
@@ -74,7 +75,8 @@ def standard_events(outcome: Outcome, orders: Iterable[tuple[str, Order]] = ()) 
     options, units disbanded and built, centres that changed hands, and the position after
     the phase (``units`` and ``centres`` per power). ``orders`` is accepted for symmetry with
     the variants' event functions, which need the orders as given; the results already carry
-    them here.
+    them here. ``written_units`` are the units after the phase as the variant writes them in
+    positions (``2A BUR`` for a Stack 'em stack); by default each unit on its own.
     """
     del orders  # results hold the orders as read, in the order given
     phase = str(outcome.previous.phase)
@@ -94,8 +96,9 @@ def standard_events(outcome: Outcome, orders: Iterable[tuple[str, Order]] = ()) 
         events.append(Event("centre_change", {"centre": centre, "from": old, "to": new}))
     nxt = outcome.position
     for power in nxt.powers():
-        events.append(Event("units", {"power": power,
-                                      "units": sorted(str(u) for u in nxt.units_of(power))}))
+        units = (written_units.get(power, []) if written_units is not None
+                 else sorted(str(u) for u in nxt.units_of(power)))
+        events.append(Event("units", {"power": power, "units": units}))
         events.append(Event("centres", {"power": power,
                                         "centres": sorted(nxt.centres.get(power, ()))}))
     if nxt.winner:

@@ -1,0 +1,65 @@
+"""Variant games through the judge's real acting code (in process, Maildir out): orders as the
+variant's rules write them, and acknowledgements and reports that show its units its way."""
+
+from __future__ import annotations
+
+from mailkit import POWERS, InProcessJudge
+
+
+def _addr(p: str) -> str:
+    return f"{p.lower()}@players.test"
+
+
+def _start(judge: InProcessJudge, game: str, variant: str, powers: tuple[str, ...]) -> None:
+    judge.send("gm@players.test", f"CREATE {game} masterpw VARIANT {variant}\nOPEN")
+    for p in powers:
+        judge.send(_addr(p), f"SIGNON {p} {game} pw-{p.lower()}")
+    sent = judge.send("gm@players.test", f"MASTER {game} masterpw\nSTART")
+    assert any("has started" in m.subject for m in sent)
+
+
+def _process(judge: InProcessJudge, game: str) -> dict[str, str]:
+    sent = judge.send("gm@players.test", f"MASTER {game} masterpw\nPROCESS")
+    return {m.rcpt: m.body for m in sent if "results" in m.subject}
+
+
+def test_stackem_game_reports_stacks(tmp_path) -> None:
+    judge = InProcessJudge(tmp_path)
+    _start(judge, "se1", "stackem", POWERS)
+    # Rule 1: two French armies may end in one space.
+    reply = judge.send(_addr("FRANCE"), "SIGNON FRANCE se1 pw-france\nA PAR-BUR\nA MAR-BUR")
+    assert not reply[0].subject.startswith("[ERROR]"), reply[0].body
+    reports = _process(judge, "se1")
+    text = reports[_addr("ENGLAND")]
+    assert "2A BUR" in text
+    # Rule 2: a counted order moves both armies; the acknowledgement writes it back so.
+    reply = judge.send(_addr("FRANCE"), "SIGNON FRANCE se1 pw-france\n2A BUR-MUN")
+    assert "2A BUR - MUN" in reply[0].body, reply[0].body
+    reports = _process(judge, "se1")
+    assert "2A BUR - MUN" in reports[_addr("GERMANY")]
+
+
+def test_multiplicity_game_builds_a_multiple_unit(tmp_path) -> None:
+    judge = InProcessJudge(tmp_path)
+    _start(judge, "mu1", "multiplicity", POWERS)
+    # The game opens with Winter 1900 builds: an army of strength 2 placed in Paris.
+    reply = judge.send(_addr("FRANCE"), "SIGNON FRANCE mu1 pw-france\nBUILD 2A PAR\nBUILD F BRE")
+    assert not reply[0].subject.startswith("[ERROR]"), reply[0].body
+    reports = _process(judge, "mu1")
+    assert "2A PAR" in reports[_addr("ITALY")]
+    reply = judge.send(_addr("FRANCE"), "SIGNON FRANCE mu1 pw-france\n2A PAR - BUR")
+    assert not reply[0].subject.startswith("[ERROR]"), reply[0].body
+    reports = _process(judge, "mu1")
+    assert "2A BUR" in reports[_addr("GERMANY")]
+
+
+def test_hoplite_game_uses_the_bc_calendar(tmp_path) -> None:
+    from variants import get_variant
+
+    powers = get_variant("hoplite").board.powers
+    judge = InProcessJudge(tmp_path)
+    _start(judge, "hw1", "hoplite", powers)
+    sent = judge.send(_addr(powers[0]), f"SIGNON {powers[0]} hw1 pw-{powers[0].lower()}\n")
+    assert "451" in sent[0].body
+    reports = _process(judge, "hw1")
+    assert reports and all("450" in body for body in reports.values())
