@@ -232,3 +232,27 @@ def test_pause_and_resume(judge):
     out = judge.pump()
     assert "is not paused" in to(out, gm_addr(g))[0].flat
     assert parse_iso(judge.game(g)["deadline"]) == new_deadline
+
+
+def test_orders_completed_during_grace_are_processed_after_settling(judge_mailbox, smtp_sink,
+                                                                    tmp_path):
+    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), settle="5m")
+    try:
+        g = "gr1"
+        new_game(j, g, ["REMINDER OFF", "GRACE 2d"])
+        deadline = parse_iso(j.game(g)["deadline"])
+        spring = hold_all(g)
+        for p in POWERS[1:]:
+            orders(j, g, p, spring[p])
+        j.pump()
+        got = [m for _, m in j.advance(deadline + timedelta(hours=3), step=timedelta(hours=1))]
+        assert len(subj(got, "late")) == 2 and not _reports(got, "S1901M")  # Austria, GM
+        late_at = j.clock()
+        orders(j, g, "AUSTRIA", spring["AUSTRIA"])
+        out = j.pump()
+        assert "will be processed early, at Wed 25 Nov 2026 13:05 UTC" in out[0].flat
+        got = j.advance(late_at + 10 * TICK)
+        assert {t for t, m in got} == {late_at + 5 * TICK}
+        assert len(_reports(got, "S1901M")) == 8
+    finally:
+        j.close()

@@ -276,8 +276,10 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
                 f"the report is on its way. Next: {g['phase']}.", turns)
     at = now + timedelta(seconds=settle)
     deadline = parse_iso(game["deadline"]) if game["deadline"] else at
-    if at >= deadline:
-        return "", []
+    if now < deadline <= at:  # the deadline comes first and processes it (nobody is missing)
+        return (f"Every power in game {game['name']} has now ordered: {game['phase']} is "
+                f"processed at its deadline.", [])
+    # before the deadline, or late (in grace, or waiting for orders): after the settling delay
     s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
     from judge.mail.compose import deadline_text
 
