@@ -101,7 +101,7 @@ def _when(text: str, tz: str, end_of_day: bool) -> datetime:
         else:
             local = datetime.strptime(t, "%Y-%m-%d %H:%M")
     except ValueError:
-        raise GameError(f"{text!r} is not a date (write 2026-12-01 or 2026-12-01 18:00, in "
+        raise GameError(f"{text.strip()!r} is not a date (write 2026-12-01 or 2026-12-01 18:00, in "
                         f"the game's time zone {tz})") from None
     return local.replace(tzinfo=ZoneInfo(tz)).astimezone(ZoneInfo("UTC"))
 

@@ -1,0 +1,122 @@
+"""The deadline arithmetic (time of day, weekdays, summer time, absences) and the refusals of
+the game-running commands, through the judge's real acting code (in-process, Maildir out)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from mailkit import POWERS, InProcessJudge
+
+from judge.games.deadlines import align
+from judge.games.settings import DEFAULTS, parse_days
+
+
+def st(**kw):
+    return {**DEFAULTS, **kw}
+
+
+def test_align_time_of_day_weekdays_and_summer_time():
+    paris = st(zone="Europe/Paris", time="18:00")
+    # 10:00 UTC on Mon 23 Nov = 11:00 Paris: 18:00 Paris the same day
+    assert align(datetime(2026, 11, 23, 10, tzinfo=UTC), paris) == \
+        datetime(2026, 11, 23, 17, tzinfo=UTC)
+    # just after 18:00 Paris: the next day
+    assert align(datetime(2026, 11, 23, 17, 1, tzinfo=UTC), paris) == \
+        datetime(2026, 11, 24, 17, tzinfo=UTC)
+    # weekdays only: Saturday -> Monday
+    weekdays = st(zone="Europe/Paris", time="18:00", days=parse_days("MON-FRI"))
+    assert align(datetime(2026, 11, 28, 9, tzinfo=UTC), weekdays) == \
+        datetime(2026, 11, 30, 17, tzinfo=UTC)
+    # across the end of summer time (25 Oct 2026): 18:00 local is 16:00 UTC before, 17:00 after
+    assert align(datetime(2026, 10, 24, 17, tzinfo=UTC), paris) == \
+        datetime(2026, 10, 25, 17, tzinfo=UTC)
+    assert align(datetime(2026, 10, 24, 15, tzinfo=UTC), paris) == \
+        datetime(2026, 10, 24, 16, tzinfo=UTC)
+    # no time, every day: unchanged
+    t = datetime(2026, 11, 23, 10, 7, 3, tzinfo=UTC)
+    assert align(t, st()) == t
+    assert parse_days("FRI-MON") == [0, 4, 5, 6] and parse_days("ALL") == []
+
+
+@pytest.fixture
+def judge(tmp_path):
+    j = InProcessJudge(tmp_path)
+    j.send("gm@players.test", "CREATE rf gm-pass\nOPEN")
+    for p in POWERS:
+        j.send(f"{p.lower()}@players.test", f"SIGNON {p} rf pw-{p.lower()}")
+    j.send("gm@players.test", "MASTER rf gm-pass\nSTART")
+    return j
+
+
+def reply(j: InProcessJudge, frm: str, body: str) -> str:
+    out = j.send(frm, body)
+    return " ".join(out[0].body.split())
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("ROLLBACK", "ROLLBACK needs one phase (e.g. S1901M)"),
+    ("ROLLBACK yesterday", "ROLLBACK needs one phase"),
+    ("PROCESS now please", "PROCESS takes no arguments"),
+    ("EDIT MOVE A PAR", "EDIT needs ADD, REMOVE or OWNER"),
+    ("EDIT ADD France", "EDIT ADD takes 3 words after it"),
+    ("EJECT", "EJECT needs one power"),
+    ("REPLACE France nobody pw", "REPLACE needs a power, the new player's address"),
+    ("ACT Narnia", "'Narnia' is not a power in Standard Diplomacy"),
+    ("ENDGAME SOON", "write ENDGAME, ENDGAME DRAW"),
+    ("SET", "SET needs a setting"),
+    ("SET ABANDON lots", "SET ABANDON: write a number of phases"),
+])
+def test_master_command_refusals_change_nothing(judge, body, reason):
+    before = judge.store.all("SELECT * FROM games")
+    positions = judge.store.all("SELECT phase, position FROM positions")
+    text = reply(judge, "gm@players.test", f"MASTER rf gm-pass\n{body}")
+    assert reason in text and "ERROR" in text, text
+    assert judge.store.all("SELECT * FROM games") == before
+    assert judge.store.all("SELECT phase, position FROM positions") == positions
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("PRESS France\nhi\nENDPRESS", "PRESS needs TO and one or more powers"),
+    ("PRESS TO England\nENDPRESS", "the message is empty"),
+    ("PRESS TO France\nhi\nENDPRESS", "press to yourself only"),
+    ("BROADCAST LOUD\nhi\nENDPRESS", "press does not understand LOUD"),
+    ("DRAW Narnia", "allows only a draw of all survivors"),
+    ("CONCEDE", "CONCEDE needs one power"),
+    ("SET WAIT now", "SET WAIT takes nothing after it"),
+    ("SET ABSENCE tomorrow", "SET ABSENCE needs two dates"),
+    ("SET ABSENCE 2026-13-01 TO 2026-13-02", "'2026-13-01' is not a date"),
+    ("SET ABSENCE 2020-01-01 TO 2020-01-02", "that absence is already over"),
+    ("SET ABSENCE 2027-01-05 TO 2027-01-01", "the absence ends before it begins"),
+    ("SET GRACE 1d", "this is a game master's command"),
+    ("HISTORY rf yesterday", "'yesterday' is not a phase"),
+    ("WHOIS", "WHOIS needs a game name"),
+    ("OBSERVE", "OBSERVE needs one game name"),
+    ("OBSERVE nosuchgame", "there is no game called 'nosuchgame'"),
+    ("TAKEOVER France rf", "TAKEOVER needs a power, a game and a password"),
+])
+def test_player_command_refusals_change_nothing(judge, body, reason):
+    tables = ("games", "press", "waits", "absences", "votes", "observers", "players")
+    before = {t: judge.store.all(f"SELECT * FROM {t}") for t in tables}
+    text = reply(judge, "france@players.test", f"SIGNON France rf pw-france\n{body}")
+    assert reason in text and "ERROR" in text, text
+    assert {t: judge.store.all(f"SELECT * FROM {t}") for t in tables} == before
+
+
+def test_commands_need_a_signon_or_the_master(judge):
+    text = reply(judge, "x@players.test", "SET WAIT\nDRAW\nPRESS TO France\nhi\nENDPRESS")
+    assert text.count("needs a SIGNON before it") == 3
+    text = reply(judge, "x@players.test", "SIGNON France rf wrong\nSET WAIT")
+    assert "wrong password for France" in text and "the SIGNON above failed" in text
+    text = reply(judge, "x@players.test", "ROLLBACK S1901M\nPREVIEW")
+    assert text.count("this is a game master's command") == 2
+    assert judge.store.all("SELECT * FROM waits") == []
+
+
+def test_press_mid_mail_keeps_orders_apart(judge):
+    out = judge.send("france@players.test", "SIGNON France rf pw-france\nA PAR - BUR\n"
+                     "PRESS TO England\nA MAR - SPA is what I will do\nENDPRESS\nA MAR H")
+    body = out[0].body
+    assert "A PAR - BUR" in body and "A MAR H" in body and "A MAR - SPA" not in body
+    press = [m for m in out if "press from France" in m.subject]
+    assert len(press) == 1 and "A MAR - SPA is what I will do" in press[0].body
