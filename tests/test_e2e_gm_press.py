@@ -111,6 +111,18 @@ def test_observers_list_headers_and_queries(judge):
     watcher = to(reports, "watcher@players.test")[0]
     assert "F LON H" in watcher.body and "You play" not in watcher.body
 
+    # observers get broadcast press only when the game says so, never private press
+    out = say(judge, g, "ITALY", "BROADCAST\nfirst\nENDPRESS")
+    assert not to(out, "watcher@players.test") and not to(out, "dip-ob1@players.test")
+    judge.send(gm_addr(g), f"MASTER {g} gm-{g}\nSET OBSERVERPRESS ON")
+    judge.pump()
+    out = say(judge, g, "ITALY", "BROADCAST\nsecond\nENDPRESS\nPRESS TO Austria\nthird\n"
+                                "ENDPRESS")
+    seen = to(out, "watcher@players.test")
+    assert len(seen) == 1 and "second" in seen[0].body
+    assert "UNOBSERVE ob1 stops these mails" in seen[0].flat
+    assert not to(out, "dip-ob1@players.test")  # the list gets reports, not press
+
     # what the unsubscribe header sends
     judge.send("watcher@players.test", "", subject=f"UNOBSERVE {g}")
     assert "You no longer observe game ob1" in judge.pump()[0].flat

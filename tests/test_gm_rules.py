@@ -120,3 +120,19 @@ def test_press_mid_mail_keeps_orders_apart(judge):
     assert "A PAR - BUR" in body and "A MAR H" in body and "A MAR - SPA" not in body
     press = [m for m in out if "press from France" in m.subject]
     assert len(press) == 1 and "A MAR - SPA is what I will do" in press[0].body
+
+
+def test_subset_draw_ends_when_every_survivor_names_the_same_powers(judge):
+    reply(judge, "gm@players.test", "MASTER rf gm-pass\nSET DRAW SUBSET")
+    for p in POWERS[:-1]:
+        text = reply(judge, f"{p.lower()}@players.test",
+                     f"SIGNON {p} rf pw-{p.lower()}\nDRAW France Germany")
+        assert "Your draw vote (France, Germany) is recorded" in text
+    # Turkey names other powers: no agreement, nothing is revealed
+    text = reply(judge, "turkey@players.test", "SIGNON Turkey rf pw-turkey\nDRAW Turkey")
+    assert "is recorded" in text and judge.store.game("rf")["status"] == "active"
+    out = judge.send("turkey@players.test", "SIGNON Turkey rf pw-turkey\nDRAW Germany, France")
+    assert "ends in a draw" in " ".join(out[0].body.split())
+    ended = [m for m in out if m.subject == "rf - game over"]
+    assert len(ended) == 8 and "draw shared by France, Germany" in " ".join(ended[0].body.split())
+    assert judge.store.game("rf")["result"] == "drawn: France, Germany"

@@ -293,8 +293,13 @@ def run_due(actor: Actor, now: datetime) -> int:
     (what the scheduler reads). Returns how many phases were processed."""
     s = actor.s
     count = 0
-    for row in s.all("SELECT id FROM games WHERE status IN ('active', 'paused') ORDER BY id"):
+    for row in s.all("SELECT id, wake_at FROM games WHERE status IN ('active', 'paused') "
+                     "ORDER BY id"):
         gid = row["id"]
+        game = s.game_by_id(gid)
+        wake = next_wake(s, actor.cfg, game, now) if game else None
+        if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
+            continue  # nothing due and the scheduler already knows: no write
         try:
             with s.transaction():
                 game = s.game_by_id(gid)

@@ -81,8 +81,7 @@ def draw(actor: Actor, game: dict, power: str, names: list[str]) -> str:
         if dead:
             raise GameError(f"{', '.join(p.title() for p in dead)} cannot share a draw: "
                             "eliminated")
-        if power not in chosen:
-            chosen = sorted({*chosen, power})
+        # a survivor may vote for a draw it is not part of (conceding it to the others)
     else:
         chosen = sorted(alive)
     _vote(s, game, power, "draw", json.dumps(chosen))

@@ -233,7 +233,8 @@ def _unobserve(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Repl
 def _draw(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     game, power = _player(actor, ses, cmd.name)
     if cmd.name == "DRAW":
-        text = draws.draw(actor, game, power, cmd.args)
+        names = [w for part in cmd.args for w in part.split(",") if w]  # "France, Germany"
+        text = draws.draw(actor, game, power, names)
     elif cmd.name == "NODRAW":
         text = draws.nodraw(actor, game, power)
     elif cmd.name == "CONCEDE":
