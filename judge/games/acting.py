@@ -20,6 +20,7 @@ from judge.config import Config
 from judge.games import deadlines, gmtools
 from judge.games import game as G
 from judge.games.game import GameError
+from judge.games.settings import zone
 from judge.mail.compose import deadline_text
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
@@ -309,7 +310,7 @@ class Actor:
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
-                    f"{deadline_text(game['deadline'])}. Every player has been sent the "
+                    f"{deadline_text(game['deadline'], now, zone(game))}. Every player has been sent the "
                     "position.", "text", None)
         if name == "PROCESS":
             G.check_running(game)
@@ -324,7 +325,7 @@ class Actor:
             when = self._parse_when(" ".join(a), now)
             game = G.set_deadline(s, game, when)
             ses.games_touched.add(game["id"])
-            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'])}.",
+            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'], now, zone(game))}.",
                     "text", None)
         if name == "DEADLINES":
             durations = [parse_duration(x) or 0 for x in a]
