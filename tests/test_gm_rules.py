@@ -136,3 +136,23 @@ def test_subset_draw_ends_when_every_survivor_names_the_same_powers(judge):
     ended = [m for m in out if m.subject == "rf - game over"]
     assert len(ended) == 8 and "draw shared by France, Germany" in " ".join(ended[0].body.split())
     assert judge.store.game("rf")["result"] == "drawn: France, Germany"
+
+
+def test_an_absence_pushes_a_later_phases_deadline(judge):
+    from datetime import timedelta
+
+    from judge.storage import parse_iso
+
+    today = datetime.now(UTC).date()
+    start, end = today + timedelta(days=3), today + timedelta(days=6)
+    text = reply(judge, "france@players.test",
+                 f"SIGNON France rf pw-france\nSET ABSENCE {start} TO {end}")
+    assert "Absence of France recorded" in text and "current deadline moves" not in text
+    before = parse_iso(judge.store.game("rf")["deadline"])  # in two days: not inside
+    judge.send("gm@players.test", "MASTER rf gm-pass\nSET MOVEMENT 80h\nPROCESS S1901M")
+    game = judge.store.game("rf")
+    assert game["phase"] == "F1901M"
+    # F1901M's 80 hours would end inside the absence: the deadline is its end instead
+    assert parse_iso(game["deadline"]) == datetime(end.year, end.month, end.day,
+                                                   tzinfo=UTC) + timedelta(days=1)
+    assert parse_iso(game["deadline"]) > before
