@@ -189,13 +189,10 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
 
 # ----------------------------------------------------------------- press
 def _press(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
-    if ses.current is not None:
-        game, sender = _player(actor, ses, cmd.name)
-    elif ses.master is not None:
+    if ses.current is None and ses.master is not None:  # the master's own press
         game, sender = actor._master_game(ses), P.MASTER
     else:
-        _player(actor, ses, cmd.name)
-        raise AssertionError  # pragma: no cover (_player raised)
+        game, sender = _player(actor, ses, cmd.name)
     if cmd.name == "BROADCAST":
         targets, flags = None, cmd.args
     else:
