@@ -8,11 +8,11 @@ time; after the restart every pending deadline and reminder still happens, once.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import timedelta
 
 from gmkit import START, FakeClock, LiveJudge, addr, new_game, orders
-from mailkit import POWERS
 
 from judge.storage import parse_iso
 
@@ -99,8 +99,11 @@ def test_three_games_for_three_years_with_a_restart(judge_mailbox, smtp_sink, tm
                 assert (local.hour, local.minute) == (18, 0)
             if g == "tgc" and d:
                 assert parse_iso(d).weekday() < 5
-        # France's gains in tga were built... or waived by civil disorder, never twice
+        # France's two builds in tga were never ordered: waived at the deadline (civil
+        # disorder), and the adjustment phase was processed once, at its deadline
         assert sum(1 for _, m in mail if m.subject == "tga - W1901A results") == 8
-        assert POWERS
+        spring = json.loads(j.store.position(j.game("tga")["id"], "S1902M")["position"])
+        assert len(spring["centres"]["FRANCE"]) == 5 and len(spring["units"]["FRANCE"]) == 3
+        assert ("tga", "W1901A") in done_phases
     finally:
         j.close()
