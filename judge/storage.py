@@ -116,11 +116,16 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
-    # 3: running games like a judge (judge/games/deadlines.py and friends): per-game settings,
-    # the next time the game wants waking, notices already sent (so each goes once, also
-    # across a restart), waits, absences, press, observers, draw votes and player changes
+    # 3: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
+    # pseudonyms); see judge/games/plugins.py
     """
     ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+    """,
+    # 4: running games like a judge (judge/games/deadlines.py and friends; their settings
+    # share the JSON of migration 3, see judge/games/settings.py): the next time the game
+    # wants waking, notices already sent (so each goes once, also across a restart), waits,
+    # absences, press, observers, draw votes and player changes
+    """
     ALTER TABLE games ADD COLUMN wake_at TEXT;
     ALTER TABLE games ADD COLUMN early_at TEXT;
     ALTER TABLE games ADD COLUMN phase_started TEXT;
