@@ -1,4 +1,5 @@
-"""The ``judge`` command: ``serve``, ``adjudicate`` and ``variants`` (the contract of DESIGN.md)."""
+"""The ``judge`` command: ``serve``, ``adjudicate`` and ``variants`` (the contract of DESIGN.md),
+and ``render`` (map pictures, issue 10)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,41 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_render(args: argparse.Namespace) -> int:
+    """Draw a position (and, with orders, the phase's orders as arrows) as SVG or PNG."""
+    from judge.render import render_svg, svg_to_png
+    from variants import get_variant
+
+    try:
+        variant = get_variant(args.variant)
+    except KeyError as exc:
+        return _fail(str(exc.args[0]))
+    out = Path(args.out)
+    if out.suffix.lower() not in (".png", ".svg"):
+        return _fail(f"--out must end in .png or .svg, not {out.name!r}")
+    try:
+        data = json.loads(Path(args.position).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("the position file must hold a JSON object")
+        position = variant.read_position(data)
+        lines = read_orders_file(Path(args.orders).read_text(encoding="utf-8")) \
+            if args.orders else []
+    except (OSError, UnicodeDecodeError) as exc:
+        return _fail(f"cannot read input: {exc}")
+    except ValueError as exc:
+        return _fail(f"unreadable input: {exc}")
+    results = []
+    if lines:  # the orders are drawn as adjudicated: failed ones are marked
+        results = [r.to_json() for r in variant.adjudicate_lines(position, lines).results]
+    svg = render_svg(variant.name, variant.write_position(position), results,
+                     title=variant.title, supply_centres=variant.board.supply_centres)
+    if out.suffix.lower() == ".svg":
+        out.write_text(svg, encoding="utf-8")
+    else:
+        out.write_bytes(svg_to_png(svg))
+    return 0
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from judge.service import serve
 
@@ -104,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--orders", required=True, help="orders text file (POWER: blocks)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_adjudicate)
+
+    p = sub.add_parser("render", help="draw a position (and its orders) as PNG or SVG")
+    p.add_argument("--variant", required=True)
+    p.add_argument("--position", required=True, help="position JSON file")
+    p.add_argument("--orders", help="orders text file (POWER: blocks): drawn as arrows")
+    p.add_argument("--out", required=True, help="picture to write: map.png or map.svg")
+    p.set_defaults(func=_cmd_render)
 
     p = sub.add_parser("variants", help="list the variants this judge runs")
     p.set_defaults(func=_cmd_variants)

@@ -9,6 +9,7 @@ method on its rules (``events(outcome, orders) -> list[Event]``); every other va
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from judge.engine.events import Event, standard_events, visible_events
@@ -16,9 +17,11 @@ from judge.engine.position import Position
 from judge.games import game as G
 from judge.games.observers import list_headers, readers
 from judge.games.press import gm_reads_press
-from judge.mail.compose import duration_text
+from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
 from judge.storage import Store
+
+log = logging.getLogger("judge.reports")
 
 
 def duration(seconds: int) -> str:
@@ -130,12 +133,41 @@ def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
         }
         # the judges' subject convention, which players' mail filters rely on
         subject = f"{game['name']} - {prev.phase} results"
+        pictures = _Pictures(variant, turn, events, f"{game['name']} {variant.title}")
         for r in readers(s, game):  # players, master, observers, the game's list
             seen = events_context(variant, visible_events(events, r.power), new)
             outbox.queue(kind="report", to=r.address, subject=subject,
                          template="report.txt.j2", context={**base, **seen, "you": r.power},
-                         game_id=turn.game["id"],
+                         game_id=turn.game["id"], attachments=pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
+
+
+class _Pictures:
+    """The map attached to each reader's report (issue 10): drawn from what that reader may
+    see (:func:`judge.render.views.report_picture`), rasterised once per distinct picture."""
+
+    def __init__(self, variant: Any, turn: G.Turn, events: list[Event], title: str) -> None:
+        self.variant, self.events, self.title = variant, events, title
+        self.previous = variant.write_position(turn.previous)
+        self.after = variant.write_position(turn.outcome.position)
+        self.phase = str(turn.previous.phase)
+        self.png: dict[str, bytes] = {}
+
+    def for_reader(self, power: str | None) -> list[Attachment]:
+        from judge.render import svg_to_png
+        from judge.render.views import report_picture
+
+        try:
+            svg = report_picture(self.variant, self.previous, self.after, self.events, power,
+                                 self.title)
+            if svg is None:
+                return []
+            if svg not in self.png:
+                self.png[svg] = svg_to_png(svg)
+        except Exception:  # a picture that cannot be drawn must not stop the report
+            log.exception("map for %s %s could not be drawn", self.title, self.phase)
+            return []
+        return [Attachment(f"{self.phase}.png", "image/png", self.png[svg])]
 
 
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:

@@ -116,13 +116,52 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
-    # 3: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
+    # 3: Dipnomicy (judge/games/dipnomicy.py): the game's seed and the stage of its cycle, this
+    # turn's proposals, the votes (late ones kept, to be reported), the SG's vetoes and numbers,
+    # and the settings chosen before the start
+    """
+    CREATE TABLE dipnomicy_games (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        seed INTEGER NOT NULL,
+        turn INTEGER NOT NULL DEFAULT 1,   -- the turn whose moves are due (or being voted on)
+        voting INTEGER NOT NULL DEFAULT 0, -- 1 while the proposals of `turn` are being voted on
+        vote_deadline TEXT,                -- UTC ISO 8601
+        report_sent TEXT,                  -- when the last move report was queued (P5)
+        presented TEXT,                    -- JSON: the proposals as presented, P1 first
+        vetoes TEXT NOT NULL DEFAULT '{}', -- JSON {"P3": "reason"}
+        numbers TEXT NOT NULL DEFAULT '{}' -- JSON {"P2": 30}
+    );
+    CREATE TABLE dipnomicy_proposals (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        turn INTEGER NOT NULL,
+        power TEXT NOT NULL,
+        proposal TEXT NOT NULL,            -- JSON, Proposal.to_json()
+        updated TEXT NOT NULL,
+        PRIMARY KEY (game_id, turn, power)
+    );
+    CREATE TABLE dipnomicy_votes (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        turn INTEGER NOT NULL,
+        power TEXT NOT NULL,
+        label TEXT NOT NULL,
+        choice TEXT NOT NULL,
+        late INTEGER NOT NULL DEFAULT 0,
+        at TEXT NOT NULL
+    );
+    CREATE INDEX dipnomicy_votes_turn ON dipnomicy_votes(game_id, turn, id);
+    CREATE TABLE dipnomicy_settings (    -- settings the SG chose before the start
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        settings TEXT NOT NULL             -- JSON {"threshold": "two-thirds"}
+    );
+    """,
+    # 4: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
     # pseudonyms); see judge/games/plugins.py
     """
     ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
     """,
-    # 4: running games like a judge (judge/games/deadlines.py and friends; their settings
-    # share the JSON of migration 3, see judge/games/settings.py): the next time the game
+    # 5: running games like a judge (judge/games/deadlines.py and friends; their settings
+    # share the JSON of migration 4, see judge/games/settings.py): the next time the game
     # wants waking, notices already sent (so each goes once, also across a restart), waits,
     # absences, press, observers, draw votes and player changes
     """

@@ -98,4 +98,4 @@ def is_block_end(line: str) -> bool:
 
 def summary(cmd: Any) -> str:
     """A press command for the audit log: never its text."""
-    return f"{cmd.line} ({len(cmd.body)} line(s))"
+    return f"{cmd.line} ({len(cmd.block)} line(s))"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from judge.commands import dipnomicy as _dipnomicy
 from judge.commands import gm
 
 # command word -> (canonical name, usage)
@@ -30,9 +31,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "RESUME": ("RESUME", "RESUME"),
     "CLEAR": ("CLEAR", "CLEAR"),
     "STATUS": ("STATUS", "STATUS [game]"),
+    "MAP": ("MAP", "MAP [game] [phase]"),
     "SIGNOFF": ("END", "SIGNOFF"),
     "END": ("END", "END"),
 }
+# Variants' own command words (each module: COMMANDS, BLOCKS, check(name, args) -> reason)
+PLUGINS = [_dipnomicy]
 _ALIASES = {"SIGN-ON": "SIGNON", "SIGN_ON": "SIGNON", "LOGIN": "SIGNON", "BYE": "END",
             "QUIT": "END", "ORDERS-CLEAR": "CLEAR"}
 _WITH_PASSWORD = {"SIGNON": 3, "JOIN": 3, "MASTER": 2, "CREATE": 2}  # index of the password
@@ -47,7 +51,8 @@ class Command:
     args: list[str] = field(default_factory=list)
     line: str = ""  # the line as written
     error: str = ""  # a specific reason the line cannot be used
-    body: list[str] = field(default_factory=list)  # PRESS/BROADCAST: the message's lines
+    # a block command's lines (PROPOSE ... END; PRESS/BROADCAST ... ENDPRESS)
+    block: list[str] = field(default_factory=list)
 
     @property
     def masked(self) -> str:
@@ -60,6 +65,8 @@ class Command:
         words = self.line.split()
         index = _WITH_PASSWORD[self.name]
         if self.name == "SIGNON" and len(words) == 3:  # njudge form: SIGNON Fgame password
+            index = 2
+        if self.name == "JOIN" and len(words) == 3:  # JOIN <game> <password>
             index = 2
         if self.name == "SIGNON" and len(words) > 1 and words[1].upper() in ("MASTER", "GM"):
             index = 3
@@ -88,9 +95,21 @@ def parse_line(line: str) -> Command:
         cmd = Command(gm.COMMANDS[head][0], words[1:], line)
         reason = gm.check(cmd.name, cmd.args)
         if reason:
+            for plugin in PLUGINS:  # the same word in a variant's own form (ROLLBACK <turn>)
+                if head in plugin.COMMANDS and not plugin.check(plugin.COMMANDS[head][0],
+                                                                words[1:]):
+                    return Command(plugin.COMMANDS[head][0], words[1:], line)
             cmd.error = f"{reason}; write: {gm.COMMANDS[head][1]}"
         return cmd
     if head not in COMMANDS:
+        for plugin in PLUGINS:
+            if head in plugin.COMMANDS:
+                name, usage = plugin.COMMANDS[head]
+                cmd = Command(name, words[1:], line)
+                reason = "" if name in plugin.BLOCKS else plugin.check(name, words[1:])
+                if reason:
+                    cmd.error = f"{reason}; write: {usage}"
+                return cmd
         return Command("ORDER", [], line)
     name, usage = COMMANDS[head]
     args = words[1:]
@@ -115,7 +134,8 @@ def parse_line(line: str) -> Command:
             return bad("SIGNON needs a power, a game and a password")
         return cmd
     if name == "JOIN":
-        if len(args) != 3:
+        # JOIN <game> <password>: a game whose powers are assigned at the start (Dipnomicy)
+        if len(args) not in (2, 3):
             return bad("JOIN needs a game, a power and a password")
         return cmd
     if name == "MASTER":
@@ -123,6 +143,8 @@ def parse_line(line: str) -> Command:
             return bad("MASTER needs a game and a password")
         return cmd
     if name == "CREATE":
+        if len(args) == 2 and args[0].upper() in ("A", "F", "ARMY", "FLEET"):
+            return Command("ORDER", [], line)  # "Create A Bud": Dipnomicy's build (P2)
         if args and args[0].upper() == "GAME":
             args = args[1:]
         if len(args) < 2:
@@ -131,6 +153,10 @@ def parse_line(line: str) -> Command:
             return bad(f"{args[0]!r} cannot be a game name (a letter, then up to 29 letters, "
                        "digits, '-' or '_')")
         cmd.args = args
+        return cmd
+    if name == "MAP":
+        if len(args) > 2:
+            return bad("MAP takes a game name and a phase at most")
         return cmd
     if name in ("LIST", "STATUS"):
         if len(args) > 1:
@@ -157,23 +183,33 @@ def parse_line(line: str) -> Command:
 def parse_lines(lines: list[str]) -> list[Command]:
     """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped."""
     out: list[Command] = []
+    block: Command | None = None
     i = 0
     while i < len(lines):
-        line = lines[i].strip()
+        raw = lines[i]
+        line = raw.strip()
         i += 1
+        if block is not None:  # inside PROPOSE ... END: prose, blank lines kept
+            if line.upper() == "END":
+                block = None
+            else:
+                block.block.append(raw.rstrip())
+            continue
         if not line:
             continue
         cmd = parse_line(line)
         if cmd.name == "END":
             break
-        if cmd.name in gm.BLOCKS:  # the message runs to ENDPRESS (or the end of the mail)
+        if cmd.name in gm.BLOCKS:  # press runs to ENDPRESS (or the end of the mail)
             while i < len(lines) and not gm.is_block_end(lines[i]):
-                cmd.body.append(lines[i].rstrip())
+                cmd.block.append(lines[i].rstrip())
                 i += 1
             i += 1
-            while cmd.body and not cmd.body[-1].strip():
-                cmd.body.pop()
-            while cmd.body and not cmd.body[0].strip():
-                cmd.body.pop(0)
+            while cmd.block and not cmd.block[-1].strip():
+                cmd.block.pop()
+            while cmd.block and not cmd.block[0].strip():
+                cmd.block.pop(0)
         out.append(cmd)
+        if not cmd.error and any(cmd.name in p.BLOCKS for p in PLUGINS):
+            block = cmd
     return out

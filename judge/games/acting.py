@@ -17,11 +17,12 @@ from typing import Any
 from judge import reports
 from judge.commands.parse import Command, parse_duration, parse_lines
 from judge.config import Config
-from judge.games import deadlines, gmtools
+from judge.games import deadlines, drivers, gmtools
 from judge.games import game as G
 from judge.games.game import GameError
+from judge.games.mapcmd import map_command
 from judge.games.settings import zone
-from judge.mail.compose import deadline_text
+from judge.mail.compose import Attachment, deadline_text
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc, parse_iso
@@ -61,6 +62,7 @@ class _Session:
     games_touched: set[int] = field(default_factory=set)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
+    attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply
 
     def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
             data: Any = None) -> None:
@@ -152,7 +154,7 @@ class Actor:
                           context={"items": session.items, "errors": session.errors,
                                    "judge_name": self.cfg.name},
                           inbox_id=row["id"], in_reply_to=inbound.message_id,
-                          references=inbound.references)
+                          references=inbound.references, attachments=session.attachments)
         for queue in session.later:  # game mail after the reply
             queue()
         reports.queue_turns(self.outbox, self.s, turns)
@@ -234,8 +236,11 @@ class Actor:
                 ses.master_failed, ses.master = True, None
             outcome = "error: " + str(exc)
         else:
-            ses.say(cmd, text, kind=kind, data=data)
-            outcome = "ok: " + text.splitlines()[0] if text else "ok"
+            # kind "error": the command did something (a late vote is kept, to be reported) but
+            # the sender must read it as an error
+            ses.say(cmd, text, kind=kind, data=data, error=kind == "error")
+            outcome = ("error: " if kind == "error" else "ok: ") + (
+                text.splitlines()[0] if text else "")
         game = ses.current.game["name"] if ses.current else (
             ses.master["name"] if ses.master else None)
         self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
@@ -260,6 +265,8 @@ class Actor:
         if name == "SIGNON":
             power_text, game_name, password = a
             game = G.find_game(s, game_name)
+            if (driver := drivers.for_game(game)) is not None:
+                driver.check_join(game)
             power, joined = G.sign_on(s, game, power_text, password, address)
             self._set_context(ses, game, power)
             ses.signon_failed = False
@@ -268,8 +275,15 @@ class Actor:
                         f"this password from now on.", "text", None)
             return f"Signed on as {power.title()} in game {game['name']}.", "text", None
         if name == "JOIN":
+            driver = drivers.for_game(G.find_game(s, a[0]))
+            if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
+                if driver is None:
+                    raise GameError(f"say which power: JOIN {a[0]} <power> <password>")
+                return driver.join(self, G.find_game(s, a[0]), a[1], address), "text", None
             game_name, power_text, password = a
             game = G.find_game(s, game_name)
+            if driver is not None:
+                driver.check_join(game)
             power = G.join_game(s, game, power_text, password, address)
             self._set_context(ses, game, power)
             return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
@@ -291,6 +305,11 @@ class Actor:
             if ses.master is not None:
                 return "", "game", G.game_summary(s, G.refresh(s, ses.master))
             raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
+        if name == "MAP":
+            text, picture = map_command(
+                s, a, (ses.current.game, ses.current.power) if ses.current else None, ses.master)
+            ses.attachments.append(picture)
+            return text, "text", None
         if name == "CLEAR":
             ctx = ses.current
             if ctx is None:
@@ -299,20 +318,28 @@ class Actor:
             ctx.lines.clear()
             ctx.cleared = ctx.touched = True
             return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
+        handler = drivers.command_handler(name)  # a variant's own command (VOTE, RULES...)
+        if handler is not None:
+            return handler(self, ses, cmd)
         # game master commands
         game = self._master_game(ses)
         if name == "OPEN":
             game = G.open_game(s, game)
-            return (f"Game {game['name']} is open: players join with SIGNON <power> "
-                    f"{game['name']} <password>.", "text", None)
+            driver = drivers.for_game(game)
+            how = driver.join_hint(game) if driver else f"SIGNON <power> {game['name']} <password>"
+            return f"Game {game['name']} is open: players join with {how}.", "text", None
         if name == "START":
-            game = G.start_game(s, game, now)
+            driver = drivers.for_game(game)
+            game = driver.start(self, ses, game, now) if driver else G.start_game(s, game, now)
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
                     f"{deadline_text(game['deadline'], now, zone(game))}. Every player has been sent the "
                     "position.", "text", None)
         if name == "PROCESS":
+            if (driver := drivers.for_game(game)) is not None:
+                ses.games_touched.add(game["id"])
+                return driver.process(self, ses, game, now), "text", None
             G.check_running(game)
             turns = G.adjudicate(s, game, now)
             ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
@@ -423,6 +450,8 @@ class Actor:
                 continue
             try:
                 with self.s.db.atomic():
+                    if ctx.lines and (driver := drivers.for_game(game)) is not None:
+                        driver.check_orders(self, game, ctx.power)  # e.g. too late (P5)
                     if ctx.lines:
                         status = G.submit_orders(self.s, game, ctx.power, ctx.lines,
                                                  ses.inbox_id)
@@ -455,6 +484,9 @@ class Actor:
         turns: list[G.Turn] = []
         for gid in sorted(ses.games_touched):
             game = self.s.game_by_id(gid)
+            driver = drivers.for_game(game)
+            if driver is not None and not driver.process_when_ready:
+                continue
             if game and game["status"] == "active":
                 text, done = deadlines.after_orders(self, game, self.clock())
                 turns += done
@@ -463,6 +495,20 @@ class Actor:
         return turns
 
     def process_due(self) -> int:
-        """Do what is due in every game (judge/games/deadlines.py): reminders, late notices,
-        processing at the deadline, the end of grace, early processing, paused reminders."""
-        return deadlines.run_due(self, self.clock())
+        """Do what is due: games with a driver (their own cycle) as the driver says; every
+        other game by the deadline engine (judge/games/deadlines.py): reminders, late
+        notices, processing at the deadline, the end of grace, early processing, paused
+        reminders."""
+        count = 0
+        now = self.clock()
+        candidates = {g["id"] for g in G.due_games(self.s, now)
+                      if drivers.for_game(g) is not None} | drivers.due_ids(self.s, now)
+        for gid in sorted(candidates):
+            try:
+                with self.s.transaction():
+                    game = self.s.game_by_id(gid)
+                    if (driver := drivers.for_game(game)) is not None:
+                        count += driver.due(self, game, now)
+            except Exception:  # one broken game must not hold up the others
+                log.exception("game %s: processing at the deadline failed", gid)
+        return count + deadlines.run_due(self, now)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from judge.commands.parse import parse_duration
+from judge.games import drivers
 from judge.games import game as G
 from judge.games import settings as S
 from judge.storage import Store, iso, parse_iso
@@ -297,6 +298,8 @@ def run_due(actor: Actor, now: datetime) -> int:
                      "ORDER BY id"):
         gid = row["id"]
         game = s.game_by_id(gid)
+        if drivers.for_game(game) is not None:
+            continue  # a game with its own cycle (Dipnomicy) keeps its own deadlines
         wake = next_wake(s, actor.cfg, game, now) if game else None
         if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
             continue  # nothing due and the scheduler already knows: no write

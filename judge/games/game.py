@@ -423,4 +423,8 @@ def game_summary(s: Store, game: dict) -> dict:
             entry["to_order"] = bool(units or count)
             entry["ordered"] = power in sets
         info["powers"].append(entry)
+    from judge.games import drivers  # here: drivers load variants' game modules, which use us
+
+    driver = drivers.for_game(game)
+    info["notes"] = driver.status_notes(s, game) if driver is not None else []
     return info

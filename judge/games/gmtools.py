@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from judge import reports
+from judge.commands import gm
 from judge.commands.parse import Command, parse_duration
 from judge.engine.events import visible_events
 from judge.games import deadlines as D
-from judge.games import draws
+from judge.games import draws, drivers
 from judge.games import game as G
 from judge.games import notices as N
 from judge.games import observers as O
@@ -41,6 +42,11 @@ def handle(actor: Actor, ses: _Session, cmd: Command) -> Reply | None:
         return None
     if cmd.name == "LIST" and not cmd.args:
         return None  # the list of games stays the mail loop's
+    if cmd.name in gm.COMMANDS and gm.check(cmd.name, cmd.args):
+        return None  # parsed as a variant's own command of the same word (Dipnomicy)
+    if cmd.name == "PROCESS" and ses.master is not None and \
+            drivers.for_game(ses.master) is not None:
+        return None  # a game with its own cycle processes its own way
     # game mail a command queues goes out after the reply, and only if the command succeeds
     # (a GameError rolls back its savepoint, and must not leave notices behind)
     real = actor.outbox
@@ -203,7 +209,7 @@ def _press(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
         targets = None if [p.upper() for p in powers] == ["ALL"] else powers
         if targets is not None and not targets:
             raise GameError("PRESS TO needs one or more powers")
-    return P.send(actor, game, sender, targets, flags, cmd.body, now), "text", None
+    return P.send(actor, game, sender, targets, flags, cmd.block, now), "text", None
 
 
 # ------------------------------------------------------------ observers

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import quopri
+import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from email.header import Header
 from email.message import Message
@@ -98,13 +101,16 @@ def _encoded(value: str) -> str:
 _SMTP32 = compat32.clone(linesep="\r\n", max_line_length=78)
 
 
-def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body: str,
-                  domain: str, in_reply_to: str = "", references: list[str] | None = None,
-                  auto: str = "auto-replied", headers: dict[str, str] | None = None
-                  ) -> tuple[bytes, str]:
-    """An RFC 5322 message (bytes, CRLF) and its Message-ID."""
-    msg = Message()
-    msg["MIME-Version"] = "1.0"
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file sent with a mail (a report's map picture)."""
+
+    filename: str
+    content_type: str  # e.g. image/png
+    data: bytes
+
+
+def _text_part(msg: Message, body: str) -> None:
     if body.isascii() and all(len(line) < 900 for line in body.splitlines()):
         msg["Content-Type"] = 'text/plain; charset="us-ascii"'
         msg["Content-Transfer-Encoding"] = "7bit"
@@ -113,6 +119,42 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
         msg["Content-Type"] = 'text/plain; charset="utf-8"'
         msg["Content-Transfer-Encoding"] = "quoted-printable"
         msg.set_payload(quopri.encodestring(body.encode("utf-8")).decode("ascii"))
+
+
+def _with_attachments(body: str, attachments: list[Attachment]) -> Message:
+    """multipart/mixed: the text first (what a reader without pictures reads), then each file
+    in base64."""
+    msg = Message()
+    boundary = f"=_judge_{uuid.uuid4().hex}"
+    msg["Content-Type"] = f'multipart/mixed; boundary="{boundary}"'
+    text = Message()
+    _text_part(text, body)
+    parts = [text]
+    for a in attachments:
+        part = Message()
+        part["Content-Type"] = f'{a.content_type}; name="{a.filename}"'
+        part["Content-Transfer-Encoding"] = "base64"
+        part["Content-Disposition"] = f'attachment; filename="{a.filename}"'
+        part.set_payload(base64.encodebytes(a.data).decode("ascii"))
+        parts.append(part)
+    msg.set_payload(parts)
+    msg.set_boundary(boundary)
+    return msg
+
+
+def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body: str,
+                  domain: str, in_reply_to: str = "", references: list[str] | None = None,
+                  auto: str = "auto-replied",
+                  attachments: list[Attachment] | None = None,
+                  headers: dict[str, str] | None = None) -> tuple[bytes, str]:
+    """An RFC 5322 message (bytes, CRLF) and its Message-ID; with ``attachments`` it is
+    multipart/mixed, otherwise a single text part as before."""
+    if attachments:
+        msg = _with_attachments(body, attachments)
+    else:
+        msg = Message()
+        _text_part(msg, body)
+    msg["MIME-Version"] = "1.0"
     msg["From"] = formataddr((from_name, from_addr))
     msg["To"] = to
     msg["Subject"] = _encoded(subject)

@@ -99,7 +99,9 @@ def parse_merge(board: Board, text: str) -> Merge | None:
 
 
 def normalise_line(text: str) -> str:
-    """The seed writes moves with ``--``; the standard parser knows ``-``."""
+    """The seed writes moves with ``--``; the standard parser knows ``-``. A unit's size
+    (``2A Bud``, as reports write it under P6) is dropped: the territory names the unit."""
+    text = re.sub(r"(?<!\S)\d+([AaFf])(?=\s)", r"\1", text)
     return re.sub(r"\s*-{2,}\s*", " - ", text)
 
 

@@ -172,6 +172,7 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
         merged=[notation(BASE_BOARD, str(u)) for u in outcome.disbanded],
         state=game_state(nxt), next_title=phase_title(nxt.phase),
         supply_centres=RULES.active(nxt).on("supply_centres"),
+        deadline_rule=RULES.active(nxt).on("deadline"),
         vote_deadline=vote_deadline, moves_deadline=moves_deadline,
     )
 

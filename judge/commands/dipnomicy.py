@@ -1,0 +1,60 @@
+"""Dipnomicy's command words (players: PROPOSE, VOTE; the Secretary General: VETO, NUMBER,
+COMMENT, ATTACH, ROLLBACK, SETTING; anyone: RULES), registered with the command parser.
+
+Only the words and their argument checks live here, so that :mod:`judge.commands.parse` stays
+free of any one variant; what the commands do is :mod:`judge.games.dipnomicy`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# command word -> (canonical name, usage)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "PROPOSE": ("PROPOSE", "PROPOSE <title>, then Enact/Repeal/Amend/Transmute..., an optional "
+                           "MODULE line, the rule's text, and END"),
+    "PROPOSAL": ("PROPOSE", "PROPOSE <title> ... END"),
+    "VOTE": ("VOTE", "VOTE P1 FOR | AGAINST | ABSTAIN"),
+    "VETO": ("VETO", "VETO P1 <reason>"),
+    "NUMBER": ("NUMBER", "NUMBER P1 <rule number> | NUMBER <rule> <new number>"),
+    "COMMENT": ("COMMENT", "COMMENT <country> <the Secretary General's comment>"),
+    "ATTACH": ("ATTACH", "ATTACH <rule> <module> [key=value ...] | ATTACH <rule> NONE"),
+    "ROLLBACK": ("ROLLBACK", "ROLLBACK <turn>"),
+    "RULES": ("RULES", "RULES [game]"),
+    "SETTING": ("SETTING", "SETTING <threshold | vote_days | upkeep_days | default_move_days> "
+                           "<value>"),
+}
+# A block command takes the following lines up to a line holding only END (which then ends
+# the block, not the mail): a proposal's text is free prose.
+BLOCKS = {"PROPOSE"}
+
+_LABEL = re.compile(r"^P?\d+$", re.IGNORECASE)
+
+
+def check(name: str, args: list[str]) -> str:
+    """'' when the arguments can be used, else the reason (the parser adds the usage)."""
+    if name == "VOTE":
+        if len(args) != 2 or not _LABEL.match(args[0]):
+            return "VOTE needs a proposal and FOR, AGAINST or ABSTAIN"
+        if args[1].upper() not in ("FOR", "AGAINST", "ABSTAIN", "YES", "NO"):
+            return f"{args[1]!r} is not FOR, AGAINST or ABSTAIN"
+    elif name == "VETO":
+        if len(args) < 2 or not _LABEL.match(args[0]):
+            return "VETO needs a proposal (P1) and the reason"
+    elif name == "NUMBER":
+        if len(args) != 2 or not _LABEL.match(args[0]) or not args[1].isdigit():
+            return "NUMBER needs a proposal (P1) or a rule, and a number"
+    elif name == "COMMENT":
+        if len(args) < 2:
+            return "COMMENT needs a country and the comment"
+    elif name == "ATTACH":
+        if len(args) < 2 or not args[0].isdigit():
+            return "ATTACH needs a rule number and a module (or NONE)"
+    elif name == "ROLLBACK":
+        if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
+            return "ROLLBACK needs the turn to go back to (1, 2, ...)"
+    elif name == "SETTING" and len(args) != 2:
+        return "SETTING needs a name and a value"
+    elif name == "RULES" and len(args) > 1:
+        return "RULES takes at most one game name"
+    return ""

@@ -1,0 +1,694 @@
+"""Dipnomicy in the mail loop: the driver (:mod:`judge.games.drivers`) of the game's cycle.
+
+The cycle of a turn (``variants/dipnomicy/description.md``): moves and at most one proposal
+per player are due together; at the moves deadline the judge adjudicates and sends the move
+report, with the proposals "presented in a random order" (from the game's seed), to every
+player and the Secretary General (SG: the game's master), and opens voting; at the vote
+deadline voting closes, the result and the new ruleset are published, and the next turn's
+moves are taken. While voting is open moves are not taken (the rules they are read under may
+still change); a removal (P1) or Upkeep (P2) phase runs meanwhile.
+
+Deadlines. The vote deadline is the ruleset's ``vote_days`` after the move report. The moves
+deadline: under the deadline rule (P5) ``days`` after the last move report was sent, and
+moves after it are refused (``check_orders``); otherwise the ruleset's ``default_move_days``
+after voting closes (or after START). A removal phase (P1) lasts the support rule's
+``retreat_days``, an Upkeep phase (P2) the ``upkeep_days`` setting. All of them are the rules'
+(the SG changes a setting with SETTING), not the mail loop's DEADLINES. Every time comes from the actor's clock, so tests drive
+the whole cycle without sleeping.
+
+State kept per game (migration 3): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
+when the last move report was sent, the proposals as presented, the SG's vetoes and numbers),
+``dipnomicy_proposals`` (this turn's, one per country) and ``dipnomicy_votes`` (all, late
+ones marked, to be reported). The rules in force travel in the positions, so ROLLBACK (an
+earlier turn's stored position) restores them too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from judge.engine.position import Position
+from judge.games import game as G
+from judge.games.auth import hash_password
+from judge.games.game import GameError
+from judge.mail.compose import deadline_text
+from judge.storage import Store, iso, parse_iso
+from variants.dipnomicy.proposals import (
+    Proposal,
+    ProposalError,
+    Veto,
+    Vote,
+    attach_module,
+    close_vote,
+    parse_proposal,
+    presentation_order,
+    renumber,
+)
+from variants.dipnomicy.report import move_report, phase_report, ruleset_text, vote_report
+from variants.dipnomicy.rules import (
+    RULES,
+    assign_countries,
+    move_deadline_days,
+    phase_days,
+    phase_title,
+    turn_number,
+    turn_phase,
+)
+
+if TYPE_CHECKING:
+    from judge.commands.parse import Command
+    from judge.games.acting import Actor
+
+MIN_PLAYERS, MAX_PLAYERS = 5, 7
+DAY = timedelta(days=1)
+_SEAT = "SEAT"  # the players table's power before the countries are drawn: SEAT1, SEAT2...
+
+
+# --------------------------------------------------------------------------- state
+def state(s: Store, game: dict) -> dict:
+    row = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
+    if row is None:
+        raise GameError(f"game {game['name']} has not started yet")
+    return row
+
+
+def _update(s: Store, gid: int, **fields: Any) -> None:
+    cols = ", ".join(f"{k} = ?" for k in fields)
+    s.execute(f"UPDATE dipnomicy_games SET {cols} WHERE game_id = ?", (*fields.values(), gid))
+
+
+def _when(text: str | datetime | None, now: datetime) -> str:
+    """A deadline as players read it: the UTC time, and how long is left while any is."""
+    if not text:
+        return "none set"
+    when = parse_iso(text) if isinstance(text, str) else text
+    full = deadline_text(when, now)
+    return full if when > now else full.split(" (")[0]  # passed: the time alone
+
+
+def _ruleset_number(pos: Position, module: str) -> str:
+    """'rule 29' for the rule that brings ``module`` in (for refusals that cite it)."""
+    for rule in RULES.ruleset(pos).rules:
+        if rule.module == module:
+            return f"rule {rule.number}"
+    return "the deadline rule"
+
+
+def _players(s: Store, game: dict) -> list[str]:
+    return sorted(p["power"] for p in s.players(game["id"]))
+
+
+def _recipients(s: Store, game: dict) -> list[tuple[str, str | None]]:
+    from judge.reports import recipients
+
+    return recipients(s, game)
+
+
+def _publish(actor: Actor, game: dict, subject: str, text: str, footer: str = "") -> None:
+    """Send one text to every player and the SG."""
+    for address, _power in _recipients(actor.s, game):
+        actor.outbox.queue(kind="report", to=address, subject=f"{game['name']}: {subject}",
+                           template="dipnomicy/mail.txt.j2",
+                           context={"text": text.rstrip("\n"), "footer": footer,
+                                    "judge_name": actor.cfg.name}, game_id=game["id"])
+
+
+def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
+    """When the moves of the turn at ``pos`` are due (see the module's docstring)."""
+    days = move_deadline_days(pos)
+    if days is not None and st["report_sent"]:
+        return parse_iso(st["report_sent"]) + days * DAY
+    start = parse_iso(st["vote_deadline"]) if st["voting"] and st["vote_deadline"] else now
+    return start + int(RULES.ruleset(pos).setting("default_move_days")) * DAY
+
+
+def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
+    if pos.phase.kind == "M":
+        return _moves_deadline(game, st, pos, now)
+    days = phase_days(pos)
+    if days:
+        return now + days * DAY
+    return now + timedelta(seconds=G.phase_seconds(game, pos.phase.kind))
+
+
+def _set_deadline(s: Store, game: dict, when: datetime) -> None:
+    s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
+
+
+# --------------------------------------------------------------------------- driver
+class DipnomicyDriver:
+    process_when_ready = False  # moves and proposals are due together, at the deadline
+
+    def __init__(self) -> None:
+        self.commands = {"PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
+                         "NUMBER": self.number, "COMMENT": self.comment,
+                         "ATTACH": self.attach, "ROLLBACK": self.rollback,
+                         "SETTING": self.setting, "RULES": self.rules}
+
+    # ------------------------------------------------------------ joining, starting
+    def check_join(self, game: dict) -> None:
+        if game["status"] in ("forming", "open"):
+            raise GameError(f"in Dipnomicy the countries are assigned at random when the game "
+                            f"starts: join with JOIN {game['name']} <password>, and sign on "
+                            f"with your country once the game has started")
+
+    def join_hint(self, game: dict) -> str:
+        return (f"JOIN {game['name']} <password> (their countries are drawn when the game "
+                f"starts; {MIN_PLAYERS} to {MAX_PLAYERS} players)")
+
+    def join(self, actor: Actor, game: dict, password: str, address: str) -> str:
+        s = actor.s
+        if game["status"] != "open":
+            why = "is not open for sign-on yet (its master sends OPEN)" \
+                if game["status"] == "forming" else f"is {game['status']}: no new players"
+            raise GameError(f"game {game['name']} {why}")
+        seats = s.players(game["id"])
+        if len(seats) >= MAX_PLAYERS:
+            raise GameError(f"game {game['name']} already has {MAX_PLAYERS} players")
+        if any(p["address"].lower() == address.lower() for p in seats):
+            raise GameError(f"{address} has already joined game {game['name']}")
+        if len(password) < 4:
+            raise GameError("a password must be at least 4 characters long")
+        seat = f"{_SEAT}{len(seats) + 1}"
+        s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
+                  "VALUES (?, ?, ?, ?, ?)",
+                  (game["id"], seat, address, hash_password(password), iso(actor.clock())))
+        return (f"You have joined game {game['name']} (player {len(seats) + 1} of "
+                f"{MIN_PLAYERS} to {MAX_PLAYERS}). Your country is drawn at random when the "
+                f"game starts; then sign on with SIGNON <country> {game['name']} <password>.")
+
+    def start(self, actor: Actor, ses: Any, game: dict, now: datetime) -> dict:
+        s = actor.s
+        if game["status"] in ("active", "paused", "finished"):
+            raise GameError(f"game {game['name']} has already started")
+        seats = s.all("SELECT * FROM players WHERE game_id = ? ORDER BY id", (game["id"],))
+        if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
+            raise GameError(f"game {game['name']} cannot start with {len(seats)} player(s): "
+                            f"Dipnomicy needs {MIN_PLAYERS} to {MAX_PLAYERS}")
+        seed = secrets.randbelow(2**31)  # the game's seed: countries, proposals' order
+        countries = assign_countries([p["power"] for p in seats], seed)
+        for p in seats:
+            s.execute("UPDATE players SET power = ? WHERE id = ?", (countries[p["power"]],
+                                                                    p["id"]))
+        from variants.dipnomicy.ruleset import initial_ruleset
+
+        base = initial_ruleset()  # initial_ruleset.toml, with the settings the SG chose
+        ruleset = replace(base, settings={**base.settings, **self._chosen_settings(s, game)})
+        pos = RULES.initial_position(seed, ruleset, powers=countries.values())
+        phase = str(pos.phase)
+        s.save_position(game["id"], phase, RULES.write_position(pos))
+        s.execute("INSERT INTO dipnomicy_games (game_id, seed) VALUES (?, ?)",
+                  (game["id"], seed))
+        deadline = now + int(RULES.ruleset(pos).setting("default_move_days")) * DAY
+        s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
+                  (phase, iso(deadline), game["id"]))
+        game = G.refresh(s, game)
+        ses.games_touched.add(game["id"])
+
+        # with the start notice (which the mail loop sends): the rules in force
+        ses.later.append(lambda g=game: _publish(
+            actor, g, "the rules in force at the start",
+            ruleset_text(RULES.ruleset(pos), "The rules in force at the start"),
+            f"Moves and proposals for turn 1 are due by {_when(g['deadline'], now)}."))
+        return game
+
+    # ------------------------------------------------------------------ moves
+    def check_orders(self, actor: Actor, game: dict, power: str) -> None:
+        """Refuse moves while voting is open, and late moves under the deadline rule (P5)."""
+        s, now = actor.s, actor.clock()
+        st = state(s, game)
+        pos = G.current_position(s, game)
+        if pos.phase.kind != "M":
+            return
+        turn = turn_number(pos.phase)
+        if st["voting"]:
+            late = (" Late moves are not counted (the deadline rule is in force)."
+                    if move_deadline_days(pos) is not None else "")
+            raise GameError(
+                f"turn {turn - 1} has been adjudicated and its proposals are being voted on "
+                f"until {_when(st['vote_deadline'], now)}; moves for turn {turn} are taken "
+                f"once voting closes (the rules may change).{late} Moves for turn {turn} are "
+                f"due by {_when(game['deadline'], now)}.")
+        self._check_late(game, pos, now, "moves")
+
+    def _check_late(self, game: dict, pos: Position, now: datetime, what: str) -> None:
+        if move_deadline_days(pos) is None or not game["deadline"]:
+            return
+        deadline = parse_iso(game["deadline"])
+        if now > deadline:
+            raise GameError(
+                f"too late: {what} for turn {turn_number(pos.phase)} were due by "
+                f"{_when(deadline, now)}, {move_deadline_days(pos)} days after the "
+                f"last move report ({_ruleset_number(pos, 'deadline')}). Late submissions "
+                f"are not counted.")
+
+    # ------------------------------------------------------------------ players
+    def _player(self, actor: Actor, ses: Any, what: str) -> tuple[dict, str]:
+        ctx = ses.current
+        if ctx is None:
+            raise GameError(f"{what} needs a SIGNON before it")
+        game = G.refresh(actor.s, ctx.game)
+        if game["variant"] != "dipnomicy":
+            raise GameError(f"game {game['name']} is not a Dipnomicy game: it has no proposals "
+                            "or votes")
+        G.check_running(game)
+        return game, ctx.power
+
+    def propose(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        s, now = actor.s, actor.clock()
+        game, power = self._player(actor, ses, "PROPOSE")
+        st = state(s, game)
+        pos = G.current_position(s, game)
+        if pos.phase.kind != "M" or st["voting"]:
+            raise GameError("proposals are due with the moves of a turn; this is not the "
+                            "time for them (see the deadline below)" +
+                            (f": voting is open until {_when(st['vote_deadline'], now)}"
+                             if st["voting"] else ""))
+        self._check_late(game, pos, now, "proposals")
+        turn = turn_number(pos.phase)
+        try:
+            proposal = parse_proposal(power, [cmd.line, *cmd.block])
+            proposal.check(RULES.ruleset(pos))
+        except ProposalError as exc:
+            raise GameError(f"proposal not taken: {exc}") from None
+        old = s.one("SELECT proposal FROM dipnomicy_proposals WHERE game_id = ? AND turn = ? "
+                    "AND power = ?", (game["id"], turn, power))
+        s.execute("INSERT OR REPLACE INTO dipnomicy_proposals (game_id, turn, power, proposal, "
+                  "updated) VALUES (?, ?, ?, ?, ?)",
+                  (game["id"], turn, power, json.dumps(proposal.to_json()), iso(now)))
+        what = proposal.heading.rstrip(":. ")
+        if proposal.module:
+            params = " ".join(f"{k}={json.dumps(v)}" for k, v in (proposal.params or {}).items())
+            what += f"; rule module {proposal.module}{' ' + params if params else ''}"
+        replaced = ""
+        if old:
+            replaced = (f" It replaces your earlier proposal "
+                        f"\"{json.loads(old['proposal'])['title']}\" (one per turn).")
+        return (f"Proposal of {power.title()} for turn {turn} received: \"{proposal.title}\" "
+                f"({what}).{replaced} It will be presented with the move report after the "
+                f"moves deadline, {_when(game['deadline'], now)}.", "text", None)
+
+    def vote(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        s, now = actor.s, actor.clock()
+        game, power = self._player(actor, ses, "VOTE")
+        st = state(s, game)
+        label = "P" + cmd.args[0].upper().lstrip("P")
+        choice = {"YES": "FOR", "NO": "AGAINST"}.get(cmd.args[1].upper(), cmd.args[1].upper())
+        if not st["voting"]:
+            raise GameError(f"no vote is open in game {game['name']}: votes are taken after a "
+                            f"move report, until the vote deadline; this vote is not counted")
+        presented = json.loads(st["presented"])
+        if not 1 <= int(label[1:]) <= len(presented):
+            raise GameError(f"there is no {label}: the move report of turn {st['turn']} "
+                            f"presented P1 to P{len(presented)}")
+        title = presented[int(label[1:]) - 1]["title"]
+        late = now > parse_iso(st["vote_deadline"])
+        s.execute("INSERT INTO dipnomicy_votes (game_id, turn, power, label, choice, late, at) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  (game["id"], st["turn"], power, label, choice, int(late), iso(now)))
+        if late:
+            return (f"too late: voting on the proposals of turn {st['turn']} closed at "
+                    f"{_when(st['vote_deadline'], now)}; your vote {label} {choice} is not "
+                    f"counted (it is reported as late).", "error", None)
+        mine = self._votes_of(s, game, st, power, len(presented))
+        return (f"Vote of {power.title()} recorded: {label} {choice} (\"{title}\"). Your votes "
+                f"on turn {st['turn']}: {mine}. Votes are due by "
+                f"{_when(st['vote_deadline'], now)}; moves for turn {st['turn'] + 1} by "
+                f"{_when(game['deadline'], now)}.", "text", None)
+
+    @staticmethod
+    def _votes_of(s: Store, game: dict, st: dict, power: str, count: int) -> str:
+        cast: dict[str, str] = {}
+        for row in s.all("SELECT label, choice FROM dipnomicy_votes WHERE game_id = ? AND "
+                         "turn = ? AND power = ? AND late = 0 ORDER BY id",
+                         (game["id"], st["turn"], power)):
+            cast[row["label"]] = row["choice"]
+        return ", ".join(f"P{k} {cast.get(f'P{k}', 'not yet')}" for k in range(1, count + 1))
+
+    # ------------------------------------------------------------------- anyone
+    def rules(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        s = actor.s
+        if cmd.args:
+            game = G.find_game(s, cmd.args[0])
+        elif ses.current is not None:
+            game = G.refresh(s, ses.current.game)
+        elif ses.master is not None:
+            game = G.refresh(s, ses.master)
+        else:
+            raise GameError("RULES needs a game name (RULES <game>), or a SIGNON before it")
+        if game["variant"] != "dipnomicy":
+            raise GameError(f"game {game['name']} is not a Dipnomicy game: its rules do not "
+                            "change")
+        if game["phase"]:
+            pos = G.current_position(s, game)
+            ruleset = RULES.ruleset(pos)
+        else:
+            from variants.dipnomicy.ruleset import initial_ruleset
+
+            ruleset = initial_ruleset()
+        text = ruleset_text(ruleset, f"The rules in force in game {game['name']}").rstrip()
+        if ses.master is not None and ses.master["id"] == game["id"] and game["phase"]:
+            # the SG's RULES publishes the ruleset to every player as well
+            st, now = state(s, game), actor.clock()
+            footer = self._deadline_footer(game, st, pos, now)
+            ses.later.append(lambda: _publish(actor, game, "the rules in force", text, footer))
+            text = "Sent to every player:\n\n" + text
+        return text, "pre", None
+
+    # -------------------------------------------------------------------- the SG
+    def _sg(self, actor: Actor, ses: Any, started: bool = True) -> dict:
+        game = actor._master_game(ses)
+        if game["variant"] != "dipnomicy":
+            raise GameError(f"game {game['name']} is not a Dipnomicy game")
+        if started and not game["phase"]:
+            raise GameError(f"game {game['name']} has not started yet")
+        return game
+
+    def _voting(self, actor: Actor, game: dict, label: str) -> tuple[dict, str, list[dict]]:
+        st = state(actor.s, game)
+        if not st["voting"]:
+            raise GameError("no vote is open: this is for a proposal being voted on")
+        presented = json.loads(st["presented"])
+        label = "P" + label.upper().lstrip("P")
+        if not 1 <= int(label[1:]) <= len(presented):
+            raise GameError(f"there is no {label}: the move report presented P1 to "
+                            f"P{len(presented)}")
+        return st, label, presented
+
+    def veto(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        game = self._sg(actor, ses)
+        st, label, presented = self._voting(actor, game, cmd.args[0])
+        reason = cmd.line.split(None, 2)[2].strip()
+        vetoes = {**json.loads(st["vetoes"]), label: reason}
+        _update(actor.s, game["id"], vetoes=json.dumps(vetoes))
+        return (f"{label} (\"{presented[int(label[1:]) - 1]['title']}\") is vetoed: {reason}. "
+                f"The veto is published with the result of the vote.", "text", None)
+
+    def number(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        game = self._sg(actor, ses)
+        target, new = cmd.args[0].upper(), int(cmd.args[1])
+        if target.startswith("P"):
+            st, label, presented = self._voting(actor, game, target)
+            pos = G.current_position(actor.s, game)
+            if RULES.ruleset(pos).rule(new) is not None or new <= 0:
+                raise GameError(f"rule number {new} is in use")
+            numbers = {**json.loads(st["numbers"]), label: new}
+            if list(numbers.values()).count(new) > 1:
+                raise GameError(f"rule number {new} is already given to another proposal")
+            _update(actor.s, game["id"], numbers=json.dumps(numbers))
+            return (f"If {label} (\"{presented[int(label[1:]) - 1]['title']}\") passes, it "
+                    f"becomes rule {new}.", "text", None)
+        try:
+            self._change_rules(actor, game, lambda r: renumber(r, int(target), new),
+                               f"rule {target} is now rule {new}")
+        except ProposalError as exc:
+            raise GameError(str(exc)) from None
+        return (f"Rule {target} is now rule {new}; the ruleset has been sent to every player.",
+                "text", None)
+
+    def comment(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        game = self._sg(actor, ses)
+        power = G.power_name(G.get_variant("dipnomicy"), cmd.args[0])
+        text = cmd.line.split(None, 2)[2].strip()
+        pos = G.current_position(actor.s, game)
+        turn = turn_number(pos.phase)
+        row = actor.s.one("SELECT proposal FROM dipnomicy_proposals WHERE game_id = ? AND "
+                          "turn = ? AND power = ?", (game["id"], turn, power))
+        if row is None or state(actor.s, game)["voting"]:
+            raise GameError(f"{power.title()} has no proposal waiting for the move report of "
+                            f"turn {turn}")
+        proposal = replace(Proposal.from_json(json.loads(row["proposal"])), comment=text)
+        actor.s.execute("UPDATE dipnomicy_proposals SET proposal = ? WHERE game_id = ? AND "
+                        "turn = ? AND power = ?",
+                        (json.dumps(proposal.to_json()), game["id"], turn, power))
+        return (f"Your comment on {power.title()}'s proposal \"{proposal.title}\" will be "
+                f"shown with it in the move report: [{text}]", "text", None)
+
+    _PARAM = re.compile(r"(\w+)\s*=\s*(\{.*\}|\[.*\]|\S+)")
+
+    def attach(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        game = self._sg(actor, ses)
+        number, module = int(cmd.args[0]), cmd.args[1].lower()
+        params: dict[str, Any] = {}
+        for key, raw in self._PARAM.findall(" ".join(cmd.args[2:])):
+            try:
+                params[key] = json.loads(raw)
+            except ValueError:
+                params[key] = raw
+        chosen = None if module == "none" else module
+        try:
+            self._change_rules(actor, game, lambda r: attach_module(r, number, chosen, params),
+                               f"rule {number}: module {module}")
+        except ProposalError as exc:
+            raise GameError(str(exc)) from None
+        done = f"Rule {number} is now applied by the judge through module {module}" \
+            if chosen else f"Rule {number} has no module now (the SG applies it)"
+        return (f"{done}, from the next adjudication; the ruleset has been sent to every "
+                f"player.", "text", None)
+
+    def setting(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        """The SG sets one of the game's settings (they travel with the ruleset)."""
+        from variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError, initial_ruleset
+
+        game = self._sg(actor, ses, started=False)
+        name, raw = cmd.args[0].lower(), cmd.args[1]
+        if name not in DEFAULT_SETTINGS:
+            raise GameError(f"there is no setting {name!r}; the settings are "
+                            f"{', '.join(sorted(DEFAULT_SETTINGS))}")
+        value: Any = raw.lower()
+        if isinstance(DEFAULT_SETTINGS[name], int):
+            if not raw.isdigit() or int(raw) < 1:
+                raise GameError(f"{name} is a number of days (1 or more)")
+            value = int(raw)
+        if not game["phase"]:  # before the start: written into the game's initial ruleset
+            chosen = {**self._chosen_settings(actor.s, game), name: value}
+            try:
+                replace(initial_ruleset(), settings=chosen)  # checks the threshold's name
+            except RulesetError as exc:
+                raise GameError(str(exc)) from None
+            actor.s.execute("INSERT OR REPLACE INTO dipnomicy_settings (game_id, settings) "
+                            "VALUES (?, ?)", (game["id"], json.dumps(chosen)))
+            return f"Setting {name} will be {value} when the game starts.", "text", None
+        try:
+            self._change_rules(actor, game, lambda r: replace(
+                r, settings={**r.settings, name: value}), f"{name} = {value}")
+        except RulesetError as exc:
+            raise GameError(str(exc)) from None
+        return (f"Setting {name} is now {value}; the ruleset has been sent to every player.",
+                "text", None)
+
+    @staticmethod
+    def _chosen_settings(s: Store, game: dict) -> dict[str, Any]:
+        row = s.one("SELECT settings FROM dipnomicy_settings WHERE game_id = ?", (game["id"],))
+        return json.loads(row["settings"]) if row else {}
+
+    def _change_rules(self, actor: Actor, game: dict, change: Any, what: str) -> None:
+        """The SG changes the ruleset in force: the current position carries the new one
+        (so it applies from the next adjudication), and everyone is sent the ruleset."""
+        from variants.dipnomicy.proposals import with_ruleset
+
+        s = actor.s
+        pos = G.current_position(s, game)
+        ruleset = change(RULES.ruleset(pos))
+        s.save_position(game["id"], game["phase"], RULES.write_position(with_ruleset(pos,
+                                                                                   ruleset)))
+        _publish(actor, game, f"the ruleset has changed ({what})",
+                 ruleset_text(ruleset, "The rules in force"),
+                 self._deadline_footer(game, state(s, game), pos, actor.clock()))
+
+    def rollback(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+        s, now = actor.s, actor.clock()
+        game = self._sg(actor, ses)
+        turn = int(cmd.args[0])
+        phase = str(turn_phase(turn))
+        row = s.position(game["id"], phase)
+        if row is None:
+            raise GameError(f"game {game['name']} has no stored position of turn {turn}")
+        gid = game["id"]
+        # everything after that turn's start is undone: later positions, orders, proposals
+        # and votes (the rules in force come back with the position)
+        later = [r["phase"] for r in s.all("SELECT phase FROM positions WHERE game_id = ? AND "
+                                           "id > ?", (gid, row["id"]))]
+        s.execute("DELETE FROM positions WHERE game_id = ? AND id > ?", (gid, row["id"]))
+        for p in [*later, phase]:
+            s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (gid, p))
+        s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE id = ?",
+                  (row["id"],))
+        s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn >= ?", (gid, turn))
+        s.execute("DELETE FROM dipnomicy_votes WHERE game_id = ? AND turn >= ?", (gid, turn))
+        _update(s, gid, turn=turn, voting=0, vote_deadline=None, presented=None,
+                vetoes="{}", numbers="{}", report_sent=iso(now))
+        pos = RULES.read_position(json.loads(row["position"]))
+        s.execute("UPDATE games SET phase = ?, status = 'active' WHERE id = ?", (phase, gid))
+        game = G.refresh(s, game)
+        # a fresh moves period from now (under P5: its days from this notice)
+        _set_deadline(s, game, _moves_deadline(game, state(s, game), pos, now))
+        game = G.refresh(s, game)
+        ses.games_touched.add(gid)
+        text = (f"The Secretary General has rolled game {game['name']} back to the start of "
+                f"turn {turn}. Everything after it is undone; the rules in force are those "
+                f"of that turn, below.")
+        deadline = f"Moves for turn {turn} are due by {_when(game['deadline'], now)}."
+        ses.later.append(lambda g=game: _publish(
+            actor, g, f"rolled back to turn {turn}",
+            text + "\n\n" + ruleset_text(RULES.ruleset(pos), "The rules in force"), deadline))
+        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline} Every "
+                f"player has been told.", "text", None)
+
+    # ---------------------------------------------------------------- status
+    def status_notes(self, s: Store, game: dict) -> list[str]:
+        """For STATUS: the turn, the vote and who has yet to vote or propose."""
+        row = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
+        if row is None:
+            seats = len(s.players(game["id"]))
+            return [f"Dipnomicy: {seats} player(s) joined ({MIN_PLAYERS} to {MAX_PLAYERS}); "
+                    "the countries are drawn when the game starts."]
+        players = _players(s, game)
+        if row["voting"]:
+            count = len(json.loads(row["presented"]))
+            done: dict[str, set[str]] = {}
+            for v in s.all("SELECT power, label FROM dipnomicy_votes WHERE game_id = ? AND "
+                           "turn = ? AND late = 0", (game["id"], row["turn"])):
+                done.setdefault(v["power"], set()).add(v["label"])
+            waiting = [p.title() for p in players if len(done.get(p, ())) < count]
+            return [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
+                    f"{deadline_text(row['vote_deadline'])}. Yet to vote on every proposal: "
+                    f"{', '.join(waiting) or 'nobody'}."]
+        proposed = {r["power"] for r in s.all(
+            "SELECT power FROM dipnomicy_proposals WHERE game_id = ? AND turn = ?",
+            (game["id"], row["turn"]))}
+        return [f"Turn {row['turn']}: proposals received from "
+                f"{', '.join(p.title() for p in players if p in proposed) or 'nobody yet'}."]
+
+    # ------------------------------------------------------------------ time
+    def due_ids(self, s: Store, now: datetime) -> list[int]:
+        return [r["game_id"] for r in s.all(
+            "SELECT d.game_id FROM dipnomicy_games d JOIN games g ON g.id = d.game_id WHERE "
+            "g.status = 'active' AND d.voting = 1 AND d.vote_deadline <= ?", (iso(now),))]
+
+    def wakeups(self, s: Store) -> dict[int, datetime]:
+        return {r["game_id"]: parse_iso(r["vote_deadline"]) for r in s.all(
+            "SELECT d.game_id, d.vote_deadline FROM dipnomicy_games d JOIN games g ON "
+            "g.id = d.game_id WHERE g.status = 'active' AND d.voting = 1")}
+
+    def due(self, actor: Actor, game: dict, now: datetime) -> int:
+        """Whatever of this game is due: close the vote, adjudicate the phase."""
+        s = actor.s
+        if game["status"] != "active":
+            return 0
+        done = 0
+        st = state(s, game)
+        if st["voting"] and parse_iso(st["vote_deadline"]) <= now:
+            self._close_vote(actor, game, now)
+            done += 1
+            game, st = G.refresh(s, game), state(s, game)
+        pos = G.current_position(s, game)
+        waiting = st["voting"] and pos.phase.kind == "M"  # next turn's rules not known yet
+        if game["deadline"] and parse_iso(game["deadline"]) <= now and not waiting:
+            done += len(self._adjudicate(actor, game, now))
+        return done
+
+    def process(self, actor: Actor, ses: Any, game: dict, now: datetime) -> str:
+        """The SG's PROCESS: close the vote now if one is open, else adjudicate now."""
+        G.check_running(game)
+        st = state(actor.s, game)
+        if st["voting"]:
+            self._close_vote(actor, game, now)
+            game = G.refresh(actor.s, game)
+            return (f"Voting on the proposals of turn {st['turn']} closed now; the result "
+                    f"and the rules in force have been sent to every player. Moves for turn "
+                    f"{st['turn'] + 1} are due by {_when(game['deadline'], now)}.")
+        turns = self._adjudicate(actor, game, now)
+        game = G.refresh(actor.s, game)
+        return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; the report "
+                f"has been sent to every player. Next: {game['phase']}, due by "
+                f"{_when(game['deadline'], now)}.")
+
+    def _adjudicate(self, actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
+        s = actor.s
+        turns = G.adjudicate(s, game, now)
+        for t in turns:
+            game = G.refresh(s, game)
+            if t.previous.phase.kind == "M":
+                self._after_moves(actor, game, t, now)
+            else:
+                st = state(s, game)
+                new = t.outcome.position
+                _set_deadline(s, game, _phase_deadline(game, st, new, now))
+                game = G.refresh(s, game)
+                footer = self._deadline_footer(game, st, new, now)
+                _publish(actor, game, f"{phase_title(t.previous.phase)} ({t.previous.phase})",
+                         phase_report(t.outcome), footer)
+        return turns
+
+    def _deadline_footer(self, game: dict, st: dict, pos: Position, now: datetime) -> str:
+        if pos.phase.kind == "M":
+            what = f"Moves for turn {turn_number(pos.phase)}"
+        else:
+            what = "Orders for the next phase"
+        out = f"{what} are due by {_when(game['deadline'], now)}."
+        if st["voting"]:
+            out = f"Votes are due by {_when(st['vote_deadline'], now)}.\n" + out
+        return out
+
+    def _after_moves(self, actor: Actor, game: dict, t: G.Turn, now: datetime) -> None:
+        """The move report, with this turn's proposals presented; voting opens."""
+        s = actor.s
+        st = state(s, game)
+        turn = turn_number(t.previous.phase)
+        proposals = [Proposal.from_json(json.loads(r["proposal"])) for r in s.all(
+            "SELECT proposal FROM dipnomicy_proposals WHERE game_id = ? AND turn = ?",
+            (game["id"], turn))]
+        presented = presentation_order(proposals, int(st["seed"]), turn)
+        vote_deadline = now + RULES.ruleset(t.previous).setting("vote_days") * DAY \
+            if presented else None
+        _update(s, game["id"], turn=turn if presented else turn + 1,
+                voting=int(bool(presented)), report_sent=iso(now),
+                vote_deadline=iso(vote_deadline) if vote_deadline else None,
+                presented=json.dumps([p.to_json() for p in presented]), vetoes="{}",
+                numbers="{}")
+        st = state(s, game)
+        new = t.outcome.position
+        _set_deadline(s, game, _phase_deadline(game, st, new, now))
+        game = G.refresh(s, game)
+        if new.phase.kind == "M":
+            moves = f"{_when(game['deadline'], now)}" + (
+                " (provisional: the deadline rule may change by the vote)"
+                if presented and move_deadline_days(new) is not None else "")
+        else:
+            moves = None
+        text = move_report(t.outcome, presented, players=new.extra.get("players"),
+                           moved=set(t.orders),
+                           vote_deadline=_when(st["vote_deadline"], now) if presented else None,
+                           moves_deadline=moves)
+        footer = "" if new.phase.kind == "M" else self._deadline_footer(game, st, new, now)
+        _publish(actor, game, f"move report, turn {turn}", text, footer)
+
+    def _close_vote(self, actor: Actor, game: dict, now: datetime) -> None:
+        s = actor.s
+        st = state(s, game)
+        presented = [Proposal.from_json(p) for p in json.loads(st["presented"])]
+        votes = [Vote(r["power"], r["label"], r["choice"], bool(r["late"])) for r in s.all(
+            "SELECT * FROM dipnomicy_votes WHERE game_id = ? AND turn = ? ORDER BY id",
+            (game["id"], st["turn"]))]
+        vetoes = [Veto(k, v) for k, v in json.loads(st["vetoes"]).items()]
+        pos = G.current_position(s, game)
+        result, nxt = close_vote(pos, presented, votes, vetoes, json.loads(st["numbers"]),
+                                 voters=_players(s, game))
+        s.save_position(game["id"], game["phase"], RULES.write_position(nxt))
+        _update(s, game["id"], voting=0, turn=st["turn"] + 1)
+        st = state(s, game)
+        if nxt.phase.kind == "M":  # the next turn starts now (P5 may just have changed)
+            _set_deadline(s, game, _moves_deadline(game, st, nxt, now))
+        game = G.refresh(s, game)
+        _publish(actor, game, f"votes on the proposals of turn {st['turn'] - 1}",
+                 vote_report(result, st["turn"] - 1),
+                 self._deadline_footer(game, st, nxt, now))
+
+
+DRIVER = DipnomicyDriver()

@@ -1,0 +1,74 @@
+"""``MAP [game] [phase]``: the picture of a game's position, mailed back as an SVG file
+(with the orders as arrows when the phase is a movement already adjudicated).
+
+Kept apart from :mod:`judge.games.acting` so the command is one call there. Who may see what
+follows the reports: in an open game anyone may ask (the reports show everyone the whole
+board); in a hidden-information game (Stab!) a player signed on to it gets their private map,
+its master the whole board, anyone else nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from judge.engine.position import Phase
+from judge.games import game as G
+from judge.games.game import GameError
+from judge.mail.compose import Attachment
+from judge.render.views import HIDDEN, map_for
+from judge.storage import Store
+
+
+def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
+                master_game: dict | None) -> tuple[str, Attachment]:
+    """The reply text and the SVG for ``MAP [game] [phase]``.
+
+    ``power_game`` is the game and power this mail signed on as, ``master_game`` the game it
+    signed on to as master (either may be None).
+    """
+    game_name = args[0] if args else None
+    phase_text = args[1] if len(args) > 1 else None
+    if game_name is None:
+        signed = power_game[0] if power_game else master_game
+        if signed is None:
+            raise GameError("MAP needs a game name (MAP <game> [phase]), or a SIGNON before it")
+        game = G.refresh(s, signed)
+    else:
+        game = G.find_game(s, game_name)
+    variant = G.get_variant(game["variant"])
+    if phase_text is None:
+        row = s.position(game["id"], game["phase"]) if game["phase"] else s.one(
+            "SELECT * FROM positions WHERE game_id = ? ORDER BY created DESC, rowid DESC",
+            (game["id"],))
+        if row is None:
+            raise GameError(f"game {game['name']} has no position yet: it has not started")
+    else:
+        try:
+            phase = str(Phase.parse(phase_text))
+        except ValueError as exc:
+            raise GameError(str(exc)) from exc
+        row = s.position(game["id"], phase)
+        if row is None:
+            raise GameError(f"game {game['name']} has no position for {phase}")
+    position = json.loads(row["position"])
+    reader: str | None = None
+    is_master = master_game is not None and master_game["id"] == game["id"]
+    if variant.name in HIDDEN:
+        if power_game is not None and power_game[0]["id"] == game["id"]:
+            reader = power_game[1]
+        elif not is_master:
+            raise GameError(f"game {game['name']} is played with hidden units: only its "
+                            "players (after SIGNON) and its master may ask for its map")
+    # A movement phase already adjudicated is drawn with its orders, as its report was.
+    results = json.loads(row["results"]) if row.get("results") and \
+        str(row["phase"]).endswith("M") else []
+    svg = map_for(variant.name, position, reader, results,
+                  title=f"{game['name']} {variant.title}",
+                  supply_centres=sorted(variant.board.supply_centres),
+                  master=is_master and reader is None)
+    if svg is None:  # pragma: no cover - every case above has a reader or the master
+        raise GameError("no map can be shown")
+    filename = f"{game['name']}-{row['phase']}.svg"
+    whose = f" (what {reader.title()} knows)" if reader else ""
+    return (f"The map of game {game['name']}, {row['phase']}{whose}, is attached as {filename}.",
+            Attachment(filename, "image/svg+xml", svg.encode("utf-8")))

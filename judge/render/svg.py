@@ -1,0 +1,356 @@
+"""Drawing a position as SVG (and PNG through cairosvg).
+
+Input is what the rest of the judge already writes: the position JSON of the contract (as the
+variant writes it, so ``2A BUR``, ``2A/F KIE``, ``G ATH`` and ``K e1`` all arrive as text) and
+the order results ``{"power", "order", "result"}``. Everything drawn carries ``data-``
+attributes saying what it is (unit, centre, order) so that tests, and anyone reading the SVG,
+can check the picture's content without looking at pixels.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from judge.render.drawing import MARGIN, SQUARE, Drawing, Place, Point, drawing_for
+from judge.render.ordertext import Arrow, arrows
+from variants import get_variant
+
+SEA = "#b4d2ea"
+LAND = "#efe7d2"
+IMPASSABLE = "#b9b4aa"
+SCENERY = "#ddd5bf"
+INK = "#2b2b2b"
+FAILED = "#d0021b"
+NEUTRAL = "#ffffff"
+# For powers a drawing gives no colour: distinct, readable on land and sea.
+PALETTE = ["#c0392b", "#1f4fa8", "#27ae60", "#e6b800", "#8e44ad", "#5dade2", "#5d4037",
+           "#e67e22", "#16a085", "#d35400", "#7f8c8d", "#c2185b", "#2c3e50", "#9e9d24"]
+PIECES = {"K": "\u265a", "Q": "\u265b", "R": "\u265c", "B": "\u265d", "N": "\u265e",
+          "P": "\u265f"}
+_COMPOSITION = re.compile(r"^(\d*)([A-Z])$")
+
+
+def power_colours(drawing: Drawing, powers: Iterable[str]) -> dict[str, str]:
+    """The drawing's colours, then the palette for any power it does not name, in order."""
+    out = dict(drawing.colours)
+    spare = [c for c in PALETTE if c not in out.values()]
+    for p in powers:
+        if p not in out:
+            out[p] = spare.pop(0) if spare else "#777777"
+    return out
+
+
+def read_unit(text: str) -> tuple[list[tuple[int, str]], str]:
+    """``"2A/F KIE"`` -> ([(2, "A"), (1, "F")], "KIE"); ``"K e1"`` -> ([(1, "K")], "e1")."""
+    comp, _, location = text.strip().rpartition(" ")
+    parts = []
+    for piece in comp.split("/"):
+        m = _COMPOSITION.match(piece.strip().upper())
+        if not m:
+            raise ValueError(f"not a unit: {text!r}")
+        parts.append((int(m.group(1) or 1), m.group(2)))
+    return parts, location
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".")
+
+
+def _path(rings: Iterable[Iterable[Point]]) -> str:
+    out = []
+    for ring in rings:
+        pts = list(ring)
+        out.append("M" + " L".join(f"{_fmt(x)} {_fmt(y)}" for x, y in pts) + " Z")
+    return " ".join(out)
+
+
+def _text(x: float, y: float, s: str, size: float, **attrs: str) -> str:
+    extra = "".join(f" {k.replace('_', '-')}={quoteattr(v)}" for k, v in attrs.items())
+    return (f'<text x="{_fmt(x)}" y="{_fmt(y)}" font-size="{size}" text-anchor="middle" '
+            f'font-family="DejaVu Sans, sans-serif"{extra}>{escape(s)}</text>')
+
+
+class Picture:
+    """One SVG being assembled, layer by layer."""
+
+    def __init__(self, drawing: Drawing, colours: Mapping[str, str], title: str) -> None:
+        self.d = drawing
+        self.colours = colours
+        self.title = title
+        self.layers: dict[str, list[str]] = {k: [] for k in
+                                              ("ground", "owned", "labels", "centres",
+                                               "orders", "units", "legend")}
+        self.markers: dict[str, str] = {}
+
+    def colour(self, power: str | None) -> str:
+        return self.colours.get(power or "", NEUTRAL)
+
+    # ---------------------------------------------------------------- ground
+    def ground(self, owners: Mapping[str, str], seas: Collection[str]) -> None:
+        if self.d.kind == "chessboard":
+            return self._chessboard(owners)
+        fills = {"sea": SEA, "impassable": IMPASSABLE, "scenery": SCENERY}
+        for name, place in self.d.places.items():
+            fill = SEA if name in seas else fills.get(place.kind, LAND)
+            self.layers["ground"].append(
+                f'<path class="province" data-province="{name}" d="{_path(place.rings)}" '
+                f'fill="{fill}" stroke="{INK}" stroke-width="0.7" stroke-linejoin="round"/>')
+            owner = owners.get(name)
+            if owner:  # a centre's province tinted with its owner, as on a printed map
+                self.layers["owned"].append(
+                    f'<path d="{_path(place.rings)}" fill="{self.colour(owner)}" '
+                    f'fill-opacity="0.28" stroke="none"/>')
+            if place.kind in ("province", "sea"):
+                x, y = place.label
+                self.layers["labels"].append(_text(x, y, name, 9, fill=INK, font_weight="bold",
+                                                   opacity="0.75"))
+
+    def _chessboard(self, owners: Mapping[str, str]) -> None:
+        for name, place in self.d.places.items():
+            f, r = "abcdefgh".index(name[0]), int(name[1]) - 1
+            fill = "#b58863" if (f + r) % 2 == 0 else "#f0d9b5"
+            self.layers["ground"].append(
+                f'<path class="province" data-province="{name}" d="{_path(place.rings)}" '
+                f'fill="{fill}"/>')
+            owner = owners.get(name)
+            if owner:
+                self.layers["owned"].append(
+                    f'<path d="{_path(place.rings)}" fill="{self.colour(owner)}" '
+                    f'fill-opacity="0.25"/>')
+        for i in range(8):
+            x = MARGIN + i * SQUARE + SQUARE / 2
+            y = MARGIN + (7 - i) * SQUARE + SQUARE / 2 + 5
+            self.layers["labels"].append(_text(x, MARGIN + 8 * SQUARE + 18, "abcdefgh"[i], 13,
+                                               fill=INK))
+            self.layers["labels"].append(_text(MARGIN / 2, y, str(i + 1), 13, fill=INK))
+
+    # --------------------------------------------------------------- centres
+    def centre_point(self, place: Place) -> Point:
+        if self.d.kind == "chessboard":
+            x, y = place.unit
+            return (x - SQUARE / 2 + 9, y - SQUARE / 2 + 9)
+        x, y = place.label
+        return (x - 18, y - 3)
+
+    def centres(self, centres: Iterable[str], owners: Mapping[str, str]) -> None:
+        for c in sorted(centres):
+            place = self.d.places.get(c)
+            if place is None:
+                continue
+            x, y = self.centre_point(place)
+            owner = owners.get(c, "")
+            self.layers["centres"].append(
+                f'<circle class="centre" data-province={quoteattr(c)} data-owner={quoteattr(owner)} '
+                f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="5" fill="{self.colour(owner or None)}" '
+                f'stroke="{INK}" stroke-width="1.2"/>')
+
+    # ----------------------------------------------------------------- units
+    def unit(self, power: str, text: str, slot: int, dislodged: bool = False) -> None:
+        parts, location = read_unit(text)
+        point = self.d.point(location)
+        if point is None:
+            raise ValueError(f"{text!r}: {location} is not on the {self.d.kind}")
+        x, y = point
+        x += slot * 20 - (8 if dislodged else 0)
+        y += (10 if dislodged else 0)
+        colour = self.colour(power)
+        attrs = (f'class="unit" data-power={quoteattr(power)} data-unit={quoteattr(text)} '
+                 f'data-location={quoteattr(location)} '
+                 f'data-dislodged="{str(dislodged).lower()}"')
+        body = (self._piece(parts[0][1], colour) if self.d.kind == "chessboard"
+                else self._token(parts, colour, dislodged))
+        self.layers["units"].append(
+            f'<g {attrs} transform="translate({_fmt(x)} {_fmt(y)})">{body}</g>')
+
+    def _piece(self, letter: str, colour: str) -> str:
+        glyph = PIECES.get(letter, letter)
+        return (f'<text x="0" y="16" font-size="46" text-anchor="middle" '
+                f'font-family="DejaVu Sans, sans-serif" fill="{colour}" stroke="{INK}" '
+                f'stroke-width="1.2">{glyph}</text>')
+
+    def _token(self, parts: list[tuple[int, str]], colour: str, dislodged: bool) -> str:
+        """Army: a disc; fleet: a hull; garrison: a square; several kinds or a size above one
+        show the composition written beside the symbol of the first kind."""
+        edge = FAILED if dislodged else INK
+        count, kind = parts[0]
+        if kind == "F":
+            shape = (f'<path d="M-10 -2 L10 -2 L7 6 L-7 6 Z M-2 -9 L-2 -2 L5 -2 Z" '
+                     f'fill="{colour}" stroke="{edge}" stroke-width="1.3"/>')
+        elif kind == "G":
+            shape = (f'<rect x="-7" y="-7" width="14" height="14" fill="{colour}" '
+                     f'stroke="{edge}" stroke-width="1.3"/>')
+        else:
+            shape = f'<circle r="8" fill="{colour}" stroke="{edge}" stroke-width="1.3"/>'
+        letter = _text(0, 3.5, kind, 9, fill="#ffffff", font_weight="bold")
+        out = shape + letter
+        if len(parts) > 1 or count > 1:
+            label = "/".join(f"{n if n > 1 else ''}{k}" for n, k in parts)
+            w = 6 + 6.5 * len(label)
+            out += (f'<rect x="7" y="-15" width="{_fmt(w)}" height="12" rx="3" fill="#ffffff" '
+                    f'stroke="{INK}" stroke-width="0.8"/>'
+                    + _text(7 + w / 2, -5.5, label, 9.5, fill=INK, font_weight="bold"))
+        if dislodged:
+            out += f'<circle r="12" fill="none" stroke="{FAILED}" stroke-width="1.5"/>'
+        return out
+
+    # ---------------------------------------------------------------- orders
+    def order(self, arrow: Arrow, nudge: float = 0.0) -> None:
+        a, b = self.d.point(arrow.origin), self.d.point(arrow.destination)
+        if a is None or b is None:
+            return
+        failed = arrow.result in ("fails", "invalid")
+        colour = self.colour(arrow.power)
+        width = 2.6
+        dash = ""
+        end = b
+        if arrow.kind in ("support", "convoy"):
+            t = self.d.point(arrow.target) or b
+            # A support of a move points at the middle of the supported move; a support to
+            # hold (or a convoy's own fleet) at the unit itself.
+            end = ((t[0] + b[0]) / 2, (t[1] + b[1]) / 2) if t != b else b
+            dash = ' stroke-dasharray="5 3"' if arrow.kind == "support" else \
+                ' stroke-dasharray="1.5 3"'
+            width = 1.8
+        if arrow.kind == "retreat":
+            dash = ' stroke-dasharray="8 3"'
+        hold = arrow.kind == "support" and arrow.target == arrow.destination
+        pointing_at_unit = hold or end == b
+        end = _short(a, end, 9 if pointing_at_unit else 2)
+        start = _short(end, a, 7)
+        head = self.marker("hold" if hold else "arrow", colour)
+        marker = f' marker-end="url(#{head})"'
+        attrs = (f'class="order" data-kind={quoteattr(arrow.kind)} '
+                 f'data-power={quoteattr(arrow.power)} data-from={quoteattr(arrow.origin)} '
+                 f'data-to={quoteattr(arrow.destination)} data-target={quoteattr(arrow.target)} '
+                 f'data-result={quoteattr(arrow.result)} data-order={quoteattr(arrow.order)}')
+        line = (f'<line x1="{_fmt(start[0])}" y1="{_fmt(start[1] + nudge)}" '
+                f'x2="{_fmt(end[0])}" y2="{_fmt(end[1] + nudge)}" stroke="{colour}" '
+                f'stroke-width="{width}"{dash}{marker} color="{colour}"/>')
+        halo = (f'<line x1="{_fmt(start[0])}" y1="{_fmt(start[1] + nudge)}" '
+                f'x2="{_fmt(end[0])}" y2="{_fmt(end[1] + nudge)}" stroke="#ffffff" '
+                f'stroke-opacity="0.7" stroke-width="{width + 2.2}"{dash}/>')
+        mark = ""
+        if failed:  # a red cross halfway: the order did not succeed
+            mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + nudge
+            mark = (f'<path class="failed" d="M{_fmt(mx - 5)} {_fmt(my - 5)} L{_fmt(mx + 5)} '
+                    f'{_fmt(my + 5)} M{_fmt(mx - 5)} {_fmt(my + 5)} L{_fmt(mx + 5)} '
+                    f'{_fmt(my - 5)}" stroke="{FAILED}" stroke-width="2.6"/>')
+        self.layers["orders"].append(f"<g {attrs}>{halo}{line}{mark}</g>")
+
+    def marker(self, shape: str, colour: str) -> str:
+        """One arrowhead per colour: cairosvg does not paint markers in the line's colour
+        (SVG 2 ``context-stroke``), so each colour gets its own."""
+        name = f"{shape}-{colour.lstrip('#')}"
+        if name not in self.markers:
+            if shape == "arrow":
+                self.markers[name] = (
+                    f'<marker id="{name}" viewBox="0 0 10 10" refX="7" refY="5" '
+                    f'markerWidth="4.5" markerHeight="4.5" orient="auto">'
+                    f'<path d="M0 0 L10 5 L0 10 Z" fill="{colour}"/></marker>')
+            else:
+                self.markers[name] = (
+                    f'<marker id="{name}" viewBox="0 0 10 10" refX="5" refY="5" '
+                    f'markerWidth="6" markerHeight="6"><circle cx="5" cy="5" r="3.5" '
+                    f'fill="none" stroke="{colour}" stroke-width="2"/></marker>')
+        return name
+
+    # ---------------------------------------------------------------- output
+    def legend(self, lines: list[str]) -> None:
+        if not lines:
+            return
+        if self.d.kind == "chessboard":  # one line in the margin above the board
+            self.layers["legend"].append(
+                f'<text x="{MARGIN}" y="{MARGIN - 9}" font-size="14" font-weight="bold" '
+                f'font-family="DejaVu Sans, sans-serif" fill="{INK}">'
+                f'{escape(" ".join(lines))}</text>')
+            return
+        width = 16 + 8.5 * max(len(line) for line in lines)
+        self.layers["legend"].append(
+            f'<rect x="4" y="4" width="{_fmt(width)}" height="{8 + 17 * len(lines)}" rx="4" '
+            f'fill="#ffffff" fill-opacity="0.85" stroke="{INK}" stroke-width="0.8"/>')
+        for i, line in enumerate(lines):
+            self.layers["legend"].append(
+                f'<text x="12" y="{20 + 17 * i}" font-size="13" font-weight="bold" '
+                f'font-family="DejaVu Sans, sans-serif" fill="{INK}">{escape(line)}</text>')
+
+    def svg(self) -> str:
+        w, h = self.d.width, self.d.height
+        defs = f'<defs>{"".join(self.markers.values())}</defs>'
+        body = "".join(f'<g class="{name}">{"".join(items)}</g>'
+                       for name, items in self.layers.items())
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+                f'viewBox="0 0 {w} {h}"><title>{escape(self.title)}</title>{defs}'
+                f'<rect width="{w}" height="{h}" fill="{SEA if self.d.kind == "map" else "#fff"}"'
+                f'/>{body}</svg>\n')
+
+
+def _short(a: Point, b: Point, by: float) -> Point:
+    """``b`` moved ``by`` pixels towards ``a`` (so a line stops short of a unit's symbol)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy)
+    if length <= by * 2:
+        return b
+    return (b[0] - dx / length * by, b[1] - dy / length * by)
+
+
+def render_svg(variant: str, position: Mapping[str, Any],
+               results: Iterable[Mapping[str, str]] = (), *, title: str = "",
+               supply_centres: Iterable[str] | None = None) -> str:
+    """The picture of ``position`` (contract JSON as the variant writes it), with the orders
+    of ``results`` as arrows when given.
+
+    ``supply_centres`` are the board's centres, drawn white when nobody owns them; None draws
+    only the owned ones (a private map must not say more than its reader knows, and the
+    board's list is public anyway, so callers pass it for every full map).
+    """
+    drawing = drawing_for(variant)
+    board = get_variant(variant).board
+    seas = {name for name, p in board.provinces.items() if p.kind == "sea"}
+    units: Mapping[str, list[str]] = position.get("units") or {}
+    centres: Mapping[str, list[str]] = position.get("centres") or {}
+    dislodged: Mapping[str, list[Any]] = position.get("dislodged") or {}
+    powers = sorted(set(units) | set(centres) | set(dislodged))
+    colours = power_colours(drawing, powers)
+    owners = {c: p for p, cs in centres.items() for c in cs}
+    heading = [title] if title else []
+    if position.get("phase"):
+        heading.append(str(position["phase"]))
+    pic = Picture(drawing, colours, " ".join(heading) or variant)
+    pic.ground(owners, seas)
+    pic.centres(set(owners) | set(supply_centres or ()), owners)
+    for power in sorted(units):
+        by_place: dict[str, int] = {}
+        for text in units[power]:
+            _, loc = read_unit(text)
+            key = loc.split("/")[0].upper()
+            slot = by_place.get(key, 0)
+            by_place[key] = slot + 1
+            pic.unit(power, text, slot)
+    for power in sorted(dislodged):
+        for entry in dislodged[power]:
+            pic.unit(power, entry if isinstance(entry, str) else entry["unit"], 0, True)
+
+    def is_place(word: str) -> bool:
+        return drawing.point(word) is not None and not word.isdigit()
+
+    seen: dict[tuple[str, str], int] = {}
+    for r in results:
+        for arrow in arrows(r["power"], r["order"], r.get("result", ""), is_place):
+            key = (arrow.origin, arrow.destination)
+            n = seen.get(key, 0)  # two orders along the same line are drawn side by side
+            seen[key] = n + 1
+            pic.order(arrow, nudge=4.0 * n)
+    pic.legend(heading)
+    return pic.svg()
+
+
+def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
+    """Rasterise with cairosvg (imported here so that the judge runs without it until a
+    picture is asked for)."""
+    import cairosvg
+
+    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=scale)

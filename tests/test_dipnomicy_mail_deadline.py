@@ -1,0 +1,108 @@
+"""The three-day rule (P5) end to end by email, with the judge's clock moved by the test:
+once enacted, each moves deadline is set from the time the last move report was sent, it is
+in every report and acknowledgement, and moves arriving after it are refused with a reply
+saying so. The same turn without the rule takes the late moves. The scheduler wakes the judge
+at vote deadlines as well as moves deadlines."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from dipkit import DipGame, cheap_passwords, play_turn_with_votes, proposal  # noqa: F401 (fixture)
+
+from judge.mail.compose import deadline_text
+from judge.scheduler import Clock
+
+P5 = proposal("Speed up the game (and clarify the deadline)", "deadline days=3",
+              "The deadline for move submissions for a given turn is three days after\n"
+              "the last move report.  Late submissions are not counted.",
+              lead="Enact a mutable rule:")
+
+
+def clock_text(when) -> str:
+    return deadline_text(when).split(" (")[0]  # "Tue 24 Nov 2026 12:00 UTC"
+
+
+@pytest.mark.parametrize("enact", [True, False], ids=["P5 enacted", "P5 voted down"])
+def test_three_day_rule_sets_the_deadline_from_the_last_report_and_refuses_late_moves(
+        tmp_path, enact):
+    g = DipGame(tmp_path)
+    g.start()
+    g.player("ITALY", P5)
+    g.to_deadline()
+    report1_sent = g.clock.now  # the move report went out at the moves deadline
+    assert g.state()["report_sent"].startswith(report1_sent.isoformat()[:19])
+    for c in g.countries:
+        g.player(c, "VOTE P1 " + ("FOR" if enact else "AGAINST"), "votes")
+    result = g.to_all(g.to_vote_deadline(), "votes on")
+    closed = g.clock.now
+    if enact:
+        # turn 2's moves are due three days after the move report of turn 1
+        assert g.deadline() == report1_sent + timedelta(days=3)
+        assert "PASSED: enacted as rule 25" in result.body
+    else:  # the ruleset's default_move_days (7) from the close of the vote
+        assert g.deadline() == closed + timedelta(days=7)
+    assert f"Moves for turn 2 are due by {clock_text(g.deadline())}" in result.body
+    # an acknowledgement shows the deadline
+    r = g.player("FRANCE", "A Par -- Pic", "in time")
+    assert f"Deadline: {clock_text(g.deadline())}" in r.body
+    # a move after the deadline, before the judge has processed the turn
+    due = g.deadline()
+    g.clock.to(due + timedelta(minutes=10))
+    late = g.player("GERMANY", "A Mun -- Ruh", "late")
+    if enact:
+        assert late.subject.startswith("[ERROR]"), late.body
+        assert f"too late: moves for turn 2 were due by {clock_text(due)}" in late.flat
+        assert ("3 days after the last move report (rule 25). Late submissions are not "
+                "counted.") in late.flat
+    else:
+        assert not late.subject.startswith("[ERROR]"), late.body
+    report2 = g.to_all(g.mail, "move report, turn 2")  # processed right after the late mail
+    report2_sent = g.clock.now
+    assert "A Par -- Pic\n" in report2.body
+    if enact:
+        assert "A Mun H" in report2.body and "A Mun -- Ruh" not in report2.body
+        line = [x for x in report2.body.splitlines() if "did not submit moves" in x][0]
+        assert "Germany" in line and "France" not in line
+        # the next deadline: three days after this report, and the report says so
+        assert g.deadline() == report2_sent + timedelta(days=3)
+        assert f"Moves for Turn 3 (Spring) are due by {clock_text(g.deadline())}" \
+            in report2.body
+    else:
+        assert "A Mun -- Ruh\n" in report2.body
+    # after the turn was processed (no proposals, so no vote): these are turn 3's moves
+    r = g.player("GERMANY", "A Ber -- Sil", "next turn")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "Spring 1902 Movement" in r.body and f"Deadline: {clock_text(g.deadline())}" in r.body
+
+
+def test_late_moves_during_the_vote_are_refused_with_the_deadline(tmp_path):
+    """P5 in force, a proposal on the table: a move arriving after the deadline finds the turn
+    adjudicated and voting open, and is told both."""
+    g = DipGame(tmp_path)
+    g.start()
+    play_turn_with_votes(g, {"ITALY": P5}, None, {"Speed up the game (and clarify the "
+                                                  "deadline)": "FOR"})
+    g.player("FRANCE", proposal("Support actions", "support"))
+    g.to_deadline()
+    r = g.player("GERMANY", "A Mun -- Ruh", "late")
+    assert r.subject.startswith("[ERROR]")
+    assert "turn 2 has been adjudicated and its proposals are being voted on" in r.flat
+    assert "Late moves are not counted (the deadline rule is in force)." in r.flat
+    assert "Moves for turn 3 are due by" in r.flat
+
+
+def test_the_scheduler_wakes_the_judge_at_the_vote_deadline(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    g.player("FRANCE", proposal("Support actions", "support"))
+    g.to_deadline()
+    clock = Clock(lambda: None, lambda: None, None, 60)  # not started: jobs only recorded
+    clock.sync(g.judge.store)
+    gid = g.game()["id"]
+    assert clock.deadline_jobs()[gid] == g.vote_deadline()  # earlier than the moves deadline
+    assert g.vote_deadline() < g.deadline()
+    g.to_vote_deadline()
+    clock.sync(g.judge.store)
+    assert clock.deadline_jobs()[gid] == g.deadline()  # then the moves deadline again

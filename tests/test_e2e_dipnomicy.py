@@ -1,0 +1,72 @@
+"""Dipnomicy end to end through the real mail servers: ``judge serve`` reads the players' and
+the SG's mail from its dovecot mailbox over IMAP (delivered by postfix) and sends through
+postfix, which relays to the test's sink. One full cycle: random countries, a proposal with
+the moves, the move report, votes, the vote result with the new ruleset, and the next turn
+showing the enacted rule (P1, support) working. The SG's PROCESS stands in for the deadlines,
+which are days long (the deadlines are tested with a controllable clock in-process)."""
+
+from __future__ import annotations
+
+import re
+
+from dipkit import proposal
+from mailkit import JudgeProcess, SinkBackend, imap_config, subject_has, unique, write_config
+
+
+def test_dipnomicy_cycle_over_imap_and_smtp(judge_mailbox, smtp_sink, tmp_path):
+    env = judge_mailbox
+    judge = JudgeProcess(write_config(tmp_path, imap_config(env, tmp_path)), tmp_path).start()
+    try:
+        judge.wait_log("IMAP: connected")
+        domain = f"{unique('dip')}.test"
+        b = SinkBackend(smtp_sink, env["MAILTEST_HOST"], int(env["MAILTEST_SMTP_PORT"]),
+                        f"judge@{env['MAILTEST_DOMAIN']}")
+        game, sg = unique("d"), f"sg@{domain}"
+        players = [f"player{k}@{domain}" for k in range(7)]
+        b.send(sg, f"CREATE {game} sgpass VARIANT dipnomicy\nOPEN", "new game")
+        assert "created; you are its master" in b.wait(sg, subject_has("new game"), 60).body
+        for k, a in enumerate(players):
+            b.send(a, f"JOIN {game} pw-{k}", "join")
+        for a in players:
+            assert "drawn at random" in b.wait(a, subject_has("join"), 60).flat
+        b.send(sg, f"MASTER {game} sgpass\nSTART", "start")
+        country: dict[str, str] = {}  # country -> address
+        login: dict[str, str] = {}
+        for k, a in enumerate(players):
+            notice = b.wait(a, subject_has("the game has started"), 60)
+            c = re.search(r"You play (\w+)\.", notice.body).group(1).upper()
+            country[c], login[c] = a, f"SIGNON {c} {game} pw-{k}"
+        assert len(country) == 7
+
+        def send(c: str, body: str, label: str) -> str:
+            b.send(country[c], f"{login[c]}\n{body}", label)
+            r = b.wait(country[c], subject_has(label), 60)
+            assert not r.subject.startswith("[ERROR]"), r.body
+            return r.flat
+
+        ack = send("FRANCE", "A Par -- Pic\n" + proposal("Support actions", "support"), "t1")
+        assert "Proposal of France for turn 1 received" in ack and "Deadline:" in ack
+        b.send(sg, f"MASTER {game} sgpass\nPROCESS", "process 1")
+        for a in [*players, sg]:
+            report = b.wait(a, subject_has("move report, turn 1"), 60)
+            assert "P1: Support actions" in report.body and "A Par -- Pic" in report.body
+            assert "Votes are due by" in report.body
+        for c in country:  # all at once: the judge takes them as they come
+            b.send(country[c], f"{login[c]}\nVOTE P1 FOR", "vote")
+        for c in country:
+            ack = b.wait(country[c], subject_has("vote"), 60)
+            assert f"Vote of {c.title()} recorded: P1 FOR" in ack.flat, ack.body
+        b.send(sg, f"MASTER {game} sgpass\nPROCESS", "process 2")
+        for a in [*players, sg]:
+            result = b.wait(a, subject_has("votes on the proposals of turn 1"), 60)
+            assert "PASSED: enacted as rule 25" in result.body
+            assert "Rule 25 (mutable): Support actions" in result.body
+            assert "Moves for turn 2 are due by" in result.body
+        send("FRANCE", "A Pic -- Bur\nA Mar S A Pic -- Bur", "t2")
+        send("GERMANY", "A Mun -- Bur", "t2")
+        b.send(sg, f"MASTER {game} sgpass\nPROCESS", "process 3")
+        for a in [*players, sg]:
+            report = b.wait(a, subject_has("move report, turn 2"), 60)
+            assert "A Pic -- Bur\n" in report.body and "A Mun -- Bur (failed" in report.body
+    finally:
+        assert judge.stop() == 0, judge.log.read_text()
