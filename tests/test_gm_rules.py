@@ -156,3 +156,13 @@ def test_an_absence_pushes_a_later_phases_deadline(judge):
     assert parse_iso(game["deadline"]) == datetime(end.year, end.month, end.day,
                                                    tzinfo=UTC) + timedelta(days=1)
     assert parse_iso(game["deadline"]) > before
+
+
+def test_rollback_word_shared_with_dipnomicy():
+    from judge.commands.parse import parse_line
+
+    ours = parse_line("ROLLBACK S1901M")
+    theirs = parse_line("ROLLBACK 2")  # Dipnomicy's ROLLBACK <turn>
+    bad = parse_line("ROLLBACK soon")
+    assert ours.name == theirs.name == "ROLLBACK" and not ours.error and not theirs.error
+    assert "ROLLBACK needs one phase" in bad.error
