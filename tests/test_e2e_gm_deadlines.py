@@ -256,3 +256,22 @@ def test_orders_completed_during_grace_are_processed_after_settling(judge_mailbo
         assert len(_reports(got, "S1901M")) == 8
     finally:
         j.close()
+
+
+def test_a_new_deadline_brings_its_own_reminder_and_late_notice(judge):
+    g = "nd1"
+    new_game(judge, g, ["REMINDER 6h", "GRACE 1d"])
+    deadline = parse_iso(judge.game(g)["deadline"])
+    got = [m for _, m in judge.advance(deadline + timedelta(hours=1),
+                                       step=timedelta(minutes=30))]
+    assert len(subj(got, "reminder")) == 7 and len(subj(got, "late")) == 8
+    # the master gives one more day: the reminder and the late notice come again, once
+    judge.send(gm_addr(g), f"MASTER {g} gm-{g}\nDEADLINE 24h")
+    out = judge.pump()
+    assert "Deadline of S1901M set to Thu 26 Nov 2026 11:00 UTC" in out[0].flat
+    new = parse_iso(judge.game(g)["deadline"])
+    got = judge.advance(new + timedelta(hours=1), step=timedelta(minutes=30))
+    reminders = [(t, m) for t, m in got if "reminder" in m.subject]
+    assert len(reminders) == 7 and {t for t, _ in reminders} == {new - timedelta(hours=6)}
+    lates = [(t, m) for t, m in got if "late" in m.subject]
+    assert len(lates) == 8 and {t for t, _ in lates} == {new}

@@ -84,6 +84,13 @@ def begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
     return deadline
 
 
+def deadline_moved(s: Store, game: dict) -> None:
+    """The current deadline was changed (by the master, or an absence): the reminder and late
+    notices of the phase are due again, relative to the new deadline."""
+    s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?",
+              (game["id"], f"{game['phase']}:%"))
+
+
 # ------------------------------------------------------------------------ state
 def settle_seconds(cfg: Any, game: dict) -> int:
     st = S.load(game)

@@ -142,6 +142,9 @@ def set_deadline(s: Store, game: dict, when: datetime) -> dict:
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
+    from judge.games.deadlines import deadline_moved
+
+    deadline_moved(s, game)  # its reminder and late notices follow the new deadline
     return refresh(s, game)
 
 

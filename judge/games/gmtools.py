@@ -187,6 +187,7 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
     if deadline is not None and start <= deadline < until:  # the current deadline moves too
         new = D.align(until, S.load(game))
         s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(new), game["id"]))
+        D.deadline_moved(s, game)
         note = f" The current deadline moves to {deadline_text(new, now, tz)}."
     return (f"Absence of {power.title()} recorded: {deadline_text(start, now, tz).split(' (')[0]}"
             f" to {deadline_text(until, now, tz).split(' (')[0]}. No deadline of game "
