@@ -16,6 +16,7 @@ from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.games import game as G
 from judge.games.observers import list_headers, readers
+from judge.games.plugins import plugin
 from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
@@ -116,7 +117,50 @@ def events_context(variant: Any, events: list[Event], new: Position) -> dict:
             "diagram": diagram}
 
 
+def _groups(turns: list[G.Turn]) -> list[list[G.Turn]]:
+    """The turns that make one report each: one phase, or (when the variant's plug-in says
+    so) the consecutive phases of one game adjudicated together."""
+    groups: list[list[G.Turn]] = []
+    for turn in turns:
+        last = groups[-1] if groups else None
+        if last and last[-1].game["id"] == turn.game["id"] and \
+                plugin(turn.game["variant"]).one_report_per_adjudication:
+            last.append(turn)
+        else:
+            groups.append([turn])
+    return groups
+
+
+def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
+    """A variant's own report of the phases in ``group`` (True), through the same pipeline:
+    the events with their audiences, then each recipient's report from the events it may
+    see. False when the variant has none (the standard report is used)."""
+    game = G.refresh(s, group[0].game)
+    variant = G.get_variant(game["variant"])
+    plug = plugin(game["variant"])
+    steps = [(t.outcome, t.given or []) for t in group]
+    events = plug.turn_events(variant, steps)
+    if events is None:
+        return False
+    for r in readers(s, game):  # players, master, observers, the game's list
+        mail = plug.report(variant, game, steps, visible_events(events, r.power), r.power)
+        if mail is None:
+            return False
+        subject, template, context = mail
+        outbox.queue(kind="report", to=r.address, subject=subject, template=template,
+                     context=context, game_id=game["id"],
+                     headers=list_headers(outbox.cfg, game, r.address))
+    return True
+
+
 def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
+    for group in _groups(turns):
+        if queue_plugin_report(outbox, s, group):
+            continue
+        queue_phase_reports(outbox, s, group)
+
+
+def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
         game = G.refresh(s, turn.game)
         variant = G.get_variant(game["variant"])
@@ -173,6 +217,16 @@ class _Pictures:
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
+    plug = plugin(game["variant"])
+    if plug.start_notice(variant, game, pos, None) is not None:
+        subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
+        for r in readers(s, game):
+            notice = plug.start_notice(variant, game, pos, r.power)
+            assert notice is not None
+            outbox.queue(kind="report", to=r.address, subject=subject, template=notice[0],
+                         context=notice[1], game_id=game["id"],
+                         headers=list_headers(outbox.cfg, game, r.address))
+        return
     ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
            "phase_name": pos.phase.long_name, "deadline": game["deadline"],
            "table": position_context(variant, pos),

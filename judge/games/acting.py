@@ -17,7 +17,7 @@ from typing import Any
 from judge import reports
 from judge.commands.parse import Command, parse_duration, parse_lines
 from judge.config import Config
-from judge.games import deadlines, drivers, gmtools
+from judge.games import deadlines, drivers, gmtools, plugins
 from judge.games import game as G
 from judge.games.game import GameError
 from judge.games.mapcmd import map_command
@@ -259,7 +259,7 @@ class Actor:
         if name == "LIST":
             if a:
                 game = G.find_game(s, a[0])
-                return "", "game", G.game_summary(s, game)
+                return "", "game", G.game_summary(s, game, self._reader(ses, game))
             games = s.all("SELECT * FROM games ORDER BY name")
             return "", "list", [G.game_summary(s, g) for g in games]
         if name == "SIGNON":
@@ -298,10 +298,10 @@ class Actor:
         if name == "STATUS":
             if a:
                 game = G.find_game(s, a[0])
-                return "", "game", G.game_summary(s, game)
+                return "", "game", G.game_summary(s, game, self._reader(ses, game))
             if ses.current is not None:
                 game = G.refresh(s, ses.current.game)
-                return "", "game", G.game_summary(s, game)
+                return "", "game", G.game_summary(s, game, ses.current.power)
             if ses.master is not None:
                 return "", "game", G.game_summary(s, G.refresh(s, ses.master))
             raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
@@ -371,6 +371,14 @@ class Actor:
                     "text", None)
         raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
 
+    @staticmethod
+    def _reader(ses: _Session, game: dict) -> str | None:
+        """The power this mail signed on as in ``game`` (what STATUS may show it), if any."""
+        for (gid, power) in ses.contexts:
+            if gid == game["id"]:
+                return power
+        return None
+
     def _master_game(self, ses: _Session) -> dict:
         if ses.master is None:
             if ses.master_failed:
@@ -382,6 +390,7 @@ class Actor:
     def _create(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
         name, password, *rest = cmd.args
         variant = "standard"
+        options: list[str] = []  # words for the variant's own settings
         defaults = [parse_duration(x) or 0 for x in (self.cfg.default_movement,
                                                      self.cfg.default_retreat,
                                                      self.cfg.default_adjustment)]
@@ -406,18 +415,26 @@ class Actor:
                 variant = rest[i]
                 i += 1
             else:
-                raise GameError(f"CREATE does not understand {rest[i]!r}; write: CREATE <game> "
-                                "<password> [VARIANT <name>] [DEADLINES <movement> [<retreat> "
-                                "[<adjustment>]]]")
+                options.append(rest[i])
+                i += 1
         if any(d <= 0 for d in durations):
             raise GameError("every phase length must be longer than zero")
+        try:
+            v = G.get_variant(variant.lower())
+        except KeyError:
+            v = None  # create_game names the variants
+        plug = plugins.plugin(variant)
+        settings = plug.settings(v, options) if v is not None else {}
         game = G.create_game(self.s, name, password, variant.lower(),
-                             (durations[0], durations[1], durations[2]), ses.inbound.sender)
+                             (durations[0], durations[1], durations[2]), ses.inbound.sender,
+                             settings)
         ses.master, ses.master_failed = game, False
+        described = plug.describe(settings)
         return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
                 f"its master. Phase lengths: movement {reports.duration(durations[0])}, retreat "
                 f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. "
-                f"Send OPEN when players may sign on.", "text", None)
+                + (f"Settings: {described}. " if described else "")
+                + "Send OPEN when players may sign on.", "text", None)
 
     def _parse_when(self, text: str, now: datetime) -> datetime:
         seconds = parse_duration(text.lstrip("+"))

@@ -16,6 +16,7 @@ from typing import Any
 from judge.engine.board import province_of
 from judge.engine.position import Position
 from judge.games.auth import hash_password, verify_password
+from judge.games.plugins import game_settings, plugin
 from judge.storage import Store, iso, now_utc, parse_iso
 
 
@@ -73,7 +74,8 @@ def phase_seconds(game: dict, kind: str) -> int:
 
 # --------------------------------------------------------------- game master
 def create_game(s: Store, name: str, password: str, variant: str,
-                durations: tuple[int, int, int], address: str) -> dict:
+                durations: tuple[int, int, int], address: str,
+                settings: dict | None = None) -> dict:
     if s.game(name) is not None:
         raise GameError(f"a game called {name!r} already exists; choose another name")
     try:
@@ -85,10 +87,10 @@ def create_game(s: Store, name: str, password: str, variant: str,
         raise GameError("the master password must be at least 4 characters long")
     m, r, a = durations
     s.execute("INSERT INTO games (name, variant, status, master_hash, master_address, "
-              "movement_seconds, retreat_seconds, adjustment_seconds, created) "
-              "VALUES (?, ?, 'forming', ?, ?, ?, ?, ?, ?)",
+              "movement_seconds, retreat_seconds, adjustment_seconds, created, settings) "
+              "VALUES (?, ?, 'forming', ?, ?, ?, ?, ?, ?, ?)",
               (name, variant.lower(), hash_password(password), address, m, r, a,
-               iso(now_utc())))
+               iso(now_utc()), json.dumps(settings or {})))
     game = s.game(name)
     assert game is not None
     return game
@@ -123,11 +125,14 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
     if missing:
         raise GameError(f"game {game['name']} cannot start: no player yet for "
                         f"{', '.join(p.title() for p in missing)}")
-    pos = variant.initial_position()
+    plug = plugin(game["variant"])
+    settings = plug.on_start(game_settings(game), list(variant.board.powers))
+    pos = plug.initial_position(variant, settings)
+    s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(settings), game["id"]))
     phase = str(pos.phase)
     s.save_position(game["id"], phase, variant.write_position(pos))
     s.execute("UPDATE games SET status = 'active', phase = ? WHERE id = ?", (phase, game["id"]))
-    _begin_phase(s, refresh(s, game), now, pos.phase.kind)
+    _begin_phase(s, refresh(s, game), now, plug.deadline_kind(variant, pos))
     return refresh(s, game)
 
 
@@ -172,7 +177,8 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
               (game["id"],))
     if not deadline or parse_iso(deadline) < now:
         pos = current_position(s, game)
-        _begin_phase(s, refresh(s, game), now, pos.phase.kind)
+        length = plugin(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
+        _begin_phase(s, refresh(s, game), now, length)
     return refresh(s, game)
 
 
@@ -226,6 +232,7 @@ class OrderStatus:
     adjustment: int = 0
     submitted: bool = False
     tz: str = "UTC"  # the game's time zone, for the deadline shown
+    todo: bool = False  # ``missing`` is the variant's own list of what is left to send
 
     @property
     def has_errors(self) -> bool:
@@ -241,9 +248,13 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     """Read a power's lines; a later order to the same unit replaces an earlier one (where a
     variant stacks units, a space takes as many orders as it holds units)."""
     out: list[dict] = []
+    special = plugin(pos.variant).read_lines(variant, pos, power, texts)
+    if special is not None:  # the variant's plug-in reads (and replaces) lines its own way
+        return special
+    read = variant.read_orders(pos, power, texts)
     stacked = Counter(province_of(u.location) for u in variant.units_to_order(pos, power)) \
         if pos.phase.kind in "MR" else Counter()
-    for ol in variant.read_orders(pos, power, texts):
+    for ol in read:
         if ol.order is None:
             out.append({"text": ol.text, "order": None, "unit": None,
                         "error": ol.error or "cannot read this order"})
@@ -273,6 +284,9 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
 
 def needs(variant: Any, pos: Position, power: str) -> tuple[list[str], int]:
     """(units to order, adjustment count) for ``power`` in this phase."""
+    special = plugin(pos.variant).needs(variant, pos, power)
+    if special is not None:
+        return special
     if pos.phase.kind == "A":
         return [], variant.adjustment_count(pos, power)
     return [str(u) for u in variant.units_to_order(pos, power)], 0
@@ -289,7 +303,10 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
                          tz=_zone(game))
     units, count = needs(variant, pos, power)
     status.adjustment = count
-    if pos.phase.kind == "A":
+    special = plugin(pos.variant).missing(variant, pos, power, lines, status.submitted)
+    if special is not None:
+        status.missing, status.todo = special, True
+    elif pos.phase.kind == "A":
         left = abs(count) - sum(1 for line in lines if line.get("order"))
         if left > 0:
             word = "build" if count > 0 else "removal"
@@ -366,6 +383,7 @@ class Turn:
     previous: Position
     outcome: Any
     orders: dict[str, list[dict]]
+    given: list | None = None  # the orders as adjudicated, when the variant's plug-in keeps them
 
 
 def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
@@ -377,19 +395,25 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         sets = s.order_sets(game["id"], game["phase"])
         lines = [(power, line["order"]) for power in sorted(sets) for line in sets[power]
                  if line.get("order")]
-        outcome = variant.adjudicate_lines(pos, lines)
-        results = [r.to_json() for r in outcome.results]
-        s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? AND "
-                  "phase = ?", (json.dumps(results), iso(now), game["id"], game["phase"]))
-        new = outcome.position
+        # Usually one phase; a variant may adjudicate several from one set of orders.
+        steps = plugin(game["variant"]).adjudicate(variant, pos, lines)
+        for outcome, given in steps:
+            results = [r.to_json() for r in outcome.results]
+            s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? "
+                      "AND phase = ?", (json.dumps(results), iso(now), game["id"],
+                                        str(outcome.previous.phase)))
+            s.save_position(game["id"], str(outcome.position.phase),
+                            variant.write_position(outcome.position))
+            turns.append(Turn(game, outcome.previous, outcome, sets if given is None else {},
+                              given))
+        new = steps[-1][0].position
         phase = str(new.phase)
-        s.save_position(game["id"], phase, variant.write_position(new))
         status = "finished" if new.winner else game["status"]
         s.execute("UPDATE games SET phase = ?, deadline = NULL, status = ?, winner = ? "
                   "WHERE id = ?", (phase, status, new.winner, game["id"]))
-        if not new.winner:
-            _begin_phase(s, refresh(s, game), now, new.phase.kind)
-        turns.append(Turn(game, pos, outcome, sets))
+        if not new.winner:  # the phase's deadline by the game's settings and the variant's kind
+            _begin_phase(s, refresh(s, game), now,
+                         plugin(game["variant"]).deadline_kind(variant, new))
         game = refresh(s, game)
         if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
             return turns
@@ -400,9 +424,12 @@ def due_games(s: Store, now: datetime) -> list[dict]:
                  "deadline <= ? ORDER BY deadline", (iso(now),))
 
 
-def game_summary(s: Store, game: dict) -> dict:
-    """What STATUS and LIST <game> show about a game."""
+def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
+    """What STATUS and LIST <game> show about a game to ``reader`` (the power the mail
+    signed on as in this game, or None)."""
     variant = get_variant(game["variant"])
+    plug = plugin(game["variant"])
+    settings = game_settings(game)
     players = {p["power"]: p for p in s.players(game["id"])}
     info: dict[str, Any] = {
         "name": game["name"], "variant": variant.title, "status": game["status"],
@@ -417,7 +444,8 @@ def game_summary(s: Store, game: dict) -> dict:
         info["phase_name"] = pos.phase.long_name
     sets = s.order_sets(game["id"], game["phase"]) if game["phase"] else {}
     for power in variant.board.powers:
-        entry: dict[str, Any] = {"power": power, "taken": power in players}
+        entry: dict[str, Any] = {"power": power, "taken": power in players,
+                                 "label": plug.label(settings, power, reader)}
         if pos is not None:
             centres = sorted(pos.centres.get(power, ()))
             entry["centres"] = len(centres)
@@ -430,4 +458,4 @@ def game_summary(s: Store, game: dict) -> dict:
 
     driver = drivers.for_game(game)
     info["notes"] = driver.status_notes(s, game) if driver is not None else []
-    return info
+    return plug.summary(info, reader)

@@ -436,6 +436,21 @@ class StabRules(StandardRules):
             out.append((d.unit.power, Retreat(ref, choice) if choice else Disband(ref)))
         return out
 
+    # ------------------------------------------------------------------ events
+    def events(self, outcome: Outcome, orders: list[tuple[str, Order]]) -> list:
+        """The events of one phase, each with who may see it (rules 2-6): the hook
+        ``judge/reports.py`` uses for a single phase."""
+        from variants.stab.visibility import stab_events
+
+        return stab_events(self, outcome, orders)
+
+    def turn_events(self, steps: list[tuple[Outcome, list[tuple[str, Order]]]]) -> list:
+        """The events of phases reported together (a movement phase and its automatic
+        retreats; or retreats, adjustments and movement sent as one season's orders)."""
+        from variants.stab.report import stab_turn_events
+
+        return stab_turn_events(self, steps)
+
     # ------------------------------------------------------------ whole seasons
     def adjudicate_season(self, position: Position, lines: list[tuple[str, str]]
                           ) -> tuple[list[tuple[Outcome, list[tuple[str, Order]]]],

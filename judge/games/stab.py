@@ -1,0 +1,461 @@
+"""Stab! games by mail (issue 5): the mail loop's plug-in for the ``stab`` variant.
+
+What it adds to the standard mail loop (see :mod:`judge.games.plugins`):
+
+* settings at CREATE: ``RETREATS WITH_ORDERS`` (conditional retreats sent with the movement
+  orders, the default) or ``RETREATS NEXT_SEASON`` (retreats and adjustments taken with the
+  next season's orders), and ``GUNBOAT`` (every power known by a pseudonym, chosen at START);
+* the first Spring orders carry the placement (``PLACE F LON``); the player is told what is
+  missing from its own placement and orders only;
+* acknowledgements never reveal other powers' units: orders are checked against the power's
+  own units only, as if every other place might hold a unit of any power (the standard
+  checks would say "no unit in Burgundy to support" or "it is GERMANY's");
+* retreats sent with the orders are adjudicated at once; with NEXT_SEASON, the retreats,
+  adjustments and movement sent together are adjudicated together;
+* the report of everything adjudicated together is one mail per recipient, rendered from the
+  events that recipient may see (:func:`judge.reports.queue_plugin_report`): the public
+  report (rule 2, 3, 6) for everyone, and below it the reader's private notice (rule 1, 5);
+* STATUS shows other powers' names (pseudonyms) and centre counts only.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from judge.engine.board import province_of
+from judge.engine.errors import OrderError, OrderSyntaxError
+from judge.engine.events import Event
+from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, UnitRef
+from judge.engine.parse import parse_order
+from judge.engine.position import Phase, Position
+from judge.engine.variant import Outcome
+from judge.games.game import GameError
+from judge.games.plugins import GamePlugin
+from variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
+from variants.stab.rules import (
+    _IF,
+    _IF_DISLODGED,
+    NEXT_SEASON,
+    RETREAT_MODES,
+    STAB_ORDERS,
+    WITH_ORDERS,
+    IfDislodged,
+    Place,
+    StabRules,
+    seed_notation,
+    split_line,
+)
+
+PSEUDONYMS = ["Teapot", "Marmalade", "Gherkin", "Walrus", "Crumpet", "Banjo", "Pelican",
+              "Custard", "Noodle", "Badger", "Kipper", "Trombone", "Wombat", "Pudding"]
+_MODE_WORDS = {"WITH_ORDERS": WITH_ORDERS, "WITH-ORDERS": WITH_ORDERS, "CONDITIONAL": WITH_ORDERS,
+               "NEXT_SEASON": NEXT_SEASON, "NEXT-SEASON": NEXT_SEASON, "NEXT": NEXT_SEASON}
+_MODE_TEXT = {WITH_ORDERS: "conditional retreats are sent with the movement orders",
+              NEXT_SEASON: "retreats and adjustments are sent with the next season's orders"}
+
+
+def _rules(variant: Any) -> StabRules:
+    rules = variant.rules
+    assert isinstance(rules, StabRules)
+    return rules
+
+
+def mode(settings: dict) -> str:
+    return str(settings.get("retreats") or WITH_ORDERS)
+
+
+def combined(rules: StabRules, pos: Position) -> bool:
+    """A retreat or adjustment phase whose orders come with the next season's movement."""
+    return pos.phase.kind in "RA" and rules.retreat_mode(pos) == NEXT_SEASON
+
+
+# ------------------------------------------------------------ reading blind
+def _guess_kind(rules: StabRules, location: str, towards: str | None) -> str:
+    """The type of an unnamed unit the player refers to: fleets at sea, armies inland; on a
+    coast, a fleet when it is said to go to sea."""
+    b = rules.board
+    prov = province_of(location)
+    if b.is_sea(prov) or "/" in location:
+        return "F"
+    if b.is_land(prov):
+        return "A"
+    return "F" if towards and b.is_sea(province_of(towards)) else "A"
+
+
+def _referenced(rules: StabRules, text: str) -> list[UnitRef]:
+    """The units an order line names as targets (supported or convoyed), read for syntax only."""
+    texts = [text]
+    m = _IF.match(text)
+    if m:
+        texts.append(m.group(2))
+    refs = []
+    for t in texts:
+        try:
+            order = parse_order(rules.board, seed_notation(t), "M")
+        except OrderError:
+            continue
+        if isinstance(order, (SupportHold, SupportMove, Convoy)):
+            towards = getattr(order, "destination", None)
+            kind = order.target.kind or _guess_kind(rules, order.target.location, towards)
+            refs.append(UnitRef(kind, order.target.location))
+    return refs
+
+
+def blind_position(rules: StabRules, pos: Position, power: str, own: list[Unit], text: str
+                   ) -> Position:
+    """What ``power`` may know of the board when its line is checked: its own units, a unit
+    wherever it names one of another power's (of the type it says), and a fleet in every
+    other sea (for convoy routes). Checking against this tells the player nothing it does not
+    know; a support of a unit that is not there is void at adjudication (a mis-order, never
+    revealed)."""
+    mine = {u.province for u in own}
+    phantoms: dict[str, Unit] = {}
+    for ref in _referenced(rules, text):
+        if ref.province not in mine:
+            phantoms[ref.province] = Unit("?", ref.kind or "A", ref.location)
+    ordered = _ordered_province(rules, seed_notation(text))
+    for prov in rules.board.provinces:
+        if rules.board.is_sea(prov) and prov not in mine and prov not in phantoms \
+                and prov != ordered:
+            phantoms[prov] = Unit("?", "F", prov)
+    return Position(pos.variant, pos.phase, list(own) + list(phantoms.values()), pos.centres,
+                    extra=dict(pos.extra))
+
+
+def _ordered_province(rules: StabRules, text: str) -> str | None:
+    """The province of the unit a line gives an order to (no other power's unit is
+    imagined there, so that "no unit in North Sea" is the answer when it is not the
+    power's)."""
+    try:
+        m = _IF_DISLODGED.match(text)
+        if m:
+            return rules._read_if_dislodged(m.group(1)).unit.province
+        m = _IF.match(text)
+        named = parse_order(rules.board, m.group(2) if m else text, "M")
+        return province_of(named.unit.location)  # type: ignore[attr-defined]
+    except (OrderError, AttributeError):
+        return None
+
+
+def placed_units(rules: StabRules, pos: Position, power: str, texts: Sequence[str]) -> list[Unit]:
+    """The units ``power`` places with these lines (the last line for a space counts)."""
+    at: dict[str, Unit] = {}
+    for text in texts:
+        try:
+            order = rules.read_order(pos, power, text)
+        except OrderError:
+            continue
+        if isinstance(order, Place):
+            at[order.unit.province] = Unit(power, order.unit.kind or "A", order.unit.location)
+    return list(at.values())
+
+
+def read_movement_line(rules: StabRules, pos: Position, power: str, own: list[Unit],
+                       text: str) -> Order:
+    """One movement-phase line, checked against what ``power`` knows only."""
+    if rules.placement_pending(pos):
+        order = rules.read_order(pos, power, text)  # PLACE, REVEAL, IF DISLODGED: own checks
+        if isinstance(order, STAB_ORDERS):
+            return order
+    blind = blind_position(rules, pos, power, own, text)
+    # The blind board holds no placement: its units are the power's own (placed) units.
+    blind.extra.pop("placement", None)
+    order = rules.read_order(blind, power, text)
+    if isinstance(order, IfDislodged) and rules.placement_pending(pos) and not any(
+            u.province == order.unit.province for u in own):
+        raise OrderError(f"you place no unit in {rules.name(order.unit.province)}")
+    return order
+
+
+# ------------------------------------------------------------------ plug-in
+class StabPlugin(GamePlugin):
+    hidden = True
+    one_report_per_adjudication = True
+
+    # ---------------------------------------------------------------- settings
+    def settings(self, variant: Any, words: list[str]) -> dict:
+        out: dict[str, Any] = {"retreats": WITH_ORDERS, "gunboat": False}
+        i = 0
+        while i < len(words):
+            w = words[i].upper()
+            if w == "GUNBOAT":
+                out["gunboat"] = True
+                i += 1
+            elif w == "RETREATS" and i + 1 < len(words) and words[i + 1].upper() in _MODE_WORDS:
+                out["retreats"] = _MODE_WORDS[words[i + 1].upper()]
+                i += 2
+            else:
+                raise GameError(f"CREATE does not understand {words[i]!r}; a Stab! game takes "
+                                "RETREATS WITH_ORDERS or RETREATS NEXT_SEASON, and GUNBOAT")
+        assert out["retreats"] in RETREAT_MODES
+        return out
+
+    def describe(self, settings: dict) -> str:
+        text = _MODE_TEXT[mode(settings)]
+        if settings.get("gunboat"):
+            text += "; Gunboat: every power is known by a pseudonym"
+        return text
+
+    def initial_position(self, variant: Any, settings: dict) -> Position:
+        return _rules(variant).initial_position(retreats=mode(settings))
+
+    def on_start(self, settings: dict, powers: list[str]) -> dict:
+        if not settings.get("gunboat") or settings.get("pseudonyms"):
+            return settings
+        names = random.SystemRandom().sample(PSEUDONYMS, len(powers))
+        return {**settings, "pseudonyms": dict(zip(powers, names, strict=True))}
+
+    @staticmethod
+    def report_settings(game: dict, settings: dict) -> StabSettings:
+        return StabSettings(game=game["name"], pseudonyms=settings.get("pseudonyms"))
+
+    def label(self, settings: dict, power: str, reader: str | None = None) -> str:
+        names = settings.get("pseudonyms")
+        if not names:
+            return power.title()
+        if reader == power:  # a player knows its own power
+            return f"{power.title()} ({names[power]})"
+        return str(names[power])
+
+    def summary(self, info: dict, reader: str | None) -> dict:
+        """Other powers: name and centre count (public: rule 3 gives the counts every
+        Winter, and centres change hands only then); units, and whether orders are in, only
+        for the reader's own power. Sorted by the name shown, so pseudonyms give nothing away."""
+        for entry in info["powers"]:
+            if entry["power"] != reader:
+                for key in ("units", "to_order", "ordered"):
+                    entry.pop(key, None)
+        info["powers"].sort(key=lambda e: e["label"])
+        return info
+
+    # ----------------------------------------------------------------- orders
+    def read_lines(self, variant: Any, pos: Position, power: str, texts: list[str]
+                   ) -> list[dict]:
+        rules = _rules(variant)
+        texts = [part for t in texts if t.strip() for part in split_line(t.strip())]
+        if combined(rules, pos):
+            return [self._read_combined(rules, pos, power, t) for t in texts]
+        if pos.phase.kind != "M":
+            # Adjustments are checked against the power's own units only ("REMOVE A MUN" must
+            # not answer "it is GERMANY's"); nothing else matters to them, since a home
+            # centre the power still owns in Winter holds no other power's unit.
+            own = Position(pos.variant, pos.phase, pos.units_of(power), pos.centres,
+                           [d for d in pos.dislodged if d.unit.power == power],
+                           extra=dict(pos.extra))
+            out = []
+            for ol in variant.read_orders(own, power, texts):
+                out.append({"text": ol.text, "order": str(ol.order) if ol.order else None,
+                            "unit": _unit_key(ol.order), "error": ol.error})
+            return _replace_earlier(out)
+        own = placed_units(rules, pos, power, texts) if rules.placement_pending(pos) else \
+            pos.units_of(power)
+        out = []
+        for text in texts:
+            try:
+                order = read_movement_line(rules, pos, power, own, text)
+            except OrderError as exc:
+                out.append({"text": text, "order": None, "unit": None, "error": str(exc)})
+                continue
+            out.append({"text": text, "order": str(order), "unit": _unit_key(order),
+                        "error": None})
+        if rules.placement_pending(pos):
+            places = [rules.read_order(pos, power, x["order"]) for x in out
+                      if x["order"] and x["order"].startswith("PLACE ")]
+            # A missing placement is listed under "Still to do" (``missing``); two units in
+            # one space is an error of the lines themselves.
+            wrong = [e for e in rules.placement_errors(
+                power, [p for p in places if isinstance(p, Place)]) if e.startswith("two ")]
+            if wrong:
+                for x in out:
+                    if x["order"] and x["order"].startswith("PLACE "):
+                        x["error"] = "; ".join(wrong)
+                        x["order"] = None
+        return _replace_earlier(out)
+
+    def _read_combined(self, rules: StabRules, pos: Position, power: str, text: str) -> dict:
+        """A line of the next season's orders sent during a pending retreat or adjustment
+        phase: a retreat of one's own dislodged unit, a build or removal, or a movement order
+        (checked when the earlier phases are done, since a retreat decides what exists)."""
+        if pos.phase.kind == "R":
+            try:
+                order = rules.read_order(pos, power, text)
+                if not isinstance(order, STAB_ORDERS):
+                    return {"text": text, "order": str(order), "unit": None, "error": None}
+            except OrderError:
+                pass
+        error = self._check_next_movement(rules, pos, power, text)
+        if error:
+            return {"text": text, "order": None, "unit": None, "error": error}
+        for kind in ("A", "M"):
+            try:
+                order = parse_order(rules.board, seed_notation(text), kind)
+            except OrderError:
+                continue
+            return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+        if _IF.match(text) or re.match(r"^\s*(place|reveal)\b", text, re.I):
+            return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+        try:
+            parse_order(rules.board, seed_notation(text), "M")
+        except OrderSyntaxError as exc:
+            return {"text": text, "order": None, "unit": None, "error": str(exc)}
+        except OrderError as exc:  # pragma: no cover - parse_order raises syntax errors only
+            return {"text": text, "order": None, "unit": None, "error": str(exc)}
+        return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+
+    @staticmethod
+    def _check_next_movement(rules: StabRules, pos: Position, power: str, text: str
+                             ) -> str | None:
+        """Why a movement line for one of the power's units that is not waiting to retreat
+        cannot be given next season (None: it can, or it is for a unit whose place the
+        retreats and builds will decide, checked when they are done). Checked against the
+        power's own units only, like every acknowledgement."""
+        where = _ordered_province(rules, seed_notation(text))
+        own = pos.units_of(power)
+        if where is None or where not in {u.province for u in own}:
+            return None
+        y = pos.phase.year
+        season = Phase("F", y, "M") if pos.phase.season == "S" else Phase("S", y + 1, "M")
+        nxt = Position(pos.variant, season, pos.units, pos.centres, extra=dict(pos.extra))
+        try:
+            read_movement_line(rules, nxt, power, own, text)
+        except OrderError as exc:
+            return str(exc)
+        return None
+
+    def needs(self, variant: Any, pos: Position, power: str) -> tuple[list[str], int] | None:
+        rules = _rules(variant)
+        if pos.phase.kind == "M" and rules.placement_pending(pos):
+            return [f"PLACE {c}" for c in sorted(rules.board.home_centres.get(power, ()))], 0
+        if pos.phase.kind == "R" and rules.retreats_are_automatic(pos):
+            return [], 0  # the conditional retreats came with the movement orders
+        if combined(rules, pos):
+            units = [str(u) for u in pos.units_of(power)]
+            units += [str(d.unit) for d in pos.dislodged if d.unit.power == power]
+            count = rules.adjustment_count(pos, power) if pos.phase.kind == "A" else 0
+            return (units or ([f"{abs(count)} adjustment(s)"] if count else [])), 0
+        return None
+
+    def missing(self, variant: Any, pos: Position, power: str, lines: list[dict],
+                submitted: bool) -> list[str] | None:
+        rules = _rules(variant)
+        if combined(rules, pos):
+            return [] if submitted else ["the next season's orders (retreats, adjustments "
+                                         "and movement together)"]
+        if not (pos.phase.kind == "M" and rules.placement_pending(pos)):
+            return None
+        placed: dict[str, str] = {}
+        ordered: set[str] = set()
+        for line in lines:
+            order = line.get("order") or ""
+            if order.startswith("PLACE "):
+                unit = order.removeprefix("PLACE ")
+                placed[province_of(unit.split()[-1])] = unit
+            elif line.get("unit"):
+                ordered.add(line["unit"])
+        homes = sorted(rules.board.home_centres.get(power, ()))
+        todo = [f"PLACE a unit in {c}" for c in homes if c not in placed]
+        todo += [placed[c] for c in homes if c in placed and c not in ordered]
+        return todo
+
+    def deadline_kind(self, variant: Any, pos: Position) -> str:
+        # Retreats and adjustments sent with the next season's orders: a movement deadline.
+        return "M" if combined(_rules(variant), pos) else pos.phase.kind
+
+    def adjudicate(self, variant: Any, pos: Position, lines: list[tuple[str, str]]
+                   ) -> list[tuple[Outcome, list | None]]:
+        rules = _rules(variant)
+        if combined(rules, pos):
+            steps, _unreadable = rules.adjudicate_season(pos, lines)
+            return [(outcome, list(orders)) for outcome, orders in steps]
+        orders: list[tuple[str, Order]] = []
+        by_power: dict[str, list[str]] = {}
+        for power, line in lines:
+            by_power.setdefault(power, []).append(line)
+        for power, line in lines:
+            try:
+                if pos.phase.kind == "M":
+                    # Read as the player was told it was read: against its own units, so
+                    # that an order accepted then is the order adjudicated (a support of a
+                    # unit that is not there is void, a mis-order the reports never show).
+                    own = placed_units(rules, pos, power, by_power[power]) \
+                        if rules.placement_pending(pos) else pos.units_of(power)
+                    orders.append((power, read_movement_line(rules, pos, power, own, line)))
+                else:
+                    orders.append((power, rules.read_order(pos, power, line)))
+            except OrderError:
+                continue  # refused when it was sent; the player was told why
+        return [(variant.adjudicate(pos, orders), orders)]
+
+    # ---------------------------------------------------------------- reports
+    def turn_events(self, variant: Any, steps: list[tuple[Outcome, list]]) -> list[Event]:
+        return _rules(variant).turn_events(steps)
+
+    def report(self, variant: Any, game: dict, steps: list[tuple[Outcome, list]],
+               seen: list[Event], reader: str | None) -> tuple[str, str, dict]:
+        from judge.games.plugins import game_settings
+
+        settings = game_settings(game)
+        rs = self.report_settings(game, settings)
+        first = next((o.previous.phase for o, _ in steps if o.previous.phase.kind == "M"),
+                     steps[0][0].previous.phase)
+        new = steps[-1][0].position
+        title = ("Winter" if first.kind == "A" else SEASON_NAMES[first.season]) + \
+            f" {first.year}"
+        context = {
+            "game": game["name"], "variant": variant.title, "title": title,
+            "public": render_public(seen, rs),
+            "private": render_private(seen, reader, rs) if reader else "",
+            "you": self.label(settings, reader, reader) if reader else None,
+            "next_phase": str(new.phase), "next_phase_name": _season_name(new.phase),
+            "deadline": None if new.winner else game["deadline"],
+            "winner": self.label(settings, new.winner, reader) if new.winner else None,
+            "next_kind": new.phase.kind, "mode": mode(settings),
+        }
+        return f"{game['name']}: {title} report", "stab/report_mail.txt.j2", context
+
+    def start_notice(self, variant: Any, game: dict, pos: Position, reader: str | None
+                     ) -> tuple[str, dict]:
+        from judge.games.plugins import game_settings
+
+        settings = game_settings(game)
+        homes = sorted(variant.board.home_centres.get(reader, ())) if reader else []
+        return "stab/started_mail.txt.j2", {
+            "game": game["name"], "variant": variant.title, "deadline": game["deadline"],
+            "phase": str(pos.phase), "phase_name": _season_name(pos.phase),
+            "you": self.label(settings, reader, reader) if reader else None,
+            "gunboat": bool(settings.get("gunboat")), "homes": homes,
+            "settings": self.describe(settings), "mode": mode(settings),
+        }
+
+
+def _season_name(phase: Phase) -> str:
+    """The seed says Autumn; the phase code stays as the judges write it."""
+    return phase.long_name.replace("Fall", "Autumn")
+
+
+def _unit_key(order: Order | None) -> str | None:
+    """The unit an order is for, when a later order to it replaces this one. PLACE, REVEAL
+    and conditional orders stand beside the unit's own order, so they have none."""
+    if order is None or isinstance(order, STAB_ORDERS):
+        return None
+    unit = getattr(order, "unit", None)
+    return province_of(unit.location) if unit is not None else None
+
+
+def _replace_earlier(lines: list[dict]) -> list[dict]:
+    """A later order to the same unit replaces the earlier one (as in every game)."""
+    for k, line in enumerate(lines):
+        if not line["order"] or not line["unit"]:
+            continue
+        for later in lines[k + 1:]:
+            if later["order"] and later["unit"] == line["unit"]:
+                line["error"] = f"replaced by the later order {later['order']}"
+                line["order"] = None
+                break
+    return lines
+
+
+PLUGIN = StabPlugin()
