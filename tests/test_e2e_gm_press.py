@@ -75,7 +75,7 @@ def test_grey_press_gm_reads_all_and_no_press(judge):
     # the sender is told too, and the players learnt it at the start of the game
     assert "The master of this game reads all press." in to(out, addr(g, "TURKEY"))[0].flat
     out = say(judge, g, "AUSTRIA", f"HISTORY {g}")
-    assert "anonymous to Austria, Russia" in out[0].body
+    assert "an anonymous power to Austria, Russia" in out[0].body
 
     judge.send(gm_addr(g), f"MASTER {g} gm-{g}\nSET PRESS NONE")
     judge.pump()

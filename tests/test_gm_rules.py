@@ -166,3 +166,19 @@ def test_rollback_word_shared_with_dipnomicy():
     bad = parse_line("ROLLBACK soon")
     assert ours.name == theirs.name == "ROLLBACK" and not ours.error and not theirs.error
     assert "ROLLBACK needs one phase" in bad.error
+
+
+def test_gunboat_press_and_whois_never_tell_who_plays_what(tmp_path):
+    j = InProcessJudge(tmp_path)
+    j.send("gm@players.test", "CREATE gb gm-pass VARIANT stab GUNBOAT\nOPEN")
+    for p in POWERS:
+        j.send(f"{p.lower()}@players.test", f"SIGNON {p} gb pw-{p.lower()}")
+    j.send("gm@players.test", "MASTER gb gm-pass\nSTART")
+    names = __import__("json").loads(j.store.game("gb")["settings"])["pseudonyms"]
+    out = j.send("france@players.test", "SIGNON France gb pw-france\nPRESS TO England\n"
+                 "An alliance?\nENDPRESS")
+    press = [m for m in out if "press from" in m.subject]
+    assert len(press) == 1 and press[0].subject == f"gb - press from {names['FRANCE']}"
+    assert "FRANCE" not in press[0].body.upper() and "An alliance?" in press[0].body
+    text = reply(j, "someone@players.test", "WHOIS gb\nLIST gb")
+    assert "keeps its players anonymous" in text and "france@players.test" not in text

@@ -253,7 +253,7 @@ def _list_game(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Repl
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     info = G.game_summary(s, game)
-    anonymous = S.load(game)["anonymous"]
+    anonymous = S.anonymous(game)
     players = []
     for p in s.players(game["id"]):
         players.append({"power": p["power"], "state": p["state"],
@@ -326,7 +326,7 @@ def _summary(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
 def _whois(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
-    if S.load(game)["anonymous"] and _reader(actor, ses, game)[1] != "master":
+    if S.anonymous(game) and _reader(actor, ses, game)[1] != "master":
         raise GameError(f"game {game['name']} keeps its players anonymous: WHOIS shows nothing")
     variant = G.get_variant(game["variant"])
     powers = [G.power_name(variant, cmd.args[1])] if len(cmd.args) > 1 else \

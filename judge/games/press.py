@@ -27,6 +27,18 @@ if TYPE_CHECKING:
 MASTER = "MASTER"
 
 
+def label(game: dict, power: str | None, reader: str | None) -> str:
+    """How a power is named to ``reader``: its name, or what the variant calls it (a Gunboat
+    game's pseudonyms, so that press never tells who plays what)."""
+    if power is None:
+        return "an anonymous power"
+    if power == MASTER:
+        return "the master"
+    from judge.games.plugins import game_settings, plugin
+
+    return plugin(game["variant"]).label(game_settings(game), power, reader)
+
+
 def gm_reads_press(game: dict) -> bool:
     return bool(S.load(game)["gmpress"])
 
@@ -72,10 +84,7 @@ def send(actor: Actor, game: dict, sender: str, targets: list[str] | None, flags
               (game["id"], game["phase"], sender, None if targets is None
                else json.dumps(targets), int(grey), text, iso(now)))
     st = S.load(game)
-    ctx: dict[str, Any] = {"sender": None if grey else sender, "grey": grey, "text": text,
-                           "to": targets, "gmpress": st["gmpress"]}
-    subject = (f"{game['name']} - press from "
-               f"{'the master' if sender == MASTER else 'an anonymous power' if grey else sender.title()}")
+    shown = None if grey else sender
     sent = 0
     for r in readers(s, game):
         if r.role == "list":
@@ -88,13 +97,18 @@ def send(actor: Actor, game: dict, sender: str, targets: list[str] | None, flags
                 continue
         elif r.role == "observer" and (targets is not None or not st["observerpress"]):
             continue
-        actor.outbox.queue(kind="press", to=r.address, subject=subject,
-                           template="press.txt.j2", context={**ctx, "game": game["name"],
-                                                             "you": r.power, "role": r.role},
+        ctx: dict[str, Any] = {
+            "sender": label(game, shown, r.power), "grey": grey, "text": text,
+            "to": None if targets is None else [label(game, t, r.power) for t in targets],
+            "gmpress": st["gmpress"], "game": game["name"], "you": r.power, "role": r.role}
+        actor.outbox.queue(kind="press", to=r.address,
+                           subject=f"{game['name']} - press from {ctx['sender']}",
+                           template="press.txt.j2", context=ctx,
                            game_id=game["id"], headers=list_headers(actor.cfg, game,
                                                                      r.address))
         sent += 1
-    who = "everyone" if targets is None else ", ".join(t.title() for t in targets)
+    who = "everyone" if targets is None else ", ".join(
+        label(game, t, None if sender == MASTER else sender) for t in targets)
     note = " The master of this game reads all press." if st["gmpress"] else ""
     return (f"{'Grey (anonymous)' if grey else 'White (signed)'} press sent to {who} in game "
             f"{game['name']}.{note}")
@@ -115,6 +129,7 @@ def visible(s: Store, game: dict, power: str | None, role: str) -> list[dict]:
         if not ok:
             continue
         shown = row["sender"] if (not row["grey"] or row["sender"] == power) else None
-        out.append({"phase": row["phase"], "sender": shown, "to": targets, "text": row["body"],
-                    "grey": bool(row["grey"])})
+        out.append({"phase": row["phase"], "sender": label(game, shown, power),
+                    "to": None if targets is None else [label(game, t, power) for t in targets],
+                    "text": row["body"], "grey": bool(row["grey"])})
     return out

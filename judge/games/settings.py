@@ -55,6 +55,13 @@ def load(game: dict) -> dict[str, Any]:
     return {**DEFAULTS, **stored}
 
 
+def anonymous(game: dict) -> bool:
+    """Whether the game hides who plays what: SET ANONYMOUS, or a Gunboat game (the variant
+    settings in the same JSON)."""
+    st = load(game)
+    return bool(st["anonymous"] or st.get("gunboat"))
+
+
 def zone(game: dict) -> str:
     return str(load(game)["zone"])
 
