@@ -132,6 +132,13 @@ class Position:
         out.update(self.extra)
         return out
 
+    def following(self, units: list[Unit], **fields: Any) -> Position:
+        """The position after this phase's units moved: same variant and phase (the caller
+        moves the phase on), centres and variant keys copied, ``units`` as given."""
+        return Position(self.variant, self.phase, units,
+                        {p: set(cs) for p, cs in self.centres.items()},
+                        extra=dict(self.extra), **fields)
+
     # --------------------------------------------------------------- queries
     def units_of(self, power: str) -> list[Unit]:
         return [u for u in self.units if u.power == power]

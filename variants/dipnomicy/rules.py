@@ -26,7 +26,6 @@ from judge.engine.orders import (
     Convoy,
     Move,
     Order,
-    Retreat,
     SupportHold,
     SupportMove,
     Unit,
@@ -227,37 +226,12 @@ class TurnRules(StandardRules):
             self._advance(nxt, outcome)
         return outcome
 
-    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
-        # The standard retreat phase, keeping each unit's size (P6).
-        pending = position.dislodged
-        key = {d.unit.province: i for i, d in enumerate(pending)}
-        results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
-        wanted: dict[str, list[int]] = {}
-        for i, order in chosen.items():
-            if isinstance(order, Retreat):
-                wanted.setdefault(province_of(order.destination), []).append(i)
-        units = list(position.units)
-        disbanded = []
-        for i, d in enumerate(pending):
-            order = chosen.get(i)
-            if isinstance(order, Retreat) and len(wanted[province_of(order.destination)]) == 1:
-                units.append(sized(Unit(d.unit.power, d.unit.kind, order.destination),
-                                   size_of(d.unit)))
-                continue
-            disbanded.append(d.unit)
-            if order is None:
-                results.append(OrderResult(d.unit.power, f"{d.unit} D", SUCCEEDS,
-                                           "not moved away: disbanded"))
-            elif isinstance(order, Retreat):
-                r = results[slot[i]]
-                r.result, r.reason = FAILS, "another unit moved there too: both disbanded"
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+    # The standard retreat phase, in this game's words, keeping each unit's size (P6).
+    NO_RETREAT_REASON = "not moved away: disbanded"
+    RETREAT_CLASH_REASON = "another unit moved there too: both disbanded"
+
+    def retreated_unit(self, d: Dislodged, destination: str) -> Unit:
+        return sized(Unit(d.unit.power, d.unit.kind, destination), size_of(d.unit))
 
     def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
                                 count: int) -> list[Unit]:

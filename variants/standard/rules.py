@@ -275,6 +275,13 @@ class StandardRules:
         return Move(ref, reachable[0])
 
     # -------------------------------------------------------------- retreats
+    NO_RETREAT_REASON = "no retreat order: disbanded"
+    RETREAT_CLASH_REASON = "another unit retreated there too: both disbanded"
+
+    def retreated_unit(self, d: Dislodged, destination: str) -> Unit:
+        """The unit after a successful retreat (a variant keeps what else a unit carries)."""
+        return Unit(d.unit.power, d.unit.kind, destination)
+
     def retreat_options(self, position: Position, d: Dislodged) -> tuple[str, ...]:
         if d.retreats is not None:
             return d.retreats
@@ -459,10 +466,8 @@ class StandardRules:
             blocked = None if phase.convoyed[by] else attacker_from
             retreats = self._retreats_from(unit, blocked, occupied, standoffs)
             dislodged.append(Dislodged(unit, attacker_from, retreats))
-        nxt = Position(position.variant, position.phase, new_units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, frozenset(standoffs) if dislodged else frozenset(),
-                       extra=dict(position.extra))
+        nxt = position.following(new_units, dislodged=dislodged,
+                                 standoffs=frozenset(standoffs) if dislodged else frozenset())
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged), details=phase)
         if dislodged:
             nxt.phase = Phase(position.phase.season, position.phase.year, "R")
@@ -484,18 +489,16 @@ class StandardRules:
         for i, d in enumerate(pending):
             order = chosen.get(i)
             if isinstance(order, Retreat) and len(wanted[province_of(order.destination)]) == 1:
-                units.append(Unit(d.unit.power, d.unit.kind, order.destination))
+                units.append(self.retreated_unit(d, order.destination))
                 continue
             disbanded.append(d.unit)
             if order is None:
                 results.append(OrderResult(d.unit.power, f"{d.unit} D", SUCCEEDS,
-                                           "no retreat order: disbanded"))
+                                           self.NO_RETREAT_REASON))
             elif isinstance(order, Retreat):
                 r = results[slot[i]]
-                r.result, r.reason = FAILS, "another unit retreated there too: both disbanded"
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+                r.result, r.reason = FAILS, self.RETREAT_CLASH_REASON
+        nxt = position.following(units)
         outcome = Outcome(position, nxt, results, disbanded=disbanded)
         self._advance(nxt, outcome)
         return outcome
@@ -547,9 +550,7 @@ class StandardRules:
                     removed.append(unit)
                     results.append(OrderResult(power, str(Remove(UnitRef(unit.kind, unit.location))),
                                                SUCCEEDS, "civil disorder: removal not ordered"))
-        nxt = Position(position.variant, position.phase, units + built,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+        nxt = position.following(units + built)
         outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
         self._advance(nxt, outcome)
         return outcome
