@@ -182,3 +182,37 @@ def test_gunboat_press_and_whois_never_tell_who_plays_what(tmp_path):
     assert "FRANCE" not in press[0].body.upper() and "An alliance?" in press[0].body
     text = reply(j, "someone@players.test", "WHOIS gb\nLIST gb")
     assert "keeps its players anonymous" in text and "france@players.test" not in text
+
+
+def test_civil_disorder_in_a_retreat_phase_disbands_the_unordered_unit(tmp_path):
+    """At the end of a retreat phase nobody ordered, the dislodged unit is disbanded (and the
+    report says so), by the clock alone."""
+    from datetime import timedelta
+
+    from gmkit import FakeClock
+    from mailkit import FALL, SPRING
+
+    from judge.games.acting import Actor
+    from judge.storage import parse_iso
+
+    j = InProcessJudge(tmp_path)
+    clock = FakeClock(datetime.now(UTC))
+    j.actor = Actor(j.store, j.cfg, clock)
+    j.send("gm@players.test", "CREATE cd gm-pass\nSET REMINDER OFF\nOPEN")
+    for p in POWERS:
+        j.send(f"{p.lower()}@players.test", f"SIGNON {p} cd pw-{p.lower()}")
+    j.send("gm@players.test", "MASTER cd gm-pass\nSTART")
+    for season in (SPRING, FALL):
+        for p, lines in season.items():
+            j.send(f"{p.lower()}@players.test", f"SIGNON {p} cd pw-{p.lower()}\n"
+                   + "\n".join(lines))
+    game = j.store.game("cd")
+    assert game["phase"] == "F1901R"
+    clock.set(parse_iso(game["deadline"]) - timedelta(seconds=1))
+    assert j.run() == [] and j.store.game("cd")["phase"] == "F1901R"  # not a second early
+    clock.set(parse_iso(game["deadline"]))
+    out = j.run()
+    reports = [m for m in out if m.subject == "cd - F1901R results"]
+    assert len(reports) == 8
+    assert "Disbanded: France A BUR" in reports[0].body, reports[0].body
+    assert j.store.game("cd")["phase"] == "W1901A"
