@@ -76,6 +76,10 @@ class Config:
     default_movement: str = "48h"
     default_retreat: str = "24h"
     default_adjustment: str = "24h"
+    # early processing waits this long after the last orders (a game may SET SETTLE)
+    default_settle: str = "5m"
+    # an HTTPS endpoint of the deployment that handles RFC 8058 one-click unsubscribes
+    unsubscribe_url: str = ""
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
     base_dir: Path = field(default_factory=Path.cwd)

@@ -15,7 +15,9 @@ from typing import Any
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.games import game as G
+from judge.games.observers import list_headers, readers
 from judge.games.plugins import plugin
+from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
 from judge.storage import Store
@@ -144,13 +146,15 @@ def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
     # own report has no order arrows to draw on the board the orders were given on).
     after = group[-1].outcome.position
     pictures = _Pictures(variant, after, after, events, f"{game['name']} {variant.title}")
-    for address, power in recipients(s, game):
-        mail = plug.report(variant, game, steps, visible_events(events, power), power)
+    for r in readers(s, game):  # players, master, observers, the game's list
+        mail = plug.report(variant, game, steps, visible_events(events, r.power), r.power)
         if mail is None:
             return False
         subject, template, context = mail
-        outbox.queue(kind="report", to=address, subject=subject, template=template,
-                     context=context, game_id=game["id"], attachments=pictures.for_reader(power))
+        outbox.queue(kind="report", to=r.address, subject=subject, template=template,
+                     context=context, game_id=game["id"],
+                     attachments=pictures.for_reader(r.power),
+                     headers=list_headers(outbox.cfg, game, r.address))
     return True
 
 
@@ -176,13 +180,15 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
             "deadline": None if new.winner else game["deadline"],
             "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         }
-        subject = f"{game['name']}: {prev.phase.long_name} ({prev.phase}) results"
+        # the judges' subject convention, which players' mail filters rely on
+        subject = f"{game['name']} - {prev.phase} results"
         pictures = _Pictures(variant, prev, new, events, f"{game['name']} {variant.title}")
-        for address, power in recipients(s, turn.game):
-            seen = events_context(variant, visible_events(events, power), new)
-            outbox.queue(kind="report", to=address, subject=subject,
-                         template="report.txt.j2", context={**base, **seen, "you": power},
-                         game_id=turn.game["id"], attachments=pictures.for_reader(power))
+        for r in readers(s, game):  # players, master, observers, the game's list
+            seen = events_context(variant, visible_events(events, r.power), new)
+            outbox.queue(kind="report", to=r.address, subject=subject,
+                         template="report.txt.j2", context={**base, **seen, "you": r.power},
+                         game_id=turn.game["id"], attachments=pictures.for_reader(r.power),
+                         headers=list_headers(outbox.cfg, game, r.address))
 
 
 class _Pictures:
@@ -220,17 +226,19 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
     plug = plugin(game["variant"])
     if plug.start_notice(variant, game, pos, None) is not None:
         subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
-        for address, power in recipients(s, game):
-            notice = plug.start_notice(variant, game, pos, power)
+        for r in readers(s, game):
+            notice = plug.start_notice(variant, game, pos, r.power)
             assert notice is not None
-            outbox.queue(kind="report", to=address, subject=subject, template=notice[0],
-                         context=notice[1], game_id=game["id"])
+            outbox.queue(kind="report", to=r.address, subject=subject, template=notice[0],
+                         context=notice[1], game_id=game["id"],
+                         headers=list_headers(outbox.cfg, game, r.address))
         return
     ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
            "phase_name": pos.phase.long_name, "deadline": game["deadline"],
            "table": position_context(variant, pos),
            "players": [(p["power"]) for p in s.players(game["id"])]}
     subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
-    for address, power in recipients(s, game):
-        outbox.queue(kind="report", to=address, subject=subject, template="started.txt.j2",
-                     context={**ctx, "you": power}, game_id=game["id"])
+    for r in readers(s, game):
+        outbox.queue(kind="report", to=r.address, subject=subject, template="started.txt.j2",
+                     context={**ctx, "you": r.power, "gmpress": gm_reads_press(game)},
+                     game_id=game["id"], headers=list_headers(outbox.cfg, game, r.address))

@@ -1,7 +1,9 @@
 """Time: APScheduler jobs that wake the judge.
 
-* one ``date`` job per running game at its deadline (stored in UTC in the database; the jobs
-  are rebuilt from the database at start-up and after every change, so a restart loses none);
+* one ``date`` job per running game at the next moment it has something to do (``wake_at``,
+  stored in UTC by judge/games/deadlines.py: a reminder, the deadline, a late notice, the end
+  of grace, early processing, a paused-game reminder); the jobs are rebuilt from the database
+  at start-up and after every change, so a restart loses none;
 * an interval job that flushes the outbox (retries with backoff are due then);
 * an interval job that pokes the IMAP poller when the server offers no IDLE.
 
@@ -18,16 +20,23 @@ from datetime import datetime
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from judge.games import drivers
-from judge.storage import Store, parse_iso
+from judge.storage import Store, now_utc, parse_iso
 
 log = logging.getLogger("judge.scheduler")
 
 
 class Clock:
+    """The scheduler. ``now`` injects a clock: then no wall-clock timer is set for games, and
+    :meth:`advance` (called by whoever moves that clock, e.g. a test) wakes the worker for
+    every game due at ``now()``; everything else (the judge's notion of time) is the same."""
+
     def __init__(self, wake_worker: Callable[[], None], wake_sender: Callable[[], None],
                  poll: Callable[[], None] | None, poll_seconds: float,
-                 flush_seconds: float = 5.0) -> None:
+                 flush_seconds: float = 5.0, now: Callable[[], datetime] | None = None
+                 ) -> None:
         self.wake_worker = wake_worker
+        self.now = now or now_utc
+        self.manual = now is not None
         self.scheduler = BackgroundScheduler(timezone="UTC", job_defaults={
             "misfire_grace_time": None, "coalesce": True, "max_instances": 1})
         self.scheduler.add_job(wake_sender, "interval", seconds=flush_seconds, id="outbox")
@@ -43,22 +52,44 @@ class Clock:
         self.scheduler.shutdown(wait=False)
 
     def sync(self, store: Store) -> None:
-        """Make the deadline jobs match the database (active games and their deadlines)."""
-        wanted = {row["id"]: parse_iso(row["deadline"]) for row in store.all(
-            "SELECT id, deadline FROM games WHERE status = 'active' AND deadline IS NOT NULL")}
+        """Make the game jobs match the database: each running game's next wake (the deadline
+        engine's ``wake_at``), or, for a game with a driver, its deadline and the driver's
+        own wake-ups."""
+        wanted: dict[int, datetime] = {}
+        for row in store.all("SELECT id, variant, status, deadline, wake_at FROM games "
+                             "WHERE status IN ('active', 'paused')"):
+            if drivers.for_game(row) is not None:
+                if row["status"] == "active" and row["deadline"]:
+                    wanted[row["id"]] = parse_iso(row["deadline"])
+            elif row["wake_at"]:
+                wanted[row["id"]] = parse_iso(row["wake_at"])
         for gid, when in drivers.wakeups(store).items():  # e.g. Dipnomicy's vote deadlines
             wanted[gid] = min(when, wanted.get(gid, when))
         for gid in list(self._deadlines):
             if gid not in wanted:
                 self._remove(gid)
         for gid, when in wanted.items():
-            if self._deadlines.get(gid) != when:
+            if self.manual:
+                self._deadlines[gid] = when
+            elif self._deadlines.get(gid) != when:
                 self.scheduler.add_job(self.wake_worker, "date", run_date=when,
                                        id=f"deadline-{gid}", replace_existing=True)
                 self._deadlines[gid] = when
                 log.info("game %s: deadline job at %s", gid, when.isoformat())
 
+    def advance(self) -> list[int]:
+        """With an injected clock: wake the worker if a game is due at ``now()``; returns the
+        games that were due."""
+        now = self.now()
+        due = sorted(gid for gid, when in self._deadlines.items() if when <= now)
+        if due:
+            self.wake_worker()
+        return due
+
     def _remove(self, gid: int) -> None:
+        if self.manual:
+            self._deadlines.pop(gid, None)
+            return
         self._deadlines.pop(gid, None)
         with contextlib.suppress(Exception):  # it may have run already
             self.scheduler.remove_job(f"deadline-{gid}")

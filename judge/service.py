@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from judge.config import Config, ConfigError, load_config
@@ -63,8 +64,10 @@ class _Loop(threading.Thread):
 
 
 class Service:
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, clock: Callable[[], datetime] | None = None) -> None:
+        """``clock`` injects the judge's notion of now (tests); None is the wall clock."""
         self.cfg = cfg
+        self.now = clock
         cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
         Store(cfg.database_path).close()  # create / migrate before anything else runs
         self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
@@ -77,11 +80,13 @@ class Service:
             self.intake = ImapIntake(cfg, self.worker.wake)
         poll = self.intake.poke.set if isinstance(self.intake, ImapIntake) else None
         self.clock = Clock(self.worker.wake, self.sender.wake, poll,
-                           cfg.intake.poll_seconds)
+                           cfg.intake.poll_seconds, now=clock)
 
     # worker: act on the inbox and on due games
     def _worker_setup(self) -> Actor:
-        self._actor = Actor(Store(self.cfg.database_path), self.cfg)
+        store = Store(self.cfg.database_path)
+        self._actor = Actor(store, self.cfg) if self.now is None else \
+            Actor(store, self.cfg, self.now)
         return self._actor
 
     def _worker_step(self, actor: Actor) -> None:

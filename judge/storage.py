@@ -160,6 +160,70 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
     """,
+    # 5: running games like a judge (judge/games/deadlines.py and friends; their settings
+    # share the JSON of migration 4, see judge/games/settings.py): the next time the game
+    # wants waking, notices already sent (so each goes once, also across a restart), waits,
+    # absences, press, observers, draw votes and player changes
+    """
+    ALTER TABLE games ADD COLUMN wake_at TEXT;
+    ALTER TABLE games ADD COLUMN early_at TEXT;
+    ALTER TABLE games ADD COLUMN phase_started TEXT;
+    ALTER TABLE games ADD COLUMN paused_at TEXT;
+    ALTER TABLE games ADD COLUMN result TEXT;
+    ALTER TABLE players ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE players ADD COLUMN state TEXT NOT NULL DEFAULT 'active';
+    CREATE TABLE notices (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        key TEXT NOT NULL,               -- e.g. S1901M:reminder, S1901M:late:1
+        at TEXT NOT NULL,
+        PRIMARY KEY (game_id, key)
+    );
+    CREATE TABLE waits (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        phase TEXT NOT NULL,
+        power TEXT NOT NULL,
+        PRIMARY KEY (game_id, phase, power)
+    );
+    CREATE TABLE absences (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        power TEXT NOT NULL,
+        start TEXT NOT NULL,             -- UTC
+        until TEXT NOT NULL              -- UTC
+    );
+    CREATE TABLE press (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        phase TEXT,
+        sender TEXT NOT NULL,            -- a power, or MASTER
+        recipients TEXT,                 -- JSON list of powers, NULL for a broadcast
+        grey INTEGER NOT NULL DEFAULT 0,
+        body TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    CREATE TABLE observers (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        address TEXT NOT NULL COLLATE NOCASE,
+        since TEXT NOT NULL,
+        PRIMARY KEY (game_id, address)
+    );
+    CREATE TABLE votes (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        phase TEXT NOT NULL,
+        power TEXT NOT NULL,
+        kind TEXT NOT NULL,              -- draw | concede
+        value TEXT NOT NULL,             -- draw: JSON sorted powers, concede: the power
+        PRIMARY KEY (game_id, phase, power, kind)
+    );
+    CREATE TABLE player_changes (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        phase TEXT,
+        power TEXT NOT NULL,
+        change TEXT NOT NULL,            -- joined | abandoned | ejected | replaced | took over
+        at TEXT NOT NULL
+    )
+    """,
 ]
 
 

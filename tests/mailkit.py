@@ -137,6 +137,7 @@ def imap_config(env: dict, dirpath: Path, processed: str = "Processed") -> str:
 [judge]
 address = "judge@{env['MAILTEST_DOMAIN']}"
 database = "{dirpath / 'judge.db'}"
+default_settle = "0s"  # scripted games expect processing once every power has ordered
 
 [intake]
 mode = "imap"
@@ -209,6 +210,8 @@ class InProcessJudge:
 
         self.cfg = Config(address=address, database=str(dirpath / "judge.db"),
                           base_dir=dirpath)
+        # these tests expect processing the moment every power has ordered (no settling delay)
+        self.cfg.default_settle = "0s"
         for k, v in settings.items():
             setattr(self.cfg, k, v)
         self.store = Store(self.cfg.database_path)
@@ -369,17 +372,17 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
     play(SPRING, "spring orders")
     reports: dict[str, Got] = {}
     for p in POWERS:
-        r = reports[p] = b.wait(addr(p), subject_has("(S1901M) results"), timeout)
+        r = reports[p] = b.wait(addr(p), subject_has(" - S1901M results"), timeout)
         assert "A MAR - BUR                    succeeds" in r.body, r.body
         assert "A PAR - GAS" not in r.body  # mallory's order never counted
         assert "F SEV - BLA                    fails (bounced)" in r.body
         assert "Next phase: Fall 1901 Movement (F1901M)" in r.body
         assert f"You play {p.title()}" in r.body
-    b.wait(gm, subject_has("(S1901M) results"), timeout)
+    b.wait(gm, subject_has(" - S1901M results"), timeout)
 
     play(FALL, "fall orders")
     for p in POWERS:
-        r = reports[p] = b.wait(addr(p), subject_has("(F1901M) results"), timeout)
+        r = reports[p] = b.wait(addr(p), subject_has(" - F1901M results"), timeout)
         assert "A RUH - BUR                    succeeds" in r.body
         assert "Dislodged units" in r.body
         assert "France A BUR (dislodged from RUH): may retreat to" in r.body
@@ -390,7 +393,7 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
 
     play({"FRANCE": ["A BUR R GAS"]}, "retreat")
     for p in POWERS:
-        r = reports[p] = b.wait(addr(p), subject_has("(F1901R) results"), timeout)
+        r = reports[p] = b.wait(addr(p), subject_has(" - F1901R results"), timeout)
         assert "A BUR R GAS" in r.body and "succeeds" in r.body
         assert "Next phase: Winter 1901 Adjustment (W1901A)" in r.body
         assert "Supply centre ownership" in r.body and "builds due" in r.body
@@ -406,7 +409,7 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
     assert r.subject.startswith("[ERROR]") and "England has nothing to order" in r.flat, r.body
     play(builds, "builds")
     for p in POWERS:
-        r = reports[p] = b.wait(addr(p), subject_has("(W1901A) results"), timeout)
+        r = reports[p] = b.wait(addr(p), subject_has(" - W1901A results"), timeout)
         assert "Built: " in r.body and "France F BRE" in r.body and "Russia A WAR" in r.body
         assert "Next phase: Spring 1902 Movement (S1902M)" in r.body
     return reports

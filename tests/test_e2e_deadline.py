@@ -48,7 +48,7 @@ def test_deadline_survives_a_restart_and_processes_the_phase(tmp_path):
         judge.wait_log("SMTP receiver listening")
         t0 = time.monotonic()
         while True:
-            reports = [m for m in mail() if "(S1901M) results" in m.subject]
+            reports = [m for m in mail() if " - S1901M results" in m.subject]
             if len(reports) == len(POWERS) + 1:
                 break
             assert time.monotonic() - t0 < 20, judge.log.read_text()

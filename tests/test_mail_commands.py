@@ -153,7 +153,7 @@ def test_process_now_and_deadline_commands(judge):
     assert "Phase lengths: movement 1 day, retreat 12 hours, adjustment 12 hours" in r.flat
     sent = judge.send(GM, "MASTER g1 masterpw\nPROCESS")
     assert "Processed S1901M" in reply(sent, GM).flat
-    reports = [m for m in sent if "(S1901M) results" in m.subject]
+    reports = [m for m in sent if " - S1901M results" in m.subject]
     assert sorted(m.rcpt for m in reports) == sorted([addr(p) for p in POWERS] + [GM])
     assert "A PAR H                        succeeds (no order: holds)" in reports[0].body
     game = judge.store.game("g1")
@@ -179,7 +179,7 @@ def test_deadline_passing_processes_the_phase(judge):
     judge.store.execute("UPDATE games SET deadline = '2000-01-01T00:00:00+00:00' WHERE id = ?",
                         (game["id"],))
     sent = judge.run()
-    assert len([m for m in sent if "(S1901M) results" in m.subject]) == 8
+    assert len([m for m in sent if " - S1901M results" in m.subject]) == 8
     assert judge.store.game("g1")["phase"] == "F1901M"
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from judge.commands import dipnomicy as _dipnomicy
+from judge.commands import gm
 
 # command word -> (canonical name, usage)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,11 +51,15 @@ class Command:
     args: list[str] = field(default_factory=list)
     line: str = ""  # the line as written
     error: str = ""  # a specific reason the line cannot be used
-    block: list[str] = field(default_factory=list)  # a block command's lines (PROPOSE ... END)
+    # a block command's lines (PROPOSE ... END; PRESS/BROADCAST ... ENDPRESS)
+    block: list[str] = field(default_factory=list)
 
     @property
     def masked(self) -> str:
         """The line with any password replaced by ``****`` (for replies and the audit log)."""
+        extra = gm.masked(self.name, self.line)
+        if extra is not None:
+            return extra
         if self.name not in _WITH_PASSWORD:
             return self.line
         words = self.line.split()
@@ -85,7 +90,17 @@ def parse_duration(text: str) -> int | None:
 def parse_line(line: str) -> Command:
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
-    head = _ALIASES.get(head, head)
+    head = _ALIASES.get(head, gm.ALIASES.get(head, head))
+    if head not in COMMANDS and head in gm.COMMANDS:  # the judge's game-running commands
+        cmd = Command(gm.COMMANDS[head][0], words[1:], line)
+        reason = gm.check(cmd.name, cmd.args)
+        if reason:
+            for plugin in PLUGINS:  # the same word in a variant's own form (ROLLBACK <turn>)
+                if head in plugin.COMMANDS and not plugin.check(plugin.COMMANDS[head][0],
+                                                                words[1:]):
+                    return Command(plugin.COMMANDS[head][0], words[1:], line)
+            cmd.error = f"{reason}; write: {gm.COMMANDS[head][1]}"
+        return cmd
     if head not in COMMANDS:
         for plugin in PLUGINS:
             if head in plugin.COMMANDS:
@@ -158,6 +173,8 @@ def parse_line(line: str) -> Command:
             if parse_duration(a) is None:
                 return bad(f"{a!r} is not a duration (e.g. 48h, 2d, 90m)")
         return cmd
+    if name == "PROCESS" and len(args) == 1 and gm.PHASE.match(args[0]):
+        return cmd  # PROCESS <phase>: the phase guard against processing twice
     if args and name not in ("END", "HELP"):
         return bad(f"{name} takes no arguments")
     return cmd
@@ -167,8 +184,11 @@ def parse_lines(lines: list[str]) -> list[Command]:
     """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped."""
     out: list[Command] = []
     block: Command | None = None
-    for raw in lines:
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
         line = raw.strip()
+        i += 1
         if block is not None:  # inside PROPOSE ... END: prose, blank lines kept
             if line.upper() == "END":
                 block = None
@@ -180,6 +200,15 @@ def parse_lines(lines: list[str]) -> list[Command]:
         cmd = parse_line(line)
         if cmd.name == "END":
             break
+        if cmd.name in gm.BLOCKS:  # press runs to ENDPRESS (or the end of the mail)
+            while i < len(lines) and not gm.is_block_end(lines[i]):
+                cmd.block.append(lines[i].rstrip())
+                i += 1
+            i += 1
+            while cmd.block and not cmd.block[-1].strip():
+                cmd.block.pop()
+            while cmd.block and not cmd.block[0].strip():
+                cmd.block.pop(0)
         out.append(cmd)
         if not cmd.error and any(cmd.name in p.BLOCKS for p in PLUGINS):
             block = cmd

@@ -17,10 +17,11 @@ from typing import Any
 from judge import reports
 from judge.commands.parse import Command, parse_duration, parse_lines
 from judge.config import Config
-from judge.games import drivers, plugins
+from judge.games import deadlines, drivers, gmtools, plugins
 from judge.games import game as G
 from judge.games.game import GameError
 from judge.games.mapcmd import map_command
+from judge.games.settings import zone
 from judge.mail.compose import Attachment, deadline_text
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
@@ -78,7 +79,7 @@ class Actor:
                  clock: Callable[[], datetime] = now_utc) -> None:
         self.s = store
         self.cfg = cfg
-        self.outbox = Outbox(store, cfg)
+        self.outbox = Outbox(store, cfg, clock)
         self.clock = clock
         self.stopping = threading.Event()
 
@@ -250,6 +251,9 @@ class Actor:
         s, now, a = self.s, self.clock(), cmd.args
         address = ses.inbound.sender
         name = cmd.name
+        extended = gmtools.handle(self, ses, cmd)  # deadlines, GM toolkit, press, draws...
+        if extended is not None:
+            return extended
         if name == "HELP":
             return "", "help", None
         if name == "LIST":
@@ -330,7 +334,7 @@ class Actor:
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
-                    f"{deadline_text(game['deadline'])}. Every player has been sent the "
+                    f"{deadline_text(game['deadline'], now, zone(game))}. Every player has been sent the "
                     "position.", "text", None)
         if name == "PROCESS":
             if (driver := drivers.for_game(game)) is not None:
@@ -348,7 +352,7 @@ class Actor:
             when = self._parse_when(" ".join(a), now)
             game = G.set_deadline(s, game, when)
             ses.games_touched.add(game["id"])
-            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'])}.",
+            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'], now, zone(game))}.",
                     "text", None)
         if name == "DEADLINES":
             durations = [parse_duration(x) or 0 for x in a]
@@ -492,42 +496,36 @@ class Actor:
 
     # ---------------------------------------------------------------- time
     def _after_changes(self, ses: _Session) -> list[G.Turn]:
-        """Games whose every power has ordered are processed at once."""
+        """Games whose every power has ordered are processed early (deadlines.after_orders:
+        at once, or after the game's settling delay, unless someone waits)."""
         turns: list[G.Turn] = []
         for gid in sorted(ses.games_touched):
             game = self.s.game_by_id(gid)
             driver = drivers.for_game(game)
             if driver is not None and not driver.process_when_ready:
                 continue
-            if game and G.is_ready(self.s, game):
-                done = G.adjudicate(self.s, game, self.clock())
+            if game and game["status"] == "active":
+                text, done = deadlines.after_orders(self, game, self.clock())
                 turns += done
-                game = G.refresh(self.s, game)
-                ses.say(None, f"Every power in game {game['name']} has now ordered, so "
-                        f"{', '.join(str(t.previous.phase) for t in done)} has been processed; "
-                        f"the report is on its way. Next: {game['phase']}.")
+                if text:
+                    ses.say(None, text)
         return turns
 
     def process_due(self) -> int:
-        """Adjudicate every game whose deadline has passed or whose powers have all ordered."""
+        """Do what is due: games with a driver (their own cycle) as the driver says; every
+        other game by the deadline engine (judge/games/deadlines.py): reminders, late
+        notices, processing at the deadline, the end of grace, early processing, paused
+        reminders."""
         count = 0
         now = self.clock()
-        candidates = {g["id"] for g in G.due_games(self.s, now)} | drivers.due_ids(self.s, now)
+        candidates = {g["id"] for g in G.due_games(self.s, now)
+                      if drivers.for_game(g) is not None} | drivers.due_ids(self.s, now)
         for gid in sorted(candidates):
             try:
                 with self.s.transaction():
                     game = self.s.game_by_id(gid)
                     if (driver := drivers.for_game(game)) is not None:
                         count += driver.due(self, game, now)
-                        continue
-                    if not game or game["status"] != "active" or not game["deadline"] or \
-                            parse_iso(game["deadline"]) > now:
-                        continue
-                    turns = G.adjudicate(self.s, game, now)
-                    reports.queue_turns(self.outbox, self.s, turns)
-                    count += len(turns)
-                log.info("game %s: %s processed at its deadline", game["name"],
-                         ", ".join(str(t.previous.phase) for t in turns))
             except Exception:  # one broken game must not hold up the others
                 log.exception("game %s: processing at the deadline failed", gid)
-        return count
+        return count + deadlines.run_due(self, now)

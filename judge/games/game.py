@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from judge.engine.board import province_of
@@ -131,16 +131,25 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
     s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(settings), game["id"]))
     phase = str(pos.phase)
     s.save_position(game["id"], phase, variant.write_position(pos))
-    deadline = now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
-    s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
-              (phase, iso(deadline), game["id"]))
+    s.execute("UPDATE games SET status = 'active', phase = ? WHERE id = ?", (phase, game["id"]))
+    _begin_phase(s, refresh(s, game), now, plug.deadline_kind(variant, pos))
     return refresh(s, game)
+
+
+def _begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
+    """The new phase's deadline by the game's settings (judge/games/deadlines.py)."""
+    from judge.games.deadlines import begin_phase
+
+    return begin_phase(s, game, now, kind)
 
 
 def set_deadline(s: Store, game: dict, when: datetime) -> dict:
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
+    from judge.games.deadlines import deadline_moved
+
+    deadline_moved(s, game)  # its reminder and late notices follow the new deadline
     return refresh(s, game)
 
 
@@ -164,12 +173,12 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     if game["status"] != "paused":
         raise GameError(f"game {game['name']} is not paused (it is {game['status']})")
     deadline = game["deadline"]
+    s.execute("UPDATE games SET status = 'active', paused_at = NULL WHERE id = ?",
+              (game["id"],))
     if not deadline or parse_iso(deadline) < now:
         pos = current_position(s, game)
         length = plugin(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
-        deadline = iso(now + timedelta(seconds=phase_seconds(game, length)))
-    s.execute("UPDATE games SET status = 'active', deadline = ? WHERE id = ?",
-              (deadline, game["id"]))
+        _begin_phase(s, refresh(s, game), now, length)
     return refresh(s, game)
 
 
@@ -222,6 +231,7 @@ class OrderStatus:
     missing: list[str] = field(default_factory=list)  # units (or builds/removals) left
     adjustment: int = 0
     submitted: bool = False
+    tz: str = "UTC"  # the game's time zone, for the deadline shown
     todo: bool = False  # ``missing`` is the variant's own list of what is left to send
 
     @property
@@ -289,7 +299,8 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
     stored = s.order_set(game["id"], game["phase"], power)
     lines = stored or []
     status = OrderStatus(game["name"], power, game["phase"], pos.phase.long_name,
-                         game["deadline"], lines=lines, submitted=stored is not None)
+                         game["deadline"], lines=lines, submitted=stored is not None,
+                         tz=_zone(game))
     units, count = needs(variant, pos, power)
     status.adjustment = count
     special = plugin(pos.variant).missing(variant, pos, power, lines, status.submitted)
@@ -309,6 +320,12 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
             else:
                 status.missing.append(u)
     return status
+
+
+def _zone(game: dict) -> str:
+    from judge.games.settings import zone
+
+    return zone(game)
 
 
 def check_running(game: dict) -> None:
@@ -392,11 +409,11 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         new = steps[-1][0].position
         phase = str(new.phase)
         status = "finished" if new.winner else game["status"]
-        length = plugin(game["variant"]).deadline_kind(variant, new)
-        deadline = None if new.winner else iso(
-            now + timedelta(seconds=phase_seconds(game, length)))
-        s.execute("UPDATE games SET phase = ?, deadline = ?, status = ?, winner = ? "
-                  "WHERE id = ?", (phase, deadline, status, new.winner, game["id"]))
+        s.execute("UPDATE games SET phase = ?, deadline = NULL, status = ?, winner = ? "
+                  "WHERE id = ?", (phase, status, new.winner, game["id"]))
+        if not new.winner:  # the phase's deadline by the game's settings and the variant's kind
+            _begin_phase(s, refresh(s, game), now,
+                         plugin(game["variant"]).deadline_kind(variant, new))
         game = refresh(s, game)
         if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
             return turns
@@ -419,6 +436,7 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
         "phase": game["phase"], "deadline": game["deadline"], "winner": game["winner"],
         "movement": game["movement_seconds"], "retreat": game["retreat_seconds"],
         "adjustment": game["adjustment_seconds"], "phase_name": None, "powers": [],
+        "tz": _zone(game),
     }
     pos = None
     if game["phase"]:

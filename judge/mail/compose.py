@@ -21,16 +21,21 @@ from judge.storage import now_utc
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
-def deadline_text(value: str | datetime | None, now: datetime | None = None) -> str:
-    """``Sun 22 Nov 2026 07:00 UTC (in 1 day 23 hours 59 minutes)``."""
+def deadline_text(value: str | datetime | None, now: datetime | None = None,
+                  tz: str | None = None) -> str:
+    """``Sun 22 Nov 2026 07:00 UTC (in 1 day 23 hours 59 minutes)``, in the game's time zone
+    ``tz`` (dates are stored in UTC; players read them in their game's zone)."""
     if not value:
         return "none set"
+    from zoneinfo import ZoneInfo
+
     from judge.storage import parse_iso
 
     dt = parse_iso(value) if isinstance(value, str) else value
     now = now or now_utc()
     left = int((dt - now).total_seconds())
-    when = dt.strftime("%a %d %b %Y %H:%M UTC")
+    local = dt.astimezone(ZoneInfo(tz or "UTC"))
+    when = local.strftime("%a %d %b %Y %H:%M ") + (local.tzname() or "UTC")
     if left <= 0:
         return f"{when} (passed: the phase is processed now)"
     return f"{when} (in {duration_text(left)})"
@@ -59,9 +64,25 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,  # plain-text mail
     )
-    env.filters["deadline"] = deadline_text
+    env.filters["deadline"] = _deadline_filter
+    env.filters["when"] = _when_filter
     env.filters["duration"] = duration_text
     return env
+
+
+@jinja2.pass_context
+def _deadline_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
+                     tz: str | None = None) -> str:
+    """``{{ deadline | deadline }}``: in the zone and at the "now" the mail is written with
+    (the judge's injectable clock), so a test clock and a game's zone both show."""
+    return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC")
+
+
+@jinja2.pass_context
+def _when_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
+                 tz: str | None = None) -> str:
+    """``{{ deadline | when }}``: the date alone (no "in 2 days"), in the game's zone."""
+    return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC").split(" (")[0]
 
 
 def render(template: str, **context: object) -> str:
@@ -124,7 +145,8 @@ def _with_attachments(body: str, attachments: list[Attachment]) -> Message:
 def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body: str,
                   domain: str, in_reply_to: str = "", references: list[str] | None = None,
                   auto: str = "auto-replied",
-                  attachments: list[Attachment] | None = None) -> tuple[bytes, str]:
+                  attachments: list[Attachment] | None = None,
+                  headers: dict[str, str] | None = None) -> tuple[bytes, str]:
     """An RFC 5322 message (bytes, CRLF) and its Message-ID; with ``attachments`` it is
     multipart/mixed, otherwise a single text part as before."""
     if attachments:
@@ -148,4 +170,6 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
     msg["Auto-Submitted"] = auto  # RFC 3834: never answer this automatically
     msg["Precedence"] = "bulk" if auto == "auto-generated" else "auto_reply"
     msg["X-Auto-Response-Suppress"] = "All"
+    for name, value in (headers or {}).items():  # e.g. List-Id, List-Unsubscribe
+        msg[name] = _encoded(value)
     return msg.as_bytes(policy=_SMTP32), message_id

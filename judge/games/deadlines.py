@@ -1,0 +1,334 @@
+"""The deadline engine: when each game's phase ends, and what the judge does around it.
+
+A phase has a deadline (``games.deadline``, UTC). Around it, in this order:
+
+* a **reminder** to each power without complete orders, ``reminder`` before the deadline
+  (not when that moment falls before the phase began: a short phase gets none);
+* at the deadline, if every power has ordered, the phase is processed; otherwise a **late
+  notice** goes to the powers without orders, repeated every 24 hours during the **grace**;
+* at the end of grace, the ``missed`` policy: ``process`` (civil disorder: unordered units hold,
+  unordered retreats disband, removals by the rules, builds waived) or ``wait`` (for the orders
+  or a replacement player; late notices continue daily). A power that misses ``abandon``
+  phases in a row is declared abandoned and offered for takeover.
+* **early processing**: once every power has complete orders and nobody has sent ``SET WAIT``
+  (waits belong to a phase, so they clear themselves), the phase is processed ``settle``
+  seconds later (the settling delay lets a player correct a mail sent a moment too soon).
+
+Every one-off notice is recorded in the ``notices`` table under a key naming its phase, in the
+same transaction that queues the mail, so a notice goes exactly once, also across a restart.
+Nothing here reads the wall clock: the caller passes ``now`` (the judge's injectable clock).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from judge.commands.parse import parse_duration
+from judge.games import drivers
+from judge.games import game as G
+from judge.games import settings as S
+from judge.storage import Store, iso, parse_iso
+
+if TYPE_CHECKING:
+    from judge.games.acting import Actor
+
+log = logging.getLogger("judge.deadlines")
+DAY = timedelta(days=1)
+
+
+# --------------------------------------------------------------- computing a deadline
+def align(when: datetime, st: dict[str, Any]) -> datetime:
+    """The first moment at or after ``when`` that is at the game's time of day (if set) on
+    one of its weekdays (if set), both in the game's time zone."""
+    tz = ZoneInfo(st["zone"])
+    local = when.astimezone(tz)
+    if st["time"]:
+        h, m = (int(x) for x in st["time"].split(":"))
+        cand = local.replace(hour=h, minute=m, second=0, microsecond=0)
+        if cand < local:
+            cand = (cand + DAY).replace(hour=h, minute=m)
+        local = cand
+    days = st["days"]
+    for _ in range(8):
+        if not days or local.weekday() in days:
+            break
+        nxt = local + DAY
+        # re-localise: a day may be 23 or 25 hours long across a change of summer time
+        local = datetime(nxt.year, nxt.month, nxt.day, local.hour, local.minute, tzinfo=tz)
+    return local.astimezone(ZoneInfo("UTC"))
+
+
+def compute_deadline(s: Store, game: dict, start: datetime, kind: str) -> datetime:
+    """``start`` plus the phase's length, aligned, and pushed past any player's absence."""
+    st = S.load(game)
+    when = align(start + timedelta(seconds=G.phase_seconds(game, kind)), st)
+    absences = [(parse_iso(a["start"]), parse_iso(a["until"])) for a in s.all(
+        "SELECT a.start, a.until FROM absences a JOIN players p ON p.game_id = a.game_id AND "
+        "p.power = a.power WHERE a.game_id = ? AND p.state = 'active'", (game["id"],))]
+    for _ in range(len(absences) + 1):  # each absence can push the deadline at most once
+        pushed = [until for begin, until in absences if begin <= when < until]
+        if not pushed:
+            break
+        when = align(max(pushed), st)
+    return when
+
+
+def begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
+    """Start the clock of a new phase (or a restarted one): returns the deadline (UTC ISO)."""
+    deadline = iso(compute_deadline(s, game, now, kind))
+    s.execute("UPDATE games SET deadline = ?, phase_started = ?, early_at = NULL WHERE id = ?",
+              (deadline, iso(now), game["id"]))
+    return deadline
+
+
+def deadline_moved(s: Store, game: dict) -> None:
+    """The current deadline was changed (by the master, or an absence): the reminder and late
+    notices of the phase are due again, relative to the new deadline."""
+    s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?",
+              (game["id"], f"{game['phase']}:%"))
+
+
+# ------------------------------------------------------------------------ state
+def settle_seconds(cfg: Any, game: dict) -> int:
+    st = S.load(game)
+    if st["settle"] is not None:
+        return int(st["settle"])
+    return parse_duration(cfg.default_settle) or 0
+
+
+def ordering_powers(s: Store, game: dict) -> list[str]:
+    """Powers that have something to order this phase."""
+    variant = G.get_variant(game["variant"])
+    pos = G.current_position(s, game)
+    return [p for p in variant.board.powers if G.needs(variant, pos, p) != ([], 0)]
+
+
+def missing_powers(s: Store, game: dict) -> dict[str, list[str]]:
+    """Power -> what it has not ordered yet, for every power whose orders are incomplete."""
+    pos = G.current_position(s, game)
+    out: dict[str, list[str]] = {}
+    for power in ordering_powers(s, game):
+        st = G.order_status(s, game, power, pos)
+        if st.missing or not st.submitted:
+            out[power] = st.missing or ["(no orders)"]
+    return out
+
+
+def waiting_powers(s: Store, game: dict) -> list[str]:
+    return [r["power"] for r in s.all("SELECT power FROM waits WHERE game_id = ? AND phase = ?",
+                                      (game["id"], game["phase"]))]
+
+
+def done(s: Store, game: dict, key: str) -> bool:
+    return s.one("SELECT 1 AS x FROM notices WHERE game_id = ? AND key = ?",
+                 (game["id"], key)) is not None
+
+
+def mark(s: Store, game: dict, key: str, now: datetime) -> None:
+    s.execute("INSERT OR IGNORE INTO notices (game_id, key, at) VALUES (?, ?, ?)",
+              (game["id"], key, iso(now)))
+
+
+def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
+    """The next moment this game has something to do (None: nothing until mail arrives)."""
+    if game["status"] == "paused":
+        since = parse_iso(game["paused_at"]) if game["paused_at"] else now
+        k = 1
+        while done(s, game, f"paused:{game['paused_at']}:{k}"):
+            k += 1
+        return since + k * DAY
+    if game["status"] != "active" or not game["deadline"]:
+        return None
+    st = S.load(game)
+    deadline = parse_iso(game["deadline"])
+    times: list[datetime] = []
+    if game["early_at"]:
+        times.append(parse_iso(game["early_at"]))
+    phase = game["phase"]
+    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
+    if st["reminder"] and not done(s, game, f"{phase}:reminder"):
+        at = deadline - timedelta(seconds=st["reminder"])
+        if started is None or at > started:
+            times.append(at)
+    grace_end = deadline + timedelta(seconds=st["grace"])
+    k = 0
+    while done(s, game, f"{phase}:late:{k}"):
+        k += 1
+    if k == 0:
+        times.append(deadline)  # not yet handled: process, or the first late notice
+    else:  # late notices sent: the next one, and the end of grace
+        late_at = deadline + k * DAY
+        if late_at < grace_end or st["missed"] == "wait":
+            times.append(late_at)
+        if st["missed"] == "process" or not done(s, game, f"{phase}:missed"):
+            times.append(grace_end)
+    # each entry is something not yet done, so a time in the past is due now
+    return min(times)
+
+
+# -------------------------------------------------------------------- the tick
+def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
+    """Do what is due for one game at ``now`` (inside the caller's transaction)."""
+    from judge.games import notices as N
+
+    s = actor.s
+    if game["status"] == "paused":
+        k = 1
+        while done(s, game, f"paused:{game['paused_at']}:{k}"):
+            k += 1
+        since = parse_iso(game["paused_at"]) if game["paused_at"] else now
+        if now >= since + k * DAY:
+            mark(s, game, f"paused:{game['paused_at']}:{k}", now)
+            N.paused(actor, game, reminder=True)
+        return []
+    if game["status"] != "active" or not game["deadline"]:
+        return []
+    st = S.load(game)
+    phase = game["phase"]
+    deadline = parse_iso(game["deadline"])
+    missing = missing_powers(s, game)
+    if game["early_at"] and now >= parse_iso(game["early_at"]):
+        if not missing and not waiting_powers(s, game):
+            return process(actor, game, now, "early")
+        s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
+    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
+    if st["reminder"] and not done(s, game, f"{phase}:reminder"):
+        at = deadline - timedelta(seconds=st["reminder"])
+        if now >= at and (started is None or at > started):
+            mark(s, game, f"{phase}:reminder", now)  # due once, whether or not anyone needs it
+            if missing and now < deadline:
+                N.reminder(actor, game, missing)
+    if now < deadline:
+        return []
+    if not missing:
+        return process(actor, game, now, "deadline")
+    grace_end = deadline + timedelta(seconds=st["grace"])
+    if now >= grace_end and st["missed"] == "process":
+        return process(actor, game, now, "civil disorder", missing)
+    k = int((now - deadline) / DAY)
+    if not done(s, game, f"{phase}:late:{k}"):
+        for j in range(k + 1):  # late notices not sent (judge down) are not sent in a burst
+            mark(s, game, f"{phase}:late:{j}", now)
+        N.late(actor, game, missing, grace_end, st["missed"])
+    if now >= grace_end and st["missed"] == "wait" and not done(s, game, f"{phase}:missed"):
+        mark(s, game, f"{phase}:missed", now)
+        count_misses(actor, game, missing, now)
+    return []
+
+
+def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
+                 ) -> None:
+    """Missed phases in a row per power; at the game's limit the power is abandoned."""
+    from judge.games import notices as N
+
+    s = actor.s
+    limit = int(S.load(game)["abandon"])
+    for power in ordering_powers(s, game):
+        player = s.player(game["id"], power)
+        if player is None:
+            continue
+        if power not in missing:
+            s.execute("UPDATE players SET missed = 0 WHERE id = ?", (player["id"],))
+            continue
+        missed = int(player["missed"]) + 1
+        s.execute("UPDATE players SET missed = ? WHERE id = ?", (missed, player["id"]))
+        if limit and missed >= limit and player["state"] == "active":
+            s.execute("UPDATE players SET state = 'abandoned' WHERE id = ?", (player["id"],))
+            s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) "
+                      "VALUES (?, ?, ?, 'abandoned', ?)", (game["id"], game["phase"], power,
+                                                          iso(now)))
+            N.abandoned(actor, G.refresh(s, game), power, missed)
+
+
+def process(actor: Actor, game: dict, now: datetime, why: str,
+            missing: dict[str, list[str]] | None = None, queue: bool = True) -> list[G.Turn]:
+    """Adjudicate; ``queue`` False leaves the reports to the caller (a reply goes first)."""
+    from judge import reports
+
+    s = actor.s
+    if why in ("civil disorder", "deadline", "early"):
+        count_misses(actor, game, missing or {}, now)
+    turns = G.adjudicate(s, G.refresh(s, game), now)
+    if queue:
+        reports.queue_turns(actor.outbox, s, turns)
+    log.info("game %s: %s processed (%s)", game["name"],
+             ", ".join(str(t.previous.phase) for t in turns), why)
+    return turns
+
+
+def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.Turn]]:
+    """Orders changed: if everyone has ordered and nobody waits, process now or after the
+    settling delay. Returns (what to tell the sender, turns processed now)."""
+    s = actor.s
+    game = G.refresh(s, game)
+    if game["status"] != "active":
+        return "", []
+    if missing_powers(s, game):
+        if game["early_at"]:
+            s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
+        return "", []
+    waits = waiting_powers(s, game)
+    if waits:
+        return (f"Every power in game {game['name']} has ordered, but "
+                f"{', '.join(w.title() for w in waits)} asked to wait (SET WAIT): the phase "
+                f"is processed at the deadline or when nobody waits any more.", [])
+    settle = settle_seconds(actor.cfg, game)
+    if settle <= 0:
+        turns = process(actor, game, now, "early", queue=False)
+        g = G.refresh(s, game)
+        return (f"Every power in game {g['name']} has now ordered, so "
+                f"{', '.join(str(t.previous.phase) for t in turns)} has been processed; "
+                f"the report is on its way. Next: {g['phase']}.", turns)
+    at = now + timedelta(seconds=settle)
+    deadline = parse_iso(game["deadline"]) if game["deadline"] else at
+    if now < deadline <= at:  # the deadline comes first and processes it (nobody is missing)
+        return (f"Every power in game {game['name']} has now ordered: {game['phase']} is "
+                f"processed at its deadline.", [])
+    # before the deadline, or late (in grace, or waiting for orders): after the settling delay
+    s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
+    from judge.mail.compose import deadline_text
+
+    return (f"Every power in game {game['name']} has now ordered: {game['phase']} will be "
+            f"processed early, at {deadline_text(at, now, S.zone(game))}, unless orders "
+            f"change or someone sends SET WAIT before then.", [])
+
+
+def run_due(actor: Actor, now: datetime) -> int:
+    """Tick every running game that has something due; store each game's next wake time
+    (what the scheduler reads). Returns how many phases were processed."""
+    s = actor.s
+    count = 0
+    for row in s.all("SELECT id, wake_at FROM games WHERE status IN ('active', 'paused') "
+                     "ORDER BY id"):
+        gid = row["id"]
+        game = s.game_by_id(gid)
+        if drivers.for_game(game) is not None:
+            continue  # a game with its own cycle (Dipnomicy) keeps its own deadlines
+        wake = next_wake(s, actor.cfg, game, now) if game else None
+        if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
+            continue  # nothing due and the scheduler already knows: no write
+        try:
+            with s.transaction():
+                game = s.game_by_id(gid)
+                if game is None:
+                    continue
+                wake = next_wake(s, actor.cfg, game, now)
+                for _ in range(20):  # several things may be due at once (a long downtime)
+                    if wake is None or wake > now:
+                        break
+                    count += len(tick(actor, game, now))
+                    game = s.game_by_id(gid)
+                    if game is None:
+                        break
+                    again = next_wake(s, actor.cfg, game, now)
+                    if again == wake:
+                        break
+                    wake = again
+                s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
+                          (iso(wake) if wake else None, gid))
+        except Exception:  # one broken game must not hold up the others
+            log.exception("game %s: deadline handling failed", gid)
+    return count

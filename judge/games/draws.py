@@ -1,0 +1,125 @@
+"""Draws and concessions.
+
+A draw vote names the powers sharing the draw: all survivors (powers with a centre or a unit)
+unless the game's ``draw`` setting is ``subset``, when a vote may name some of them. Votes are
+secret: nobody is told how anyone voted until every survivor has voted for the same draw,
+which ends the game. A concession is a vote that one named power wins; when every other
+survivor concedes to it, the game ends with that power the winner. Votes belong to a phase, so
+they reset when the phase is processed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from judge.games import game as G
+from judge.games import settings as S
+from judge.games.game import GameError
+from judge.storage import Store
+
+if TYPE_CHECKING:
+    from judge.games.acting import Actor
+
+
+def survivors(s: Store, game: dict) -> list[str]:
+    pos = G.current_position(s, game)
+    variant = G.get_variant(game["variant"])
+    return [p for p in variant.board.powers if pos.centres.get(p) or pos.units_of(p)]
+
+
+def _check(s: Store, game: dict, power: str) -> list[str]:
+    if game["status"] not in ("active", "paused"):
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    alive = survivors(s, game)
+    if power not in alive:
+        raise GameError(f"{power.title()} has been eliminated and does not vote")
+    return alive
+
+
+def _vote(s: Store, game: dict, power: str, kind: str, value: str | None) -> None:
+    s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ? AND power = ? AND kind = ?",
+              (game["id"], game["phase"], power, kind))
+    if value is not None:
+        s.execute("INSERT INTO votes (game_id, phase, power, kind, value) VALUES (?, ?, ?, ?, ?)",
+                  (game["id"], game["phase"], power, kind, value))
+
+
+def _unanimous(s: Store, game: dict, kind: str, voters: list[str]) -> str | None:
+    rows = {r["power"]: r["value"] for r in s.all(
+        "SELECT power, value FROM votes WHERE game_id = ? AND phase = ? AND kind = ?",
+        (game["id"], game["phase"], kind))}
+    values = {rows.get(p) for p in voters}
+    if len(values) == 1 and None not in values:
+        return values.pop()
+    return None
+
+
+def finish(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
+    """End the game (draw, concession, or the master's decision) and tell everyone."""
+    from judge.games import notices as N
+
+    s = actor.s
+    result = f"{how}: {', '.join(p.title() for p in powers)}" if powers else how
+    winner = powers[0] if how == "conceded" and powers else None
+    s.execute("UPDATE games SET status = 'finished', deadline = NULL, early_at = NULL, "
+              "wake_at = NULL, result = ?, winner = COALESCE(?, winner) WHERE id = ?",
+              (result, winner, game["id"]))
+    N.ended(actor, G.refresh(s, game), how, powers)
+
+
+def draw(actor: Actor, game: dict, power: str, names: list[str]) -> str:
+    s = actor.s
+    alive = _check(s, game, power)
+    variant = G.get_variant(game["variant"])
+    if names:
+        if S.load(game)["draw"] != "subset":
+            raise GameError(f"game {game['name']} allows only a draw of all survivors: write "
+                            "DRAW alone")
+        chosen = sorted({G.power_name(variant, n) for n in names})
+        dead = [p for p in chosen if p not in alive]
+        if dead:
+            raise GameError(f"{', '.join(p.title() for p in dead)} cannot share a draw: "
+                            "eliminated")
+        # a survivor may vote for a draw it is not part of (conceding it to the others)
+    else:
+        chosen = sorted(alive)
+    _vote(s, game, power, "draw", json.dumps(chosen))
+    agreed = _unanimous(s, game, "draw", alive)
+    if agreed is not None:
+        finish(actor, game, "drawn", json.loads(agreed))
+        return (f"Every survivor has voted for the same draw: game {game['name']} ends in a "
+                f"draw. Everyone has been told.")
+    return (f"Your draw vote ({', '.join(p.title() for p in chosen)}) is recorded. Votes are "
+            f"secret until every survivor agrees; they are cleared when {game['phase']} is "
+            f"processed.")
+
+
+def nodraw(actor: Actor, game: dict, power: str) -> str:
+    _check(actor.s, game, power)
+    _vote(actor.s, game, power, "draw", None)
+    return "Your draw vote is withdrawn."
+
+
+def concede(actor: Actor, game: dict, power: str, to: str) -> str:
+    s = actor.s
+    alive = _check(s, game, power)
+    winner = G.power_name(G.get_variant(game["variant"]), to)
+    if winner not in alive:
+        raise GameError(f"{winner.title()} has been eliminated: nobody can concede to it")
+    if winner == power:
+        raise GameError("you cannot concede to yourself: the others concede to you")
+    _vote(s, game, power, "concede", winner)
+    others = [p for p in alive if p != winner]
+    if _unanimous(s, game, "concede", others) == winner:
+        finish(actor, game, "conceded", [winner])
+        return (f"Every other survivor has conceded: {winner.title()} wins game "
+                f"{game['name']}. Everyone has been told.")
+    return (f"Your concession to {winner.title()} is recorded (secret until every other "
+            f"survivor concedes; cleared when {game['phase']} is processed).")
+
+
+def noconcede(actor: Actor, game: dict, power: str) -> str:
+    _check(actor.s, game, power)
+    _vote(actor.s, game, power, "concede", None)
+    return "Your concession is withdrawn."

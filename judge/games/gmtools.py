@@ -1,0 +1,606 @@
+"""Acting on the game-running commands (:mod:`judge.commands.gm`) and on the mail-loop commands
+this module extends (PROCESS with a phase guard, PAUSE/RESUME with notices, LIST <game> with
+the settings and players).
+
+:func:`handle` is called by the actor before its own command table; it returns None for a
+command it does not handle. Like every command, each runs in its own savepoint: a GameError
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from judge import reports
+from judge.commands import gm
+from judge.commands.parse import Command, parse_duration
+from judge.engine.events import visible_events
+from judge.games import deadlines as D
+from judge.games import draws, drivers
+from judge.games import game as G
+from judge.games import notices as N
+from judge.games import observers as O
+from judge.games import press as P
+from judge.games import settings as S
+from judge.games.auth import hash_password
+from judge.games.game import GameError
+from judge.mail.compose import deadline_text
+from judge.storage import iso, parse_iso
+
+if TYPE_CHECKING:
+    from judge.games.acting import Actor, _Session
+
+Reply = tuple[str, str, Any]
+
+
+def handle(actor: Actor, ses: _Session, cmd: Command) -> Reply | None:
+    fn = _HANDLERS.get(cmd.name)
+    if fn is None:
+        return None
+    if cmd.name == "LIST" and not cmd.args:
+        return None  # the list of games stays the mail loop's
+    if cmd.name in gm.COMMANDS and gm.check(cmd.name, cmd.args):
+        return None  # parsed as a variant's own command of the same word (Dipnomicy)
+    if cmd.name == "PROCESS" and ses.master is not None and \
+            drivers.for_game(ses.master) is not None:
+        return None  # a game with its own cycle processes its own way
+    # game mail a command queues goes out after the reply, and only if the command succeeds
+    # (a GameError rolls back its savepoint, and must not leave notices behind)
+    real = actor.outbox
+    deferred = _Deferred(real)
+    actor.outbox = deferred  # type: ignore[assignment]
+    try:
+        result = fn(actor, ses, cmd, actor.clock())
+    finally:
+        actor.outbox = real
+    ses.later.extend(deferred.calls)
+    return result
+
+
+class _Deferred:
+    """Stands in for the actor's outbox while a command runs: records what it queues."""
+
+    def __init__(self, outbox: Any) -> None:
+        self.real = outbox
+        self.cfg = outbox.cfg
+        self.store = outbox.store
+        self.clock = outbox.clock
+        self.calls: list[Any] = []
+
+    def queue(self, **kwargs: Any) -> int:
+        self.calls.append(lambda: self.real.queue(**kwargs))
+        return 0
+
+
+# ----------------------------------------------------------------- helpers
+def _player(actor: Actor, ses: _Session, what: str) -> tuple[dict, str]:
+    ctx = ses.current
+    if ctx is None:
+        if ses.signon_failed:
+            raise GameError(f"not done: the SIGNON above failed, so {what} has no power")
+        raise GameError(f"{what} needs a SIGNON before it (SIGNON <power> <game> <password>)")
+    return G.refresh(actor.s, ctx.game), ctx.power
+
+
+def _reader(actor: Actor, ses: _Session, game: dict) -> tuple[str | None, str]:
+    """(power, role) of the sender in ``game``: what a query may show them."""
+    if ses.master is not None and ses.master["id"] == game["id"]:
+        return None, "master"
+    for (gid, power), _ in ses.contexts.items():
+        if gid == game["id"]:
+            return power, "player"
+    return None, "observer"
+
+
+def _when(text: str, tz: str, end_of_day: bool) -> datetime:
+    """``2026-12-01`` (a whole day) or ``2026-12-01 18:00``, in the game's zone -> UTC."""
+    t = text.strip().replace("T", " ")
+    try:
+        if len(t) == 10:
+            day = datetime.strptime(t, "%Y-%m-%d")
+            if end_of_day:
+                day += timedelta(days=1)
+            local = day
+        else:
+            local = datetime.strptime(t, "%Y-%m-%d %H:%M")
+    except ValueError:
+        raise GameError(f"{text.strip()!r} is not a date (write 2026-12-01 or 2026-12-01 18:00, in "
+                        f"the game's time zone {tz})") from None
+    return local.replace(tzinfo=ZoneInfo(tz)).astimezone(ZoneInfo("UTC"))
+
+
+# ------------------------------------------------------------------- SET
+def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    key = cmd.args[0].upper()
+    if key in ("WAIT", "NOWAIT", "ABSENCE"):
+        game, power = _player(actor, ses, f"SET {key}")
+        G.check_running(game)
+        if key == "WAIT":
+            if len(cmd.args) != 1:
+                raise GameError("SET WAIT takes nothing after it")
+            s.execute("INSERT OR IGNORE INTO waits (game_id, phase, power) VALUES (?, ?, ?)",
+                      (game["id"], game["phase"], power))
+            s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
+            return (f"{power.title()} waits: {game['phase']} of game {game['name']} will not "
+                    f"be processed before its deadline ({deadline_text(game['deadline'], now, S.zone(game))}). "
+                    "The wait ends with SET NOWAIT or when the phase is processed.", "text", None)
+        if key == "NOWAIT":
+            if len(cmd.args) != 1:
+                raise GameError("SET NOWAIT takes nothing after it")
+            s.execute("DELETE FROM waits WHERE game_id = ? AND phase = ? AND power = ?",
+                      (game["id"], game["phase"], power))
+            ses.games_touched.add(game["id"])
+            return (f"{power.title()} no longer waits in game {game['name']}.", "text", None)
+        return _absence(actor, game, power, cmd.args[1:], now)
+    game = actor._master_game(ses)
+    if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
+        if len(cmd.args) != 2 or not parse_duration(cmd.args[1]):
+            raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h)")
+        column = f"{key.lower()}_seconds"
+        s.execute(f"UPDATE games SET {column} = ? WHERE id = ?",  # noqa: S608 (fixed names)
+                  (parse_duration(cmd.args[1]), game["id"]))
+        return (f"{key.title()} phases of game {game['name']} now last "
+                f"{reports.duration(parse_duration(cmd.args[1]) or 0)} (from the next phase "
+                "on; DEADLINE changes the current one).", "text", None)
+    name, value = S.parse_setting(key, cmd.args[1:])
+    stored = json.loads(game.get("settings") or "{}")
+    stored[name] = value
+    s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(stored), game["id"]))
+    game = G.refresh(s, game)
+    label, shown = next(((n, v) for n, v in S.describe(game, D.settle_seconds(actor.cfg, game))
+                         if _MATCH.get(name, name) in n), (name, str(value)))
+    return f"Game {game['name']}: {label}: {shown}.", "text", None
+
+
+_MATCH = {"zone": "time zone", "time": "deadlines", "days": "deadlines",
+          "settle": "early processing", "missed": "missed orders", "abandon": "abandoned",
+          "gmpress": "master reads", "observerpress": "observers receive", "draw": "draws",
+          "list": "mailing list", "anonymous": "addresses", "absence": "longest absence"}
+
+
+def _absence(actor: Actor, game: dict, power: str, words: list[str], now: datetime) -> Reply:
+    s = actor.s
+    text = " ".join(words)
+    upper = text.upper()
+    if " TO " not in f" {upper} ":
+        raise GameError("SET ABSENCE needs two dates: SET ABSENCE 2026-12-01 TO 2026-12-07")
+    i = upper.index("TO")
+    tz = S.zone(game)
+    start = _when(text[:i], tz, end_of_day=False)
+    until = _when(text[i + 2:], tz, end_of_day=True)
+    if until <= start:
+        raise GameError("the absence ends before it begins")
+    if until <= now:
+        raise GameError("that absence is already over")
+    longest = int(S.load(game)["absence"])
+    if (until - start).total_seconds() > longest:
+        raise GameError(f"an absence may last at most {reports.duration(longest)} in game "
+                        f"{game['name']}; ask the master for more")
+    s.execute("INSERT INTO absences (game_id, power, start, until) VALUES (?, ?, ?, ?)",
+              (game["id"], power, iso(start), iso(until)))
+    note = ""
+    deadline = parse_iso(game["deadline"]) if game["deadline"] else None
+    if deadline is not None and start <= deadline < until:  # the current deadline moves too
+        new = D.align(until, S.load(game))
+        s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(new), game["id"]))
+        D.deadline_moved(s, game)
+        note = f" The current deadline moves to {deadline_text(new, now, tz)}."
+    return (f"Absence of {power.title()} recorded: {deadline_text(start, now, tz).split(' (')[0]}"
+            f" to {deadline_text(until, now, tz).split(' (')[0]}. No deadline of game "
+            f"{game['name']} falls inside it.{note}", "text", None)
+
+
+# ----------------------------------------------------------------- press
+def _press(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    if ses.current is None and ses.master is not None:  # the master's own press
+        game, sender = actor._master_game(ses), P.MASTER
+    else:
+        game, sender = _player(actor, ses, cmd.name)
+    if cmd.name == "BROADCAST":
+        targets, flags = None, cmd.args
+    else:
+        words = cmd.args[1:]
+        names = [w for part in words for w in part.split(",") if w]
+        flags = [w for w in names if w.upper() in ("GREY", "GRAY", "WHITE")]
+        powers = [w for w in names if w.upper() not in ("GREY", "GRAY", "WHITE")]
+        targets = None if [p.upper() for p in powers] == ["ALL"] else powers
+        if targets is not None and not targets:
+            raise GameError("PRESS TO needs one or more powers")
+    return P.send(actor, game, sender, targets, flags, cmd.block, now), "text", None
+
+
+# ------------------------------------------------------------ observers
+def _observe(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    game = G.find_game(actor.s, cmd.args[0])
+    address = ses.inbound.sender
+    if any(p["address"].lower() == address.lower() for p in actor.s.players(game["id"])):
+        raise GameError(f"you play in game {game['name']}: you already receive its reports")
+    if O.observe(actor.s, game, address, now):
+        return (f"You observe game {game['name']}: you will receive its public reports"
+                f"{' and broadcast press' if S.load(game)['observerpress'] else ''}. "
+                f"UNOBSERVE {game['name']} stops them.", "text", None)
+    return f"You already observe game {game['name']}.", "text", None
+
+
+def _unobserve(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    game = G.find_game(actor.s, cmd.args[0])
+    if O.unobserve(actor.s, game, ses.inbound.sender):
+        return f"You no longer observe game {game['name']}.", "text", None
+    raise GameError(f"{ses.inbound.sender} does not observe game {game['name']}")
+
+
+# ---------------------------------------------------------------- draws
+def _draw(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    game, power = _player(actor, ses, cmd.name)
+    if cmd.name == "DRAW":
+        names = [w for part in cmd.args for w in part.split(",") if w]  # "France, Germany"
+        text = draws.draw(actor, game, power, names)
+    elif cmd.name == "NODRAW":
+        text = draws.nodraw(actor, game, power)
+    elif cmd.name == "CONCEDE":
+        text = draws.concede(actor, game, power, cmd.args[0])
+    else:
+        text = draws.noconcede(actor, game, power)
+    return text, "text", None
+
+
+# -------------------------------------------------------------- queries
+def _list_game(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = G.find_game(s, cmd.args[0])
+    info = G.game_summary(s, game)
+    anonymous = S.anonymous(game)
+    players = []
+    for p in s.players(game["id"]):
+        players.append({"power": p["power"], "state": p["state"],
+                        "address": None if anonymous else p["address"]})
+    observers = s.one("SELECT count(*) AS n FROM observers WHERE game_id = ?", (game["id"],))
+    data = {"template": "_settings.txt.j2", "g": info, "players": players,
+            "settings": S.describe(game, D.settle_seconds(actor.cfg, game)),
+            "observers": observers["n"] if observers else 0, "result": game["result"]}
+    return "", "include", data
+
+
+def _history(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = G.find_game(s, cmd.args[0])
+    rows = s.all("SELECT phase, results FROM positions WHERE game_id = ? AND results IS NOT "
+                 "NULL ORDER BY id", (game["id"],))
+    phases = [r["phase"] for r in rows]
+    wanted = [a.upper() for a in cmd.args[1:]]
+    for w in wanted:
+        if w not in phases:
+            raise GameError(f"game {game['name']} has no processed phase {w} (processed: "
+                            f"{', '.join(phases) or 'none yet'})")
+    lo = phases.index(wanted[0]) if wanted else 0
+    hi = phases.index(wanted[-1]) if wanted else len(phases) - 1
+    chosen = set(phases[lo:hi + 1]) if wanted else set(phases)
+    power, role = _reader(actor, ses, game)
+    out = []
+    for r in rows:
+        if r["phase"] not in chosen:
+            continue
+        results = json.loads(r["results"])
+        by_power: dict[str, list[str]] = {}
+        for x in results:
+            by_power.setdefault(x["power"], []).append(
+                f"{x['order']}: {x['result']}{' (' + x['reason'] + ')' if x.get('reason') else ''}")
+        out.append({"phase": r["phase"], "orders": by_power})
+    visible_press = [p for p in P.visible(s, game, power, role)
+                     if not wanted or p["phase"] in chosen]
+    if callable(getattr(G.get_variant(game["variant"]).rules, "events", None)):
+        # a variant with secrets: its orders are not public, so HISTORY shows only press
+        out = []
+    data = {"template": "_history.txt.j2", "game": game["name"], "phases": out,
+            "press": visible_press, "role": role}
+    return "", "include", data
+
+
+def _summary(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = G.find_game(s, cmd.args[0])
+    variant = G.get_variant(game["variant"])
+    years = []
+    for r in s.all("SELECT phase, position FROM positions WHERE game_id = ? ORDER BY id",
+                   (game["id"],)):
+        pos = variant.read_position(json.loads(r["position"]))
+        if pos.phase.kind == "A" or r["phase"] == game["phase"]:
+            counts = {p: len(pos.centres.get(p, ())) for p in variant.board.powers}
+            label = r["phase"]
+            if years and years[-1]["phase"] == label:
+                continue
+            years.append({"phase": label, "counts": counts})
+    changes = s.all("SELECT phase, power, change, at FROM player_changes WHERE game_id = ? "
+                    "ORDER BY id", (game["id"],))
+    data = {"template": "_summary.txt.j2", "game": game["name"], "years": years,
+            "powers": list(variant.board.powers), "changes": changes,
+            "result": game["result"] or (f"won by {game['winner'].title()}"
+                                         if game["winner"] else None)}
+    return "", "include", data
+
+
+def _whois(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = G.find_game(s, cmd.args[0])
+    if S.anonymous(game) and _reader(actor, ses, game)[1] != "master":
+        raise GameError(f"game {game['name']} keeps its players anonymous: WHOIS shows nothing")
+    variant = G.get_variant(game["variant"])
+    powers = [G.power_name(variant, cmd.args[1])] if len(cmd.args) > 1 else \
+        list(variant.board.powers)
+    lines = []
+    for power in powers:
+        p = s.player(game["id"], power)
+        lines.append(f"{power.title()}: {p['address'] if p else 'no player'}"
+                     f"{' (abandoned)' if p and p['state'] == 'abandoned' else ''}")
+    return f"Players of game {game['name']}:\n" + "\n".join(lines), "text", None
+
+
+# ------------------------------------------------------------ takeover
+def _takeover(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    power_text, game_name, password = cmd.args
+    game = G.find_game(s, game_name)
+    power = G.power_name(G.get_variant(game["variant"]), power_text)
+    if game["status"] not in ("active", "paused"):
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    player = s.player(game["id"], power)
+    if player is not None and player["state"] != "abandoned":
+        raise GameError(f"{power.title()} in game {game['name']} has a player: only an "
+                        "abandoned or empty power can be taken over")
+    if len(password) < 4:
+        raise GameError("a password must be at least 4 characters long")
+    _seat(actor, game, power, ses.inbound.sender, password, now, "taken over")
+    actor._set_context(ses, game, power)
+    ses.games_touched.add(game["id"])
+    return (f"You now play {power.title()} in game {game['name']} ({game['phase']}). Your "
+            f"orders go in with SIGNON {power.title()} {game['name']} <password>.", "text", None)
+
+
+def _seat(actor: Actor, game: dict, power: str, address: str, password: str, now: datetime,
+          change: str) -> None:
+    s = actor.s
+    if s.player(game["id"], power) is None:
+        s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
+                  "VALUES (?, ?, ?, ?, ?)", (game["id"], power, address,
+                                             hash_password(password), iso(now)))
+    else:
+        s.execute("UPDATE players SET address = ?, password_hash = ?, state = 'active', "
+                  "missed = 0, joined = ? WHERE game_id = ? AND power = ?",
+                  (address, hash_password(password), iso(now), game["id"], power))
+    s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
+              "(?, ?, ?, ?, ?)", (game["id"], game["phase"], power, change, iso(now)))
+    N.player_change(actor, game, power, change)
+
+
+# -------------------------------------------------------------- master
+def _process(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = actor._master_game(ses)
+    if cmd.args and game["phase"] != cmd.args[0].upper():
+        raise GameError(f"{cmd.args[0].upper()} is not the current phase of game "
+                        f"{game['name']} (it is {game['phase'] or 'over'}): it has already "
+                        "been processed, so nothing was done")
+    G.check_running(game)
+    turns = G.adjudicate(s, game, now)
+    ses.later.append(lambda t=turns: reports.queue_turns(actor.outbox, s, t))
+    ses.games_touched.add(game["id"])
+    game = G.refresh(s, game)
+    return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; game "
+            f"{game['name']} is now in {game['phase'] or 'its end'}. The report has "
+            f"been sent to every player.", "text", None)
+
+
+def _preview(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = actor._master_game(ses)
+    G.check_running(game)
+    variant = G.get_variant(game["variant"])
+    pos = G.current_position(s, game)
+    sets = s.order_sets(game["id"], game["phase"])
+    lines = [(power, line["order"]) for power in sorted(sets) for line in sets[power]
+             if line.get("order")]
+    outcome = variant.adjudicate_lines(pos, lines)  # pure: nothing is stored
+    turn = G.Turn(game, pos, outcome, sets)
+    events = reports.phase_events(variant, turn)
+    seen = reports.events_context(variant, visible_events(events, None), outcome.position)
+    missing = D.missing_powers(s, game)
+    ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
+           "phase_name": pos.phase.long_name, "powers": list(variant.board.powers),
+           "next_phase": str(outcome.position.phase), "missing": sorted(missing), **seen}
+    ses.later.append(lambda: actor.outbox.queue(
+        kind="notice", to=ses.inbound.sender, subject=f"{game['name']} - {game['phase']} "
+        "preview (not processed)", template="preview.txt.j2", context=ctx,
+        game_id=game["id"]))
+    return (f"A preview of {game['phase']} with the orders in now has been sent to you alone. "
+            "Nothing was processed.", "text", None)
+
+
+def _rollback(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = actor._master_game(ses)
+    if game["status"] == "forming" or game["status"] == "open":
+        raise GameError(f"game {game['name']} has not started")
+    target = cmd.args[0].upper()
+    rows = s.all("SELECT id, phase FROM positions WHERE game_id = ? ORDER BY id", (game["id"],))
+    ids = {r["phase"]: r["id"] for r in rows}
+    if target not in ids:
+        raise GameError(f"game {game['name']} has no phase {target} (its phases: "
+                        f"{', '.join(r['phase'] for r in rows)})")
+    if target == game["phase"]:
+        raise GameError(f"game {game['name']} is already in {target}")
+    later = [r["phase"] for r in rows if r["id"] > ids[target]]
+    for phase in later:
+        for table in ("orders", "waits", "votes"):
+            s.execute(f"DELETE FROM {table} WHERE game_id = ? AND phase = ?",  # noqa: S608
+                      (game["id"], phase))
+        s.execute("DELETE FROM positions WHERE game_id = ? AND phase = ?", (game["id"], phase))
+        s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?",
+                  (game["id"], phase + ":%"))
+    s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?", (game["id"], target + ":%"))
+    s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE game_id = ? AND "
+              "phase = ?", (game["id"], target))
+    status = "paused" if game["status"] == "paused" else "active"
+    s.execute("UPDATE games SET phase = ?, status = ?, winner = NULL, result = NULL WHERE id = ?",
+              (target, status, game["id"]))
+    game = G.refresh(s, game)
+    D.begin_phase(s, game, now, G.current_position(s, game).phase.kind)
+    game = G.refresh(s, game)
+    kept = len(s.order_sets(game["id"], target))
+    ses.later.append(lambda g=game: N.rolled_back(actor, g, target))
+    return (f"Game {game['name']} is back in {target}; the orders of {kept} power(s) for that "
+            f"phase are restored. New deadline: "
+            f"{deadline_text(game['deadline'], now, S.zone(game))}. Everyone has been told.",
+            "text", None)
+
+
+def _eject(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = actor._master_game(ses)
+    power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
+    if s.player(game["id"], power) is None:
+        raise GameError(f"{power.title()} in game {game['name']} has no player")
+    # told while still a player, so the ejected player learns of it too
+    N.player_change(actor, game, power, "ejected")
+    s.execute("DELETE FROM players WHERE game_id = ? AND power = ?", (game["id"], power))
+    s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
+              "(?, ?, ?, 'ejected', ?)", (game["id"], game["phase"], power, iso(now)))
+    return (f"The player of {power.title()} is ejected from game {game['name']}. A new player "
+            f"can TAKEOVER {power.title()} {game['name']} <password>, or you can REPLACE "
+            "them.", "text", None)
+
+
+def _replace(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    game = actor._master_game(ses)
+    power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
+    address, password = cmd.args[1], cmd.args[2]
+    if len(password) < 4:
+        raise GameError("a password must be at least 4 characters long")
+    _seat(actor, game, power, address, password, now, "replaced")
+    return (f"{power.title()} in game {game['name']} is now played by {address}, who signs on "
+            f"with the password you gave. Everyone has been told.", "text", None)
+
+
+def _act(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    game = actor._master_game(ses)
+    power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
+    actor._set_context(ses, game, power)
+    return (f"You act as {power.title()} in game {game['name']}: the orders and commands that "
+            "follow are that power's.", "text", None)
+
+
+def _edit(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = actor._master_game(ses)
+    if game["status"] not in ("active", "paused"):
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    variant = G.get_variant(game["variant"])
+    row = s.position(game["id"], game["phase"])
+    assert row is not None
+    data = json.loads(row["position"])
+    board = variant.board
+    what = cmd.args[0].upper()
+    units: dict[str, list[str]] = data.setdefault("units", {})
+    centres: dict[str, list[str]] = data.setdefault("centres", {})
+
+    def where(unit: str) -> str:
+        return unit.split()[-1].split("/")[0].upper()
+
+    if what == "ADD":
+        power = G.power_name(variant, cmd.args[1])
+        unit = f"{cmd.args[2].upper()} {cmd.args[3].upper()}"
+        if cmd.args[2].upper() not in ("A", "F"):
+            raise GameError(f"{cmd.args[2]!r} is not a unit type (A or F)")
+        if where(unit) not in board.provinces:
+            raise GameError(f"{cmd.args[3]!r} is not a province of the {variant.title} map")
+        if any(where(u) == where(unit) for us in units.values() for u in us):
+            raise GameError(f"{where(unit)} is occupied: remove that unit first")
+        units.setdefault(power, []).append(unit)
+        change = f"added {power.title()} {unit}"
+    elif what == "REMOVE":
+        unit = f"{cmd.args[1].upper()} {cmd.args[2].upper()}"
+        owner = next((p for p, us in units.items() for u in us
+                      if where(u) == where(unit)), None)
+        if owner is None:
+            raise GameError(f"there is no unit in {where(unit)}")
+        units[owner] = [u for u in units[owner] if where(u) != where(unit)]
+        change = f"removed {owner.title()} {unit}"
+    else:
+        centre = cmd.args[1].upper()
+        if centre not in board.supply_centres:
+            raise GameError(f"{cmd.args[1]!r} is not a supply centre")
+        for p in centres:
+            centres[p] = [c for c in centres[p] if c != centre]
+        if cmd.args[2].upper() in ("NONE", "NEUTRAL"):
+            change = f"{centre} is now neutral"
+        else:
+            power = G.power_name(variant, cmd.args[2])
+            centres.setdefault(power, []).append(centre)
+            centres[power].sort()
+            change = f"{centre} now belongs to {power.title()}"
+    try:
+        pos = variant.read_position(data)
+    except (ValueError, KeyError) as exc:
+        raise GameError(f"that edit makes an impossible position: {exc}") from None
+    s.save_position(game["id"], game["phase"], variant.write_position(pos))
+    s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (game["id"], game["phase"]))
+    ses.later.append(lambda: N.edited(actor, G.refresh(s, game), [change]))
+    return (f"Position of game {game['name']} edited: {change}. Orders for {game['phase']} "
+            "were cleared (they were for the old position); everyone has been told.",
+            "text", None)
+
+
+def _endgame(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    game = actor._master_game(ses)
+    if game["status"] == "finished":
+        raise GameError(f"game {game['name']} has already ended")
+    variant = G.get_variant(game["variant"])
+    words = cmd.args
+    if words and words[0].upper() == "DRAW":
+        powers = sorted({G.power_name(variant, w) for w in words[1:]}) or (
+            draws.survivors(actor.s, game) if game["phase"] else [])
+        how = "drawn"
+    elif words and words[0].upper() == "WINNER" and len(words) == 2:
+        powers, how = [G.power_name(variant, words[1])], "conceded"
+    elif not words:
+        powers, how = [], "ended by the master"
+    else:
+        raise GameError("write ENDGAME, ENDGAME DRAW [<power> ...] or ENDGAME WINNER <power>")
+    draws.finish(actor, game, how, powers)
+    return f"Game {game['name']} is over; everyone has been told.", "text", None
+
+
+def _pause(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = actor._master_game(ses)
+    G.pause_game(s, game)
+    s.execute("UPDATE games SET paused_at = ?, early_at = NULL WHERE id = ?",
+              (iso(now), game["id"]))
+    ses.games_touched.add(game["id"])
+    ses.later.append(lambda: N.paused(actor, G.refresh(s, game)))
+    return (f"Game {game['name']} is paused; everyone has been told, and is reminded every day "
+            "until you RESUME.", "text", None)
+
+
+def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    s = actor.s
+    game = G.resume_game(s, actor._master_game(ses), now)
+    ses.games_touched.add(game["id"])
+    ses.later.append(lambda: N.resumed(actor, G.refresh(s, game)))
+    return (f"Game {game['name']} resumed; deadline "
+            f"{deadline_text(game['deadline'], now, S.zone(game))}. Everyone has been told.",
+            "text", None)
+
+
+_HANDLERS = {
+    "SET": _set, "PRESS": _press, "BROADCAST": _press, "OBSERVE": _observe,
+    "UNOBSERVE": _unobserve, "DRAW": _draw, "NODRAW": _draw, "CONCEDE": _draw,
+    "NOCONCEDE": _draw, "LIST": _list_game, "HISTORY": _history, "SUMMARY": _summary,
+    "WHOIS": _whois, "TAKEOVER": _takeover, "PROCESS": _process, "PREVIEW": _preview,
+    "ROLLBACK": _rollback, "EJECT": _eject, "REPLACE": _replace, "ACT": _act, "EDIT": _edit,
+    "ENDGAME": _endgame, "PAUSE": _pause, "RESUME": _resume,
+}
+

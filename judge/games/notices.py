@@ -1,0 +1,114 @@
+"""Mail the judge sends about a game outside the turn reports: reminders, late notices, pauses,
+abandonment, position edits, rollbacks, the end of a game. Each is a template in
+``templates/notices/``; public ones go to every reader (:func:`observers.readers`) with the
+game's list headers.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from judge.games import game as G
+from judge.games import settings as S
+from judge.games.observers import list_headers, readers
+
+if TYPE_CHECKING:
+    from judge.games.acting import Actor
+
+
+def _base(s: Any, game: dict) -> dict[str, Any]:
+    game = G.refresh(s, game)
+    pos = G.current_position(s, game) if game["phase"] else None
+    return {"game": game["name"], "phase": game["phase"],
+            "phase_name": pos.phase.long_name if pos else "", "deadline": game["deadline"],
+            "tz": S.zone(game), "status": game["status"]}
+
+
+def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subject: str,
+              context: dict[str, Any]) -> None:
+    """A private notice to each of ``powers`` that has a player (and a copy to the master)."""
+    s = actor.s
+    base = _base(s, game)
+    for power in powers:
+        player = s.player(game["id"], power)
+        if player is None:
+            continue
+        actor.outbox.queue(kind="notice", to=player["address"], subject=subject,
+                           template=template, context={**base, **context, "you": power,
+                                                       "role": "player"},
+                           game_id=game["id"])
+
+
+def to_all(actor: Actor, game: dict, template: str, subject: str, context: dict[str, Any],
+           roles: tuple[str, ...] = ("player", "master", "observer", "list")) -> None:
+    s = actor.s
+    base = _base(s, game)
+    for r in readers(s, game):
+        if r.role not in roles:
+            continue
+        actor.outbox.queue(kind="notice", to=r.address, subject=subject, template=template,
+                           context={**base, **context, "you": r.power, "role": r.role},
+                           game_id=game["id"],
+                           headers=list_headers(actor.cfg, game, r.address))
+
+
+def to_master(actor: Actor, game: dict, template: str, subject: str,
+              context: dict[str, Any]) -> None:
+    base = _base(actor.s, game)
+    actor.outbox.queue(kind="notice", to=game["master_address"], subject=subject,
+                       template=template, context={**base, **context, "you": None,
+                                                   "role": "master"}, game_id=game["id"])
+
+
+def reminder(actor: Actor, game: dict, missing: dict[str, list[str]]) -> None:
+    for power, what in missing.items():
+        to_powers(actor, game, [power], "notices/reminder.txt.j2",
+                  f"{game['name']} - {game['phase']} reminder: orders due",
+                  {"missing": what})
+
+
+def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: datetime,
+         policy: str) -> None:
+    ctx = {"grace_end": grace_end, "policy": policy, "late": sorted(missing)}
+    for power, what in missing.items():
+        to_powers(actor, game, [power], "notices/late.txt.j2",
+                  f"{game['name']} - {game['phase']} late: orders missing",
+                  {**ctx, "missing": what})
+    to_master(actor, game, "notices/late.txt.j2",
+              f"{game['name']} - {game['phase']} late: orders missing", {**ctx, "missing": []})
+
+
+def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
+    to_all(actor, game, "notices/paused.txt.j2",
+           f"{game['name']} - {'still ' if reminder else ''}paused", {"reminder": reminder})
+
+
+def resumed(actor: Actor, game: dict) -> None:
+    to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed", {})
+
+
+def abandoned(actor: Actor, game: dict, power: str, missed: int) -> None:
+    to_all(actor, game, "notices/abandoned.txt.j2",
+           f"{game['name']} - {power.title()} abandoned", {"power": power, "missed": missed})
+
+
+def player_change(actor: Actor, game: dict, power: str, change: str) -> None:
+    to_all(actor, game, "notices/player_change.txt.j2",
+           f"{game['name']} - {power.title()} {change}", {"power": power, "change": change})
+
+
+def edited(actor: Actor, game: dict, changes: list[str]) -> None:
+    to_all(actor, game, "notices/edited.txt.j2",
+           f"{game['name']} - {game['phase']} position edited by the master",
+           {"changes": changes})
+
+
+def rolled_back(actor: Actor, game: dict, phase: str) -> None:
+    to_all(actor, game, "notices/rolled_back.txt.j2",
+           f"{game['name']} - rolled back to {phase}", {"to_phase": phase})
+
+
+def ended(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
+    to_all(actor, game, "notices/ended.txt.j2", f"{game['name']} - game over",
+           {"how": how, "powers": powers})

@@ -1,0 +1,195 @@
+"""Per-game settings (``games.settings``, JSON): what a game master changes with ``SET``.
+
+Every key has a default, so a game created before a key existed reads the default. Values are
+checked here and a bad one raises :class:`~judge.games.game.GameError` with the reason, so a
+``SET`` with a typo changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from judge.commands.parse import parse_duration
+from judge.games.game import GameError
+from judge.mail.compose import duration_text
+
+WEEKDAYS = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"]
+
+DEFAULTS: dict[str, Any] = {
+    "zone": "UTC",          # every date the judge writes for this game is in this zone
+    "time": "",             # HH:MM: deadlines fall at this time of day ("" = any time)
+    "days": [],             # weekdays (0 = Monday) a deadline may fall on ([] = every day)
+    "grace": 0,             # seconds after the deadline before missing orders count as missed
+    "reminder": 86400,      # seconds before the deadline to remind powers without orders
+    "settle": None,         # seconds between "everyone has ordered" and processing (None: config)
+    "missed": "process",    # process (civil disorder at the end of grace) | wait (for a player)
+    "abandon": 3,           # missed phases in a row before a power is declared abandoned (0 never)
+    "press": "white",       # white (signed) | grey (anonymous) | both | none
+    "gmpress": False,       # the master reads all press (and the players are told)
+    "observerpress": False,  # observers receive broadcast press
+    "draw": "all",          # all survivors | subset (a draw among some survivors)
+    "list": "",             # an address (mailing list) that receives every public report
+    "anonymous": False,     # WHOIS and LIST do not reveal players' addresses
+    "absence": 14 * 86400,  # longest absence a player may declare, seconds
+}
+
+_BOOL = {"ON": True, "YES": True, "TRUE": True, "OFF": False, "NO": False, "FALSE": False}
+_ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$|^[^@\s<>]+@localhost$")
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+USAGE = ("SET <key> <value>; keys: ZONE <Area/City>, TIME <HH:MM|ANY>, DAYS <MON-FRI|ALL|"
+         "MON,WED,...>, GRACE <duration>, REMINDER <duration|OFF>, SETTLE <duration>, "
+         "MISSED <PROCESS|WAIT>, ABANDON <n|OFF>, PRESS <WHITE|GREY|BOTH|NONE>, "
+         "GMPRESS <ON|OFF>, OBSERVERPRESS <ON|OFF>, DRAW <ALL|SUBSET>, LIST <address|OFF>, "
+         "ANONYMOUS <ON|OFF>, ABSENCE <duration>, MOVEMENT/RETREAT/ADJUSTMENT <duration>")
+
+
+def load(game: dict) -> dict[str, Any]:
+    try:
+        stored = json.loads(game.get("settings") or "{}")
+    except ValueError:
+        stored = {}
+    return {**DEFAULTS, **stored}
+
+
+def anonymous(game: dict) -> bool:
+    """Whether the game hides who plays what: SET ANONYMOUS, or a Gunboat game (the variant
+    settings in the same JSON)."""
+    st = load(game)
+    return bool(st["anonymous"] or st.get("gunboat"))
+
+
+def zone(game: dict) -> str:
+    return str(load(game)["zone"])
+
+
+def _duration(key: str, value: str, allow_off: bool = False) -> int:
+    if allow_off and value.upper() in ("OFF", "NONE", "0"):
+        return 0
+    seconds = parse_duration(value)
+    if seconds is None:
+        raise GameError(f"SET {key}: {value!r} is not a duration (e.g. 24h, 2d, 90m)")
+    return seconds
+
+
+def _bool(key: str, value: str) -> bool:
+    if value.upper() not in _BOOL:
+        raise GameError(f"SET {key}: write ON or OFF, not {value!r}")
+    return _BOOL[value.upper()]
+
+
+def parse_days(text: str) -> list[int]:
+    """``MON-FRI``, ``SAT,SUN``, ``ALL`` -> weekday numbers (0 = Monday)."""
+    t = text.upper().replace(" ", "")
+    if t in ("ALL", "ANY", "EVERY"):
+        return []
+    days: set[int] = set()
+    for part in t.split(","):
+        lo, _, hi = part.partition("-")
+        try:
+            a = WEEKDAYS.index(lo[:3])
+            b = WEEKDAYS.index(hi[:3]) if hi else a
+        except ValueError:
+            raise GameError(f"SET DAYS: {part!r} is not a weekday or a range of weekdays "
+                            "(MON, TUE, ..., SUN; e.g. MON-FRI or SAT,SUN)") from None
+        i = a
+        while True:
+            days.add(i)
+            if i == b:
+                break
+            i = (i + 1) % 7
+    return sorted(days) if len(days) < 7 else []
+
+
+def parse_setting(key: str, words: list[str]) -> tuple[str, Any]:
+    """(settings key, value) from ``SET KEY words...``; GameError when it is not usable."""
+    k = key.upper()
+    value = " ".join(words).strip()
+    if not value:
+        raise GameError(f"SET {k} needs a value; write: {USAGE}")
+    if k in ("ZONE", "TIMEZONE", "TZ"):
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise GameError(f"SET ZONE: {value!r} is not a time zone (write e.g. "
+                            "Europe/Paris, America/New_York or UTC)") from None
+        return "zone", value
+    if k == "TIME":
+        if value.upper() in ("ANY", "OFF", "NONE"):
+            return "time", ""
+        if not _TIME.match(value):
+            raise GameError(f"SET TIME: {value!r} is not a time of day (write e.g. 18:00)")
+        h, m = value.split(":")
+        return "time", f"{int(h):02d}:{m}"
+    if k in ("DAYS", "WEEKDAYS"):
+        return "days", parse_days(value)
+    if k == "GRACE":
+        return "grace", _duration(k, value, allow_off=True)
+    if k == "REMINDER":
+        return "reminder", _duration(k, value, allow_off=True)
+    if k == "SETTLE":
+        return "settle", _duration(k, value, allow_off=True)
+    if k == "MISSED":
+        if value.upper() not in ("PROCESS", "WAIT"):
+            raise GameError(f"SET MISSED: write PROCESS or WAIT, not {value!r}")
+        return "missed", value.lower()
+    if k == "ABANDON":
+        if value.upper() in ("OFF", "NEVER"):
+            return "abandon", 0
+        if not value.isdigit() or int(value) > 99:
+            raise GameError(f"SET ABANDON: write a number of phases (e.g. 2) or OFF, "
+                            f"not {value!r}")
+        return "abandon", int(value)
+    if k == "PRESS":
+        if value.upper() in ("GRAY",):
+            value = "GREY"
+        if value.upper() not in ("WHITE", "GREY", "BOTH", "NONE"):
+            raise GameError(f"SET PRESS: write WHITE, GREY, BOTH or NONE, not {value!r}")
+        return "press", value.lower()
+    if k in ("GMPRESS", "OBSERVERPRESS", "ANONYMOUS"):
+        return k.lower(), _bool(k, value)
+    if k == "DRAW":
+        if value.upper() not in ("ALL", "SUBSET"):
+            raise GameError(f"SET DRAW: write ALL or SUBSET, not {value!r}")
+        return "draw", value.lower()
+    if k == "LIST":
+        if value.upper() in ("OFF", "NONE"):
+            return "list", ""
+        if not _ADDRESS.match(value):
+            raise GameError(f"SET LIST: {value!r} is not an email address")
+        return "list", value
+    if k == "ABSENCE":
+        return "absence", _duration(k, value)
+    raise GameError(f"SET {k}: no such setting; write: {USAGE}")
+
+
+def describe(game: dict, settle_default: int) -> list[tuple[str, str]]:
+    """(name, value) rows for LIST <game>."""
+    st = load(game)
+    settle = st["settle"] if st["settle"] is not None else settle_default
+    days = ", ".join(WEEKDAYS[d].title() for d in st["days"]) or "every day"
+    return [
+        ("time zone", st["zone"]),
+        ("deadlines", f"{'at ' + st['time'] if st['time'] else 'any time of day'}, "
+                      f"{days}"),
+        ("grace", duration_text(st["grace"]) if st["grace"] else "none"),
+        ("reminder", (duration_text(st["reminder"]) + " before the deadline")
+         if st["reminder"] else "none"),
+        ("early processing", f"{duration_text(settle)} after the last orders"
+         if settle else "as soon as every power has ordered"),
+        ("missed orders", "civil disorder at the end of grace" if st["missed"] == "process"
+         else "the game waits for a replacement"),
+        ("abandoned after", f"{st['abandon']} missed phases in a row" if st["abandon"]
+         else "never"),
+        ("press", {"white": "white (signed)", "grey": "grey (anonymous)",
+                   "both": "white or grey", "none": "no press"}[st["press"]]),
+        ("master reads all press", "yes" if st["gmpress"] else "no"),
+        ("observers receive broadcast press", "yes" if st["observerpress"] else "no"),
+        ("draws", "all survivors" if st["draw"] == "all" else "any subset of survivors"),
+        ("mailing list", st["list"] or "none"),
+        ("players' addresses", "hidden" if st["anonymous"] else "shown"),
+        ("longest absence", duration_text(st["absence"])),
+    ]

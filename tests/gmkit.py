@@ -1,0 +1,187 @@
+"""A judge in this process, on the real mail servers, with a clock the test moves.
+
+Players' mail goes over SMTP to postfix, which delivers it by LMTP into dovecot; the judge
+fetches it with its own IMAP intake code, acts on it with an injected clock, and sends over
+SMTP through postfix, which relays to the test's sink. Deadlines are driven by the injected
+clock and the scheduler's manual mode (:meth:`judge.scheduler.Clock.advance`), so no test
+sleeps for a deadline.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from mailkit import POWERS, Got, Sink, compose, imap_config, send_smtp, unique, write_config
+
+START = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)  # a Monday
+
+
+class FakeClock:
+    def __init__(self, start: datetime = START) -> None:
+        self.t = start
+
+    def __call__(self) -> datetime:
+        return self.t
+
+    def set(self, t: datetime) -> None:
+        assert t >= self.t, "time only moves forward"
+        self.t = t
+
+
+class LiveJudge:
+    def __init__(self, env: dict, sink: Sink, dirpath: Path, clock: FakeClock,
+                 settle: str = "0s", **settings: Any) -> None:
+        self.env, self.sink, self.dir, self.clock = env, sink, dirpath, clock
+        self.address = f"judge@{env['MAILTEST_DOMAIN']}"
+        self.settle, self.settings = settle, settings
+        self.expected = 0  # mails sent to the judge and not yet fetched
+        self.returned: set[str] = set()  # Message-IDs already handed to the test
+        self._open()
+
+    def _open(self) -> None:
+        from judge.config import load_config
+        from judge.games.acting import Actor
+        from judge.mail.intake import ImapIntake
+        from judge.mail.sender import Sender
+        from judge.scheduler import Clock
+        from judge.storage import Store
+
+        text = imap_config(self.env, self.dir).replace(
+            'default_settle = "0s"', f'default_settle = "{self.settle}"')
+        self.cfg = load_config(write_config(self.dir, text))
+        for k, v in self.settings.items():
+            setattr(self.cfg, k, v)
+        self.store = Store(self.cfg.database_path)
+        self.actor = Actor(self.store, self.cfg, self.clock)
+        self.sender = Sender(self.cfg, self.store)
+        self.intake = ImapIntake(self.cfg, lambda: None)
+        self.client = self.intake._connect()
+        self.woken = 0
+        self.scheduler = Clock(self._wake, lambda: None, None, 30.0, now=self.clock)
+        self.scheduler.sync(self.store)
+
+    def _wake(self) -> None:
+        self.woken += 1
+
+    def close(self) -> None:
+        self.intake._logout()
+        self.store.close()
+
+    def restart(self) -> None:
+        """A new judge on the same database (what a restart of ``judge serve`` rebuilds)."""
+        self.close()
+        self._open()
+
+    # ---------------------------------------------------------------- mail
+    def send(self, frm: str, body: str, subject: str | None = None) -> str:
+        """A player's mail to the judge (acted on at the next :meth:`pump`); its subject."""
+        subject = subject or unique("m")
+        send_smtp(self.env["MAILTEST_HOST"], int(self.env["MAILTEST_SMTP_PORT"]), frm,
+                  self.address, compose(frm, self.address, body, subject))
+        self.expected += 1
+        return subject
+
+    def pump(self) -> list[Got]:
+        """Fetch what was sent, act on it, do what is due now, send; the mail that came out."""
+        deadline = time.monotonic() + 30
+        while self.expected > 0:
+            got = self.intake.fetch_new(self.client, self.store, True)
+            self.expected -= got
+            if self.expected > 0:
+                assert time.monotonic() < deadline, "mail to the judge never arrived"
+                time.sleep(0.05)
+        self.actor.process_inbox()
+        self.actor.process_due()
+        return self._flush()
+
+    def _flush(self) -> list[Got]:
+        self.scheduler.sync(self.store)
+        self.sender.flush()
+        # mail to the servers' own domain stays in dovecot (e.g. a reply to a stray message
+        # from another test); everything else is relayed to the sink
+        local = "%@" + self.env["MAILTEST_DOMAIN"]
+        ids = {r["message_id"] for r in self.store.all(
+            "SELECT message_id FROM outbox WHERE state = 'sent' AND rcpt NOT LIKE ?",
+            (local,))} - self.returned
+        deadline = time.monotonic() + 30
+        while True:  # everything this judge sent has reached the sink (matched by Message-ID)
+            with self.sink.lock:
+                new = [m for m in self.sink.messages if m["Message-ID"] in ids]
+            if len({m["Message-ID"] for m in new}) >= len(ids):
+                self.returned |= ids
+                return new
+            assert time.monotonic() < deadline, f"sink has {len(new)} of {len(ids)} messages"
+            time.sleep(0.02)
+
+    def tick(self) -> list[Got]:
+        """What the scheduler does when it fires: the worker runs if something is due."""
+        if self.scheduler.advance():
+            self.actor.process_due()
+        return self._flush()
+
+    def advance(self, to: datetime, step: timedelta = timedelta(minutes=1)
+                ) -> list[tuple[datetime, Got]]:
+        """Move the clock to ``to`` one scheduler tick at a time; (time, mail) received."""
+        out: list[tuple[datetime, Got]] = []
+        t = self.clock()
+        while t < to:
+            t = min(to, t + step)
+            self.clock.set(t)
+            out += [(t, m) for m in self.tick()]
+        return out
+
+    def game(self, name: str) -> dict:
+        g = self.store.game(name)
+        assert g is not None
+        return g
+
+
+def addr(game: str, power: str) -> str:
+    return f"{power.lower()}.{game}@players.test"
+
+
+def gm_addr(game: str) -> str:
+    return f"gm.{game}@players.test"
+
+
+def new_game(j: LiveJudge, game: str, settings: list[str] | None = None,
+             deadlines: str = "48h 24h 24h", players: list[str] | None = None) -> list[Got]:
+    """Create, set, open, sign on every power, start; the mail of the start."""
+    body = f"CREATE {game} gm-{game} DEADLINES {deadlines}\n" + "\n".join(
+        f"SET {s}" for s in settings or []) + "\nOPEN"
+    j.send(gm_addr(game), body)
+    out = j.pump()  # mail is not delivered in the order sent: the game must exist first
+    for p in players or POWERS:
+        j.send(addr(game, p), f"SIGNON {p} {game} pw-{p.lower()}")
+    out += j.pump()
+    errors = [m for m in out if m.subject.startswith("[ERROR]")]
+    assert not errors, errors[0].body
+    j.send(gm_addr(game), f"MASTER {game} gm-{game}\nSTART")
+    return j.pump()
+
+
+def orders(j: LiveJudge, game: str, power: str, lines: list[str]) -> str:
+    return j.send(addr(game, power), f"SIGNON {power} {game} pw-{power.lower()}\n"
+                  + "\n".join(lines))
+
+
+def to(mail: list[Got], rcpt: str, pred: Callable[[Got], bool] = lambda m: True) -> list[Got]:
+    return [m for m in mail if m.rcpt.lower() == rcpt.lower() and pred(m)]
+
+
+def subj(mail: list[Got], text: str) -> list[Got]:
+    return [m for m in mail if text in m.subject]
+
+
+def hold_all(game: str) -> dict[str, list[str]]:
+    """Spring 1901: every unit holds (one order line per unit)."""
+    units = {"AUSTRIA": ["A VIE", "A BUD", "F TRI"], "ENGLAND": ["F LON", "F EDI", "A LVP"],
+             "FRANCE": ["A PAR", "A MAR", "F BRE"], "GERMANY": ["A BER", "A MUN", "F KIE"],
+             "ITALY": ["A VEN", "A ROM", "F NAP"],
+             "RUSSIA": ["A WAR", "A MOS", "F SEV", "F STP/SC"],
+             "TURKEY": ["F ANK", "A CON", "A SMY"]}
+    return {p: [f"{u} H" for u in us] for p, us in units.items()}
