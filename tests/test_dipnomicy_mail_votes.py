@@ -310,3 +310,20 @@ def test_the_sg_mails_the_games_starting_ruleset_before_the_start(tmp_path):
     # once started, the rules change only by proposal and vote
     r = g.reply(GM, "MASTER own sgpass\nRULESET\n" + text + "\nEND", "late ruleset")
     assert r.subject.startswith("[ERROR]") and "has started" in r.flat
+
+
+def test_observers_and_the_games_list_receive_the_public_reports(tmp_path):
+    g = DipGame(tmp_path, name="obs", players=5)
+    g.reply(GM, "CREATE obs sgpass VARIANT dipnomicy", "new")
+    r = g.reply(GM, "MASTER obs sgpass\nSET LIST obs-list@lists.test", "list")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    g.start()
+    r = g.reply("watcher@players.test", "OBSERVE obs", "observe")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    got = g.to_deadline()
+    report = g.published(got, "move report, turn 1")
+    assert {"watcher@players.test", "obs-list@lists.test"} <= set(report)
+    for address in ("watcher@players.test", "obs-list@lists.test"):
+        mail = report[address]
+        assert mail.body == report[GM].body
+        assert "obs" in mail["List-Id"] and "UNOBSERVE" in mail["List-Unsubscribe"]

@@ -103,19 +103,17 @@ def _players(s: Store, game: dict) -> list[str]:
     return sorted(p["power"] for p in s.players(game["id"]))
 
 
-def _recipients(s: Store, game: dict) -> list[tuple[str, str | None]]:
-    from judge.reports import recipients
-
-    return recipients(s, game)
-
-
 def _publish(actor: Actor, game: dict, subject: str, text: str, footer: str = "") -> None:
-    """Send one text to every player and the SG."""
-    for address, _power in _recipients(actor.s, game):
-        actor.outbox.queue(kind="report", to=address, subject=f"{game['name']}: {subject}",
+    """Send one public text (every Dipnomicy report is public) to every player, the SG, the
+    game's observers and its mailing list, with the list headers."""
+    from judge.games.observers import list_headers, readers
+
+    for r in readers(actor.s, game):
+        actor.outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
                            template="dipnomicy/mail.txt.j2",
                            context={"text": text.rstrip("\n"), "footer": footer,
-                                    "judge_name": actor.cfg.name}, game_id=game["id"])
+                                    "judge_name": actor.cfg.name}, game_id=game["id"],
+                           headers=list_headers(actor.outbox.cfg, game, r.address))
 
 
 def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
