@@ -705,21 +705,7 @@ class MultiplicityRules(StandardRules):
         forces = self.forces([d.unit for d in position.dislodged])
         key = {f.province: i for i, f in enumerate(forces)}
         results: list[OrderResult] = []
-        chosen: dict[int, Order] = {}
-        slot: dict[int, int] = {}
-        for power, order in orders:
-            try:
-                checked = self.check(position, power, order)
-            except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            i = key[checked.unit.province]  # type: ignore[union-attr]
-            if i in slot:
-                old = results[slot[i]]
-                old.result, old.reason = FAILS, "replaced by a later order for the same unit"
-            chosen[i] = checked
-            slot[i] = len(results)
-            results.append(OrderResult(power, str(checked), SUCCEEDS))
+        chosen, slot = self._checked(position, orders, results, key)
         wanted: dict[str, list[int]] = {}
         for i, order in chosen.items():
             if isinstance(order, Retreat):

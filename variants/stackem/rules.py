@@ -360,38 +360,15 @@ class StackRules(StandardRules):
             return Remove(UnitRef(unit.kind, unit.location))
         if count > 1:
             raise OrderError("only one unit can be built on a home centre each year (rule 11)")
-        if not isinstance(order, Build):
-            return self._check_adjustment(position, power, order)
-        b = self.board
-        ref = order.unit
-        prov = ref.province
-        name = self.name(prov)
-        if self.adjustment_count(position, power) <= 0:
-            raise OrderError(f"{power} has no builds this winter")
-        if ref.kind is None:
-            raise OrderError(f"say what to build in {name}: an army (A) or a fleet (F)")
-        if prov not in b.home_centres.get(power, ()):
-            raise OrderError(f"{name} is not one of {power}'s home centres")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name} now")
+        return self._check_adjustment(position, power, order)
+
+    def build_site_taken(self, position: Position, power: str, province: str) -> str:
         # Rule 11: a home centre held by the power's own units is open for a build; only
         # another power's units close it.
-        others = {u.power for u in position.units if u.province == prov and u.power != power}
+        others = {u.power for u in position.units if u.province == province and u.power != power}
         if others:
-            raise OrderError(f"{name} is occupied by {others.pop()}'s units")
-        if ref.kind == ARMY:
-            if b.is_sea(prov):
-                raise OrderError(f"an army cannot be built at sea in {name}")
-            return Build(UnitRef(ARMY, prov))
-        if b.is_land(prov):
-            raise OrderError(f"a fleet cannot be built in {name}: it is inland")
-        coasts = b.provinces[prov].coasts
-        if coasts:
-            if ref.location not in coasts:
-                raise OrderError(f"say on which coast of {name} to build the fleet "
-                                 f"({' or '.join(coasts)})")
-            return Build(UnitRef(FLEET, ref.location))
-        return Build(UnitRef(FLEET, prov))
+            return f"{self.name(province)} is occupied by {others.pop()}'s units"
+        return ""
 
     # ------------------------------------------------------------ adjudication
     def adjudicate(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:

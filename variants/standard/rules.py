@@ -363,8 +363,9 @@ class StandardRules:
             raise OrderError(f"{name} is not one of {power}'s home centres")
         if prov not in position.centres.get(power, set()):
             raise OrderError(f"{power} does not own {name} now")
-        if any(u.province == prov for u in position.units):
-            raise OrderError(f"{name} is occupied")
+        taken = self.build_site_taken(position, power, prov)
+        if taken:
+            raise OrderError(taken)
         if ref.kind == ARMY:
             if b.is_sea(prov):
                 raise OrderError(f"an army cannot be built at sea in {name}")
@@ -378,6 +379,13 @@ class StandardRules:
                                  f"({' or '.join(coasts)})")
             return Build(UnitRef(FLEET, ref.location))
         return Build(UnitRef(FLEET, prov))
+
+    def build_site_taken(self, position: Position, power: str, province: str) -> str:
+        """Why ``power`` cannot build in its free-looking home centre ``province`` ('' when
+        it can): in standard play, any unit there."""
+        if any(u.province == province for u in position.units):
+            return f"{self.name(province)} is occupied"
+        return ""
 
     def units_to_order(self, position: Position, power: str) -> list[Unit]:
         kind = position.phase.kind
