@@ -220,11 +220,7 @@ class TurnRules(StandardRules):
                        dislodged, extra=dict(position.extra))
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged),
                           disbanded=[units[i] for i in sorted(merged_away)])
-        if dislodged:
-            nxt.phase = Phase(position.phase.season, position.phase.year, "R")
-        else:
-            self._advance(nxt, outcome)
-        return outcome
+        return self.after_movement(outcome)
 
     # The standard retreat phase, in this game's words, keeping each unit's size (P6).
     NO_RETREAT_REASON = "not moved away: disbanded"

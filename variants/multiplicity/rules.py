@@ -591,11 +591,7 @@ class MultiplicityRules(StandardRules):
                 results[slot].reason = "; ".join(reasons)
         nxt, dislodged = self._after_moves(position, forces, pieces, phase)
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
-        if dislodged:
-            nxt.phase = Phase(position.phase.season, position.phase.year, "R")
-        else:
-            self._advance(nxt, outcome)
-        return outcome
+        return self.after_movement(outcome)
 
     @staticmethod
     def _is_multi(text: str) -> bool:

@@ -44,7 +44,7 @@ from judge.engine.orders import (
     Waive,
 )
 from judge.engine.parse import parse_order
-from judge.engine.position import Dislodged, Phase, Position
+from judge.engine.position import Dislodged, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from variants.stackem.movement import StackMovementPhase
 from variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
@@ -508,11 +508,7 @@ class StackRules(StandardRules):
                        {p: set(cs) for p, cs in position.centres.items()},
                        dislodged, frozenset(blocked), extra=dict(position.extra))
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
-        if dislodged:
-            nxt.phase = Phase(position.phase.season, position.phase.year, "R")
-        else:
-            self._advance(nxt, outcome)
-        return outcome
+        return self.after_movement(outcome)
 
     def _adjudicate_stack_retreats(self, position: Position,
                                    orders: list[tuple[str, Order]]) -> Outcome:

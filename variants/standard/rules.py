@@ -477,11 +477,7 @@ class StandardRules:
         nxt = position.following(new_units, dislodged=dislodged,
                                  standoffs=frozenset(standoffs) if dislodged else frozenset())
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged), details=phase)
-        if dislodged:
-            nxt.phase = Phase(position.phase.season, position.phase.year, "R")
-        else:
-            self._advance(nxt, outcome)
-        return outcome
+        return self.after_movement(outcome)
 
     def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         pending = position.dislodged
@@ -579,6 +575,16 @@ class StandardRules:
         return mine[:count]
 
     # ---------------------------------------------------------------- calendar
+    def after_movement(self, outcome: Outcome) -> Outcome:
+        """Move a movement phase's outcome on: to its retreat phase when a unit was
+        dislodged, else to the next phase that needs play."""
+        nxt, phase = outcome.position, outcome.previous.phase
+        if outcome.dislodged:
+            nxt.phase = Phase(phase.season, phase.year, "R")
+        else:
+            self._advance(nxt, outcome)
+        return outcome
+
     def _advance(self, nxt: Position, outcome: Outcome) -> None:
         """Set ``nxt.phase`` to the next phase that needs play, updating centres after Fall."""
         phase = nxt.phase
