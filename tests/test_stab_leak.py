@@ -21,7 +21,7 @@ from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, U
 from judge.engine.position import Phase
 from judge.engine.randomgame import random_orders, random_position
 from variants import get_variant
-from variants.stab.report import StabSettings, render, stab_turn_events
+from variants.stab.report import StabSettings, render, stab_turn_events, unit_text
 from variants.stab.rules import IfDislodged, Reveal
 from variants.standard.movement import MovementPhase
 
@@ -39,13 +39,43 @@ def loc(text: str) -> str:
 
 
 # ------------------------------------------------------------------ random turns
+def defend(position, orders: list[tuple[str, Order]], rng: random.Random
+           ) -> list[tuple[str, Order]]:
+    """Fights over some standing units: the neighbours free to help support the unit or an
+    attack on it, so that a standing unit often has more supports than it needs (rule 2
+    then shows only the supports needed)."""
+    units = {u.province: u for u in position.units}
+    given = {province_of(o.unit.location): (p, o) for p, o in orders}
+    attacks: dict[str, list[Move]] = {}
+    for _, o in orders:
+        if isinstance(o, Move):
+            attacks.setdefault(province_of(o.destination), []).append(o)
+    for t, moves in sorted(attacks.items()):
+        u = units.get(t)
+        if u is None or isinstance(given.get(t, (None, None))[1], Move) or rng.random() < 0.5:
+            continue
+        for v in position.units:
+            free = not isinstance(given.get(v.province, (None, None))[1], (Move, Convoy))
+            if v is u or not free or not BOARD.can_reach(v.kind, v.location, t):
+                continue
+            ref = UnitRef(v.kind, v.location)
+            if rng.random() < 0.6:
+                given[v.province] = (v.power, SupportHold(ref, UnitRef(u.kind, u.location)))
+            elif rng.random() < 0.7:
+                m = rng.choice(moves)
+                if province_of(m.unit.location) != v.province:
+                    dest = m.destination if m.unit.kind == "F" else t
+                    given[v.province] = (v.power, SupportMove(ref, m.unit, dest))
+    return list(given.values())
+
+
 def random_turn(seed: int, mode: str):
     rng = random.Random(seed)
     position = random_position(BOARD, rng, rng.randint(18, 45))
     position.variant = "stab"
     position.phase = Phase(rng.choice("SF"), 1903, "M")
     position.extra["retreats"] = mode
-    orders: list[tuple[str, Order]] = random_orders(BOARD, position, rng)
+    orders: list[tuple[str, Order]] = defend(position, random_orders(BOARD, position, rng), rng)
     # Some powers send nothing at all (NMR).
     silent = {p for p in BOARD.powers if rng.random() < 0.15}
     orders = [(p, o) for p, o in orders if p not in silent]
@@ -96,51 +126,159 @@ class Facts:
 
     def __init__(self, ph: MovementPhase) -> None:
         self.ph = ph
-        r = ph.resolver
-        n = len(ph.units)
+        self.r = r = ph.resolver
+        self.n = n = len(ph.units)
         self.index = {u.location: i for i, u in enumerate(ph.units)}
         self.moved = [ph.moved(i) for i in range(n)]
         self.dislodger = [ph.dislodger(i) for i in range(n)]
         self.given = [r.result[i] for i in range(n)]
+        self._arrives = [self.is_move(i) and ph.has_path(i, r) for i in range(n)]
+        self._attack = [ph.attack_strength(i, r) if self._arrives[i] else 0 for i in range(n)]
+
+    def lawful(self, i: int, kinds) -> bool:
+        """Unit ``i`` was given an order of one of ``kinds`` that was neither illegal nor void
+        (rule 2: "A mis-order or an unlawful order is not revealed")."""
+        return isinstance(self.ph.orders[i], kinds) and i not in self.ph.void
 
     def is_move(self, i: int) -> bool:
-        return isinstance(self.ph.orders[i], Move) and i not in self.ph.void
+        return self.lawful(i, Move)
 
     def failed_move(self, i: int) -> bool:
         return self.is_move(i) and not self.moved[i]
 
-    def foreign_contact(self, i: int) -> bool:
-        """A failed move touched another power's unit (rule 2: contested; not a
-        self-standoff): a foreign unit stayed in, or also moved to, its destination, a foreign
-        move into its own province failed, or its convoy was broken."""
-        ph = self.ph
-        dest = ph.dest[i]
-        for k in range(len(ph.units)):
-            if ph.power[k] == ph.power[i]:
-                continue
-            if ph.prov[k] == dest and not self.moved[k]:
-                return True
-            if self.is_move(k) and ph.dest[k] == dest:
-                return True
-            if self.failed_move(k) and ph.dest[k] == ph.prov[i]:
-                return True
-            if ph.prov[k] == dest and self.is_move(k) and ph.dest[k] == ph.prov[i]:
-                return True
-        return bool(ph.convoyed[i] and any(self.dislodger[c] is not None
-                                           for c in ph.convoy_fleets[i]))
+    def arrives(self, i: int) -> bool:
+        """A move that reaches its destination, to win or to bounce there (a convoyed army
+        whose convoy was broken never does: it attacks nothing, cuts nothing)."""
+        return self._arrives[i]
 
-    def stops_foreign(self, i: int) -> bool:
-        """A successful move that dislodged a unit or beat another power's move."""
+    def attack(self, i: int) -> int:
+        return self._attack[i]
+
+    def foreign(self, i: int, k: int) -> bool:
+        return self.ph.power[i] != self.ph.power[k]
+
+    def contested(self, i: int) -> bool:
+        """Failed move ``i`` is not a self-standoff: another power's unit took part at its
+        destination (it was there and did not leave, it entered the space or tried to), or
+        another power broke its convoy."""
         ph = self.ph
-        if any(d == i for d in self.dislodger):
+        if not self.arrives(i):
             return True
-        return any(ph.power[k] != ph.power[i] and self.failed_move(k)
-                   and (ph.dest[k] == ph.dest[i] or ph.dest[k] == ph.prov[i])
-                   for k in range(len(ph.units)))
+        d = ph.dest[i]
+        for k in range(self.n):
+            if not self.foreign(i, k):
+                continue
+            if ph.prov[k] == d and (not self.moved[k] or ph.dest[k] == ph.prov[i]):
+                return True
+            if self.arrives(k) and ph.dest[k] == d:
+                return True
+        return False
+
+    def stops_attack_on(self, u: int) -> bool:
+        """Unit ``u``, whose move failed (so it kept its place with strength 1), is why
+        another power's attack on it failed."""
+        ph = self.ph
+        return any(self.foreign(u, m) and self.failed_move(m) and self.arrives(m)
+                   and ph.dest[m] == ph.prov[u] and self.attack(m) <= 1
+                   for m in range(self.n))
+
+    def self_standoffs(self) -> list[set[int]]:
+        """The failed moves that no other power took part in, as standoffs: the moves that
+        bounced in the same space, or against each other."""
+        ph = self.ph
+        own = [i for i in range(self.n) if self.failed_move(i) and not self.contested(i)]
+        groups: list[set[int]] = []
+        for i in own:
+            joined = [g for g in groups if any(
+                ph.dest[i] == ph.dest[j] or (ph.dest[i] == ph.prov[j] and ph.dest[j] == ph.prov[i])
+                for j in g)]
+            merged = {i}.union(*joined)
+            groups = [g for g in groups if g not in joined] + [merged]
+        return groups
+
+    def reason_for_foreign_failure(self, i: int) -> bool:
+        """Successful move ``i`` is why another power's move into the same space failed
+        (its strength there was enough to stop it)."""
+        ph = self.ph
+        prevent = ph.prevent_strength(i, self.r)
+        return any(self.foreign(i, m) and self.failed_move(m) and self.arrives(m)
+                   and ph.dest[m] == ph.dest[i] and self.attack(m) <= prevent
+                   for m in range(self.n))
+
+    def supports_of(self, j: int) -> list[int]:
+        """The lawful supports of move ``j``."""
+        return [s for s in range(self.n)
+                if self.lawful(s, SupportMove) and self.ph.target[s] == j]
+
+
+ORDER, CUT, EXISTS = 3, 2, 1  # how much of a unit an entry shows
+
+
+def rule2(f: Facts, reveal: dict[str, list[str]]) -> tuple[dict[int, str], dict[int, str]]:
+    """What the public report must show of each unit, word for word (without
+    ``[Dislodged]``), read from rule 2; no other unit may appear. With the reason for each."""
+    ph = f.ph
+    level: dict[int, int] = {}
+    why: dict[int, str] = {}
+
+    def show(i: int, lv: int, reason: str) -> None:
+        if lv > level.get(i, 0):
+            level[i], why[i] = lv, reason
+
+    # "All failed moves and all supports for failed moves are reported (subject to the
+    # self-standoff rule)"; "A self-standoff is not revealed unless it also results in the
+    # failure of a move by another player": then it is revealed whole.
+    failed = {i for i in range(f.n) if f.failed_move(i) and f.contested(i)}
+    for standoff in f.self_standoffs():
+        if any(f.stops_attack_on(u) for u in standoff):
+            failed |= standoff
+    # "A successful move and any associated supports are only revealed if it succeeds in
+    # dislodging another unit or is the reason why another move by another unit or units
+    # failed" (another power's: a power's moves beating its own are a self-standoff).
+    succeeded = {i for i in range(f.n) if f.is_move(i) and f.moved[i]
+                 and (i in f.dislodger or f.reason_for_foreign_failure(i))}
+    for j in failed | succeeded:
+        show(j, ORDER, "failed move" if j in failed else "successful move revealed")
+        for s in f.supports_of(j):
+            show(s, ORDER, f"supports revealed move {ph.orders[j]}")
+    # "The existence of any unit which is the recipient of an unsuccessful attack is also
+    # revealed. If an attacked unit was supporting another unit then the fact that a support
+    # was cut is revealed"; a standing unit's supports "necessary to justify the failure of
+    # the attack", chosen by the player, else "from other spaces as necessary alphabetically,
+    # supports from other players being revealed first".
+    attacks: dict[int, list[int]] = {}
+    for j in failed:
+        u = ph.at.get(ph.dest[j])
+        if f.arrives(j) and u is not None and u != j and not f.moved[u]:
+            attacks.setdefault(u, []).append(j)
+    for u, js in attacks.items():
+        cut = f.lawful(u, (SupportHold, SupportMove)) and not f.given[u]
+        show(u, CUT if cut else EXISTS, f"attacked by {[str(ph.orders[j]) for j in js]}")
+        if f.dislodger[u] is not None or f.is_move(u):
+            continue
+        needed = max(f.attack(j) for j in js) - 1
+        given = [s for s in range(f.n) if f.lawful(s, SupportHold) and ph.target[s] == u
+                 and f.given[s]]
+        chosen = [s for p in reveal.get(ph.power[u], []) for s in given if ph.prov[s] == p]
+        rest = sorted((s for s in given if s not in chosen),
+                      key=lambda s: (not f.foreign(s, u), ph.prov[s]))
+        for s in list(dict.fromkeys(chosen + rest))[:max(needed, 0)]:
+            show(s, ORDER, f"needed to stand against {needed + 1}")
+    # "The fact that a unit is dislodged is reported"; a dislodged support is cut.
+    for u in range(f.n):
+        if f.dislodger[u] is not None:
+            cut = f.lawful(u, (SupportHold, SupportMove))
+            show(u, CUT if cut else EXISTS, "dislodged")
+    out = {}
+    for i, lv in level.items():
+        u = ph.units[i]
+        text = unit_text(u.kind, u.location)
+        out[i] = order_text(ph.orders[i]) if lv == ORDER else text + ("*S" if lv == CUT else "")
+    return out, why
 
 
 def order_text(order) -> str:
-    from variants.stab.report import loc_text, unit_text
+    from variants.stab.report import loc_text
 
     u = unit_text(order.unit.kind, order.unit.location)
     if isinstance(order, Move):
@@ -191,74 +329,22 @@ def check_public(movement, orders, retreat, public: str, silent: set[str]) -> No
             assert i not in shown, f"{text}: named twice"
             shown[i] = (text.removesuffix(" [Dislodged]"), text.endswith(" [Dislodged]"))
 
-    # Every entry is true and allowed.
-    def attacked_by_shown_foreign_failure(i: int) -> list[int]:
-        return [k for k in shown if ph.power[k] != ph.power[i] and f.failed_move(k)
-                and ph.dest[k] == ph.prov[i] and not f.moved[i]
-                and shown[k][0] == order_text(ph.orders[k])]
-
+    # Every entry is true: the unit is there, of that power and type (checked above), and
+    # [Dislodged] exactly when it was dislodged.
     for i, (text, dislodged) in shown.items():
-        order = ph.orders[i]
         assert dislodged == (f.dislodger[i] is not None), text
-        if isinstance(order, (Move, SupportHold, SupportMove, Convoy)) and text == order_text(order):
-            # The whole order is shown: it must be a lawful one the rules reveal.
-            assert i not in ph.void, f"{text}: a mis-order revealed"
-            if isinstance(order, Move):
-                if f.moved[i]:
-                    assert f.stops_foreign(i), f"{text}: successful move revealed for nothing"
-                else:
-                    assert f.foreign_contact(i), f"{text}: self-standoff or uncontested failure"
-            elif isinstance(order, Convoy):
-                raise AssertionError(f"{text}: rule 2 reveals no convoy order")
-            elif isinstance(order, SupportMove):
-                t = ph.target[i]
-                assert t >= 0 and t in shown and shown[t][0] == order_text(ph.orders[t]), \
-                    f"{text}: supports a move that is not revealed"
-            else:
-                t = ph.target[i]
-                assert f.given[i], f"{text}: a cut support shown as given"
-                assert attacked_by_shown_foreign_failure(t), \
-                    f"{text}: supports a unit no revealed attack failed against"
-            continue
-        if text.endswith("*S"):
-            assert isinstance(order, (SupportHold, SupportMove)) and i not in ph.void, text
-            assert not f.given[i], f"{text}: support was not cut"
-            assert dislodged or attacked_by_shown_foreign_failure(i), text
-            continue
-        # Existence only.
-        assert re.fullmatch(UNIT, text), f"{text}: not what the unit was ordered"
-        assert dislodged or attacked_by_shown_foreign_failure(i), f"{text}: revealed for nothing"
-
-    # Supports of a standing unit: no more than needed to withstand the attack.
-    per_target = Counter(ph.target[i] for i, (text, _) in shown.items()
-                         if isinstance(ph.orders[i], SupportHold) and text == order_text(ph.orders[i]))
-    for t, count in per_target.items():
-        strongest = max(ph.attack_strength(k, ph.resolver) for k in attacked_by_shown_foreign_failure(t))
-        assert count <= strongest - 1, f"{ph.units[t]}: {count} supports shown, {strongest} attack"
-
-    # What the rules require is there.
-    for i in range(len(ph.units)):
-        if f.dislodger[i] is not None:
-            assert i in shown and shown[i][1], f"{ph.units[i]} dislodged but not reported"
-            assert f.dislodger[i] in shown, f"the move dislodging {ph.units[i]} not reported"
-        if f.failed_move(i) and any(ph.prov[k] == ph.dest[i] and not f.moved[k]
-                                    and ph.power[k] != ph.power[i] for k in range(len(ph.units))):
-            assert i in shown and shown[i][0] == order_text(ph.orders[i]), \
-                f"failed attack {ph.orders[i]} not reported"
-        # Bounced with another power's move into the same space: contested, so reported
-        # (unless its own unit stayed there: a move into one's own unit is a self-standoff).
-        own = ph.at.get(ph.dest[i])
-        own_stays = own is not None and ph.power[own] == ph.power[i] and not f.moved[own]
-        if f.failed_move(i) and not own_stays and any(
-                f.is_move(k) and ph.dest[k] == ph.dest[i] and ph.power[k] != ph.power[i]
-                for k in range(len(ph.units))):
-            assert i in shown and shown[i][0] == order_text(ph.orders[i]), \
-                f"standoff {ph.orders[i]} with another power not reported"
-        # A reported failed move comes with all its supports.
-        if f.failed_move(i) and i in shown and shown[i][0] == order_text(ph.orders[i]):
-            for s in ph.supports[i]:
-                assert s in shown and shown[s][0] == order_text(ph.orders[s]), \
-                    f"support {ph.orders[s]} of a reported failed move not reported"
+    # Rule 2, exactly: every unit it reveals, as much as it reveals, and nothing more.
+    reveal: dict[str, list[str]] = {}
+    for p, o in orders:
+        if isinstance(o, Reveal):
+            reveal.setdefault(p, []).extend(o.locations)
+    expected, why = rule2(f, reveal)
+    problems = [f"{ph.units[i]}: {expected[i]} not reported ({why[i]})"
+                for i in expected if i not in shown]
+    problems += [f"{shown[i][0]}: revealed for nothing" for i in shown if i not in expected]
+    problems += [f"{shown[i][0]}: rule 2 shows {expected[i]} ({why[i]})"
+                 for i in shown if i in expected and shown[i][0] != expected[i]]
+    assert not problems, "\n".join(problems)
     # Rule 6: a power with units that sent no order at all.
     sent = {p for p, _ in orders}
     assert nmr_seen == {p for p in movement.previous.powers()
@@ -353,15 +439,46 @@ def run_oracle(outcome, orders, retreat, events, silent=frozenset()) -> None:
         check_private(outcome, outcome, power, text)
 
 
+def situations(movement) -> Counter:
+    """The rule 2 situations a movement phase contains, by the oracle's reading."""
+    f = Facts(movement.details)
+    ph = f.ph
+    seen: Counter = Counter()
+    for standoff in f.self_standoffs():
+        revealed = any(f.stops_attack_on(u) for u in standoff)
+        seen["self-standoff revealed" if revealed else "self-standoff kept secret"] += 1
+        if revealed and len(standoff) > 1:
+            seen["self-standoff of several moves revealed"] += 1
+    for u in range(f.n):
+        attacks = [f.attack(j) for j in range(f.n) if f.failed_move(j) and f.arrives(j)
+                   and f.foreign(j, u) and ph.dest[j] == ph.prov[u]]
+        supports = [s for s in range(f.n) if f.lawful(s, SupportHold) and ph.target[s] == u
+                    and f.given[s]]
+        if attacks and not f.moved[u] and f.dislodger[u] is None and len(supports) >= max(attacks) > 1:
+            seen["more supports than needed"] += 1
+    for i in range(f.n):
+        u = ph.at.get(ph.dest[i]) if f.failed_move(i) else None
+        if u is not None and not f.foreign(i, u) and f.dislodger[u] is not None:
+            seen["failed move into an own unit dislodged by another power"] += 1
+    return seen
+
+
 @pytest.mark.parametrize("mode", ["with_orders", "next_season"])
 def test_no_leaks_over_random_turns(mode):
     revealed = 0
-    for seed in range(400):
+    seen: Counter = Counter()
+    for seed in range(500):
         movement, orders, retreat, events, silent = random_turn(seed, mode)
         run_oracle(movement, orders, retreat, events, silent)
         revealed += sum(1 for e in events if e.kind == "entry")
-    # The random turns exercise the rules: many entries are revealed, not none.
-    assert revealed > 2000
+        seen += situations(movement)
+    # The random turns exercise the rules: many entries are revealed, not none, and every
+    # kind of self-standoff the rule tells apart occurs.
+    assert revealed > 2500
+    assert set(seen) == {"self-standoff revealed", "self-standoff kept secret",
+                         "self-standoff of several moves revealed",
+                         "failed move into an own unit dislodged by another power",
+                         "more supports than needed"}, seen
 
 
 # ------------------------------------------------ the oracle itself must catch leaks
@@ -441,6 +558,54 @@ def test_oracle_catches_self_standoffs_revealed(monkeypatch):
             a.show[j] = "order"
     _mutated_analyse(monkeypatch, reveal)
     assert _fails_somewhere(seeds=150)
+
+
+def test_oracle_catches_a_half_revealed_self_standoff(monkeypatch):
+    # The defect of issue 17: of two own moves that bounced, only the one whose unit
+    # stopped an attack was shown.
+    def half(ph, a):
+        for j in sorted(a.show):
+            partners = [k for k in sorted(a.show) if k != j and k in a.blockers
+                        and ph.dest[k] == ph.dest[j] and ph.power[k] == ph.power[j]]
+            if j in a.blockers and a.show.get(j) == "order" and partners:
+                for k in partners:
+                    a.show.pop(k)
+                return
+    _mutated_analyse(monkeypatch, half)
+    assert _fails_somewhere(seeds=200)
+
+
+def test_oracle_catches_an_omitted_move_into_an_own_unit_that_was_dislodged(monkeypatch):
+    def omit(ph, a):
+        for j in a.blockers:
+            k = ph.at.get(ph.dest[j])
+            if k is not None and ph.power[k] == ph.power[j] and k in a.dislodged:
+                a.show.pop(j, None)
+    _mutated_analyse(monkeypatch, omit)
+    assert _fails_somewhere(seeds=300)
+
+
+def test_oracle_catches_other_supports_than_the_rule_chooses(monkeypatch):
+    from variants.standard.movement import SUPPORT_HOLD
+
+    def swap(ph, a):
+        for s in [s for s, level in a.show.items() if level == "order"
+                  and ph.kind[s] == SUPPORT_HOLD]:
+            others = [o for o in ph.supports[ph.target[s]]
+                      if ph.resolver.result[o] and o not in a.show]
+            if others:
+                a.show.pop(s)
+                a.show[others[0]] = "order"
+    _mutated_analyse(monkeypatch, swap)
+    assert _fails_somewhere(seeds=300)
+
+
+def test_oracle_catches_a_hidden_recipient_of_an_attack(monkeypatch):
+    def hide(ph, a):
+        for i in [i for i, level in a.show.items() if level == "unit" and i not in a.dislodged]:
+            a.show.pop(i)
+    _mutated_analyse(monkeypatch, hide)
+    assert _fails_somewhere()
 
 
 def test_no_leaks_in_placement_turns():

@@ -4,6 +4,7 @@ private side. Positions are small and written out; orders use the seed's notatio
 from __future__ import annotations
 
 import pytest
+from test_stab_leak import check_public
 
 from judge.engine.errors import OrderError
 from judge.engine.orders import Unit
@@ -26,7 +27,8 @@ def position(units: dict[str, list[str]], season: str = "S", centres=None,
 
 
 def play(pos: Position, lines: dict[str, list[str]], settings: StabSettings | None = None):
-    """Adjudicate a movement phase (and the automatic retreats); the rendered reports."""
+    """Adjudicate a movement phase (and the automatic retreats); the rendered reports, the
+    public one checked by the leak test's oracle of rule 2 as well."""
     orders = [(p, VARIANT.read_order(pos, p, one))
               for p, ls in lines.items() for line in ls for one in split_line(line)]
     out = VARIANT.adjudicate(pos, orders)
@@ -35,6 +37,8 @@ def play(pos: Position, lines: dict[str, list[str]], settings: StabSettings | No
         steps.append((VARIANT.adjudicate(out.position, []), []))
     events = stab_turn_events(RULES, steps)
     public, private = render(events, settings or StabSettings())
+    if settings is None and pos.phase.kind == "M":
+        check_public(out, orders, steps[1][0] if len(steps) > 1 else None, public, set())
     return public, private, steps
 
 
@@ -182,6 +186,72 @@ def test_self_standoff_revealed_when_another_players_move_fails_by_it():
     pos = position({"GERMANY": ["A KIE", "F SWE"], "RUSSIA": ["F BAL"]})
     public, _, _ = play(pos, {"GERMANY": ["A(Kie)-Den", "F(Swe)-Den"], "RUSSIA": ["F(BAL)-Den"]})
     assert entries(public) == {"GERMANY": ["A(Kie)-Den", "F(Swe)-Den"], "RUSSIA": ["F(BAL)-Den"]}
+
+
+def test_self_standoff_that_stops_an_attack_on_one_of_its_units_is_revealed_whole():
+    # F(NAO) stays because it bounced with F(Bre) at MAO, and that stops England's attack.
+    pos = position({"FRANCE": ["F NAO", "F BRE"], "ENGLAND": ["F NWG"]})
+    public, _, _ = play(pos, {"FRANCE": ["F(NAO)-MAO", "F(Bre)-MAO"], "ENGLAND": ["F(NWG)-NAO"]})
+    assert entries(public) == {"FRANCE": ["F(NAO)-MAO", "F(Bre)-MAO"],
+                               "ENGLAND": ["F(NWG)-NAO"]}
+    # Without the attack, nothing of it.
+    public, _, _ = play(pos, {"FRANCE": ["F(NAO)-MAO", "F(Bre)-MAO"], "ENGLAND": ["F(NWG) H"]})
+    assert entries(public) == {}
+
+
+def test_self_standoff_stays_secret_when_the_attack_on_its_unit_fails_for_another_reason():
+    # England and Russia bounce each other at Kie with strength 2: A(Kie) leaving or not
+    # changes nothing, so the standoff at Den did not make their moves fail.
+    pos = position({"GERMANY": ["A KIE", "F SWE"], "ENGLAND": ["F HEL", "A HOL"],
+                    "RUSSIA": ["F BAL", "A BER"]})
+    public, _, _ = play(pos, {"GERMANY": ["A(Kie)-Den", "F(Swe)-Den"],
+                              "ENGLAND": ["F(HEL)-Kie", "A(Hol) S F(HEL)-Kie"],
+                              "RUSSIA": ["F(BAL)-Kie", "A(Ber) S F(BAL)-Kie"]})
+    assert entries(public) == {"ENGLAND": ["F(HEL)-Kie", "A(Hol) S F(HEL)-Kie"],
+                               "RUSSIA": ["F(BAL)-Kie", "A(Ber) S F(BAL)-Kie"],
+                               "GERMANY": ["A(Kie)"]}  # only that it was attacked
+    assert "Swe" not in public and "Den" not in public
+
+
+def test_revealed_self_standoff_shows_the_own_unit_it_bounced_off():
+    # Austria's F(ENG) stays because it moved into its own F(IRI); that stops England.
+    pos = position({"AUSTRIA": ["F ENG", "F IRI"], "ENGLAND": ["F MAO"]})
+    public, _, _ = play(pos, {"AUSTRIA": ["F(ENG)-IRI", "F(IRI) H"], "ENGLAND": ["F(MAO)-ENG"]})
+    assert entries(public) == {"AUSTRIA": ["F(ENG)-IRI", "F(IRI)"], "ENGLAND": ["F(MAO)-ENG"]}
+
+
+def test_failed_move_into_own_unit_dislodged_by_another_power_is_reported():
+    pos = position({"ENGLAND": ["A TUS", "A ROM"], "AUSTRIA": ["A VEN", "A APU"]})
+    public, _, _ = play(pos, {"ENGLAND": ["A(Tus)-Rom", "A(Rom) H"],
+                              "AUSTRIA": ["A(Ven)-Rom", "A(Apu) S A(Ven)-Rom"]})
+    assert entries(public) == {"ENGLAND": ["A(Tus)-Rom", "A(Rom) [Dislodged]"],
+                               "AUSTRIA": ["A(Ven)-Rom", "A(Apu) S A(Ven)-Rom"]}
+    # Into its own unit that stays, it is a self-standoff: secret.
+    public, _, _ = play(pos, {"ENGLAND": ["A(Tus)-Rom", "A(Rom) H"],
+                              "AUSTRIA": ["A(Ven) H", "A(Apu) H"]})
+    assert entries(public) == {}
+
+
+def test_move_into_own_unit_is_reported_when_another_power_also_moved_there():
+    # Germany's attack on A(Bur) fails against its two supports; France's own A(Par)-Bur
+    # took part in a space another power fought over: no self-standoff.
+    pos = position({"FRANCE": ["A PAR", "A BUR", "A MAR"], "GERMANY": ["A MUN", "A RUH"]})
+    public, _, _ = play(pos, {"FRANCE": ["A(Par)-Bur", "A(Mar) S A(Bur)"],
+                              "GERMANY": ["A(Mun)-Bur", "A(Ruh) S A(Mun)-Bur"]})
+    assert entries(public) == {"FRANCE": ["A(Par)-Bur", "A(Mar) S A(Bur)", "A(Bur)"],
+                               "GERMANY": ["A(Mun)-Bur", "A(Ruh) S A(Mun)-Bur"]}
+
+
+def test_army_whose_convoy_is_broken_attacks_nobody():
+    # England's army never reaches Bel: its failed move is reported, the German unit in Bel
+    # (which nothing attacked) is not.
+    pos = position({"ENGLAND": ["A LON", "F ENG"], "FRANCE": ["F MAO", "F BRE"],
+                    "GERMANY": ["A BEL"]})
+    public, _, _ = play(pos, {"ENGLAND": ["A(Lon)-Bel", "F(ENG) C A(Lon)-Bel"],
+                              "FRANCE": ["F(MAO)-ENG", "F(Bre) S F(MAO)-ENG"],
+                              "GERMANY": ["A(Bel) H"]})
+    assert entries(public) == {"ENGLAND": ["A(Lon)-Bel", "F(ENG) [Dislodged]"],
+                               "FRANCE": ["F(MAO)-ENG", "F(Bre) S F(MAO)-ENG"]}
 
 
 # ------------------------------------------------- dislodgements and retreats

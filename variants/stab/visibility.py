@@ -82,8 +82,9 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
     dislodger = [ph.dislodger(i) for i in range(n)]
     void = ph.void
 
-    # Why each failed move failed: the units whose strength stopped it. A move all of whose
-    # blockers belong to its own power is a self-standoff (or a move into its own unit).
+    # Why each failed move failed: the units whose strength stopped it (a successful move,
+    # or a unit kept in place by a self-standoff, that stopped another player's move is
+    # revealed).
     blockers: dict[int, set[int]] = {}
     attack: dict[int, int] = {}
     for j in range(n):
@@ -113,17 +114,30 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         """Unit ``i`` made another player's move fail."""
         return any(i in b and power[m] != power[i] for m, b in blockers.items())
 
-    def attacks_foreign(j: int) -> bool:
-        """Move ``j`` attacked another power's unit that stayed where it was: contested even
-        when an own unit's move into the same space is what stopped it."""
-        k = ph.at.get(ph.dest[j])  # type: ignore[arg-type]
-        return k is not None and power[k] != power[j] and not moved[k]
+    def arrives(j: int) -> bool:
+        """A move that reaches its destination (a broken convoy attacks nothing)."""
+        return kind[j] == MOVE and j not in void and ph.has_path(j, r)
 
-    # Rule 2: every failed move is reported, except a self-standoff (one that only own units
-    # stopped and that touched no other power's unit nor stopped its move).
-    revealed_fail = {j for j, b in blockers.items()
-                     if not b or any(power[x] != power[j] for x in b) or attacks_foreign(j)
-                     or stops_foreign(j)}
+    def contested(j: int) -> bool:
+        """Failed move ``j`` is no self-standoff: another power's unit took part at its
+        destination (it was there and did not leave, or it entered or tried to enter the
+        space), or another power broke its convoy."""
+        if not arrives(j):
+            return True
+        d = ph.dest[j]
+        k = ph.at.get(d)  # type: ignore[arg-type]
+        if k is not None and power[k] != power[j] and (not moved[k] or ph.dest[k] == ph.prov[j]):
+            return True
+        return any(power[m] != power[j] and arrives(m) for m in ph.moves_into[d])  # type: ignore[index]
+
+    # Rule 2: every failed move is reported, except a self-standoff. A self-standoff (the
+    # failed moves into one space, or against each other, that only one power took part in)
+    # is revealed whole when one of its units made another player's move fail: it kept its
+    # place because of the standoff, and that stopped an attack on it.
+    revealed_fail = {j for j in blockers if contested(j)}
+    for standoff in _self_standoffs(ph, [j for j in blockers if j not in revealed_fail]):
+        if any(stops_foreign(j) for j in standoff):
+            revealed_fail |= standoff
     revealed_ok = {i for i in range(n) if moved[i] and (
         any(dislodger[k] == i for k in range(n)) or stops_foreign(i))}
 
@@ -141,12 +155,13 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         for s in ph.supports[j]:
             raise_to(s, ORDER)
 
-    # The recipients of unsuccessful attacks: their existence, a cut support, and the
-    # supports a standing one needed to withstand the attack.
+    # The recipients of the reported unsuccessful attacks (another power's, or a revealed
+    # self-standoff's): their existence, a cut support, and the supports a standing one
+    # needed to withstand the attack.
     attackers_of: dict[int, list[int]] = {}
     for j in revealed_fail:
         k = ph.at.get(ph.dest[j])  # type: ignore[arg-type]
-        if k is not None and k != j and not moved[k] and power[k] != power[j]:
+        if k is not None and k != j and not moved[k] and arrives(j):
             attackers_of.setdefault(k, []).append(j)
     prefs = reveal or {}
     for k, js in attackers_of.items():
@@ -172,6 +187,20 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         else:
             raise_to(i, EXISTS)
     return Analysis(show, dislodged, blockers, revealed_fail | revealed_ok)
+
+
+def _self_standoffs(ph: MovementPhase, moves: Sequence[int]) -> list[set[int]]:
+    """``moves`` (failed moves of self-standoffs) as standoffs: the moves into one space, and
+    moves into each other's space, belong to the same one."""
+    group = {j: {j} for j in moves}
+    for j in moves:
+        for k in moves:
+            if group[j] is not group[k] and (ph.dest[j] == ph.dest[k] or (
+                    ph.dest[j] == ph.prov[k] and ph.dest[k] == ph.prov[j])):
+                merged = group[j] | group[k]
+                for m in merged:
+                    group[m] = merged
+    return list({id(g): g for g in group.values()}.values())
 
 
 def _order_seq(ph: MovementPhase, orders: Sequence[tuple[str, Order]]) -> list[int]:
