@@ -3,9 +3,10 @@ private notice is read back and checked against the full adjudication.
 
 The checks here are an oracle written from the rules' text, independently of
 ``variants.stab.visibility``: each entry must be true (the unit is there, of that power and
-type, with that order) and allowed (some clause of rules 2-6 reveals it to that reader); what
-the rules require to be revealed must be there; any line the oracle cannot read fails the
-test, so nothing can slip through in free text.
+type, with that order), and the public report must be exactly what rule 2 reveals
+(:func:`rule2`: every unit it reveals, as much as it reveals, and no other); the private
+notices and the other public lines must be allowed by rules 1 and 3-6; any line the oracle
+cannot read fails the test, so nothing can slip through in free text.
 """
 
 from __future__ import annotations
@@ -473,7 +474,7 @@ def test_no_leaks_over_random_turns(mode):
         revealed += sum(1 for e in events if e.kind == "entry")
         seen += situations(movement)
     # The random turns exercise the rules: many entries are revealed, not none, and every
-    # kind of self-standoff the rule tells apart occurs.
+    # case rule 2 tells apart for self-standoffs and supports occurs.
     assert revealed > 2500
     assert set(seen) == {"self-standoff revealed", "self-standoff kept secret",
                          "self-standoff of several moves revealed",
