@@ -255,18 +255,23 @@ class MultiMovement:
             + self.merge_supports[g]
 
     def _static_rings(self) -> list[list[int]]:
-        """Rings of supports: sets of (non-void) supports in which each is attacked by a move
-        that another one of them supports, round in a circle (the strongly connected sets of
-        "s is attacked by a move that t supports")."""
+        """Rings of supports: sets of (non-void) supports in which the cut of each depends on
+        others of them, round in a circle. The cut of ``s`` depends on ``t`` when ``t``
+        supports a move into the space of ``s`` (it adds to an attack on ``s``, or to a move
+        that keeps one from dislodging it) or ``t`` supports what stands there (and so decides
+        whether ``s`` is dislodged). A ring is a strongly connected set of that relation."""
         p = self.p
         edges: dict[int, set[int]] = {}
         for s, pc in enumerate(p):
             if pc.kind not in SUPPORTS or s in self.void:
                 continue
-            out = edges.setdefault(s, set())
+            feeding: set[int] = set(self.hold_supports.get(pc.origin, ()))
             for m in self.moves_into.get(pc.origin, ()):
-                if p[m].player != pc.player:
-                    out.update(t for t in self._feeding(m) if t not in self.void and t != s)
+                feeding.update(self._feeding(m))
+            for g, where in enumerate(self.group_dest):
+                if where == pc.origin:
+                    feeding.update(self._feeding(self.members[g][0]))
+            edges[s] = {t for t in feeding if t != s and t not in self.void}
 
         def reach(start: int) -> set[int]:
             seen = {start}
@@ -288,11 +293,19 @@ class MultiMovement:
             placed.update(ring)
             if len(ring) > 1:
                 rings.append(ring)
-        return rings
+        # A ring whose cuts depend on another ring comes after it.
+        ordered: list[list[int]] = []
+        while rings:
+            first = next(ring for ring in rings
+                         if not any(o is not ring and o[0] in reached[ring[0]] for o in rings))
+            ordered.append(first)
+            rings.remove(first)
+        return ordered
 
     def _rule_rings(self, rings: list[list[int]]) -> dict[int, bool]:
         """How the supports of each ring are given (rule 4 is silent; ``description.md``,
-        "Rings of supports"). Returns the components settled by step 1.
+        "Rings of supports"), a ring after the rings it depends on. Returns the components
+        settled by step 1.
 
         1. Every way of giving the ring's supports is tried (how many components of each
            support are given; the highest ranks are given first). An answer is kept when the
@@ -304,37 +317,29 @@ class MultiMovement:
         3. If the ring still has no single answer, the moves its supports support fail.
         """
         fixed: dict[int, bool] = {}
-        open_rings = rings
-        for step in (1, 2):
-            if step == 2:
-                for ring in open_rings:
+        for ring in rings:
+            comps = [c for s in ring for c in self.comps_of[s]]
+            for step in (1, 2):
+                if step == 2:
                     number = len(self.rings)
                     self.rings.append(set(ring))
                     for s in ring:
                         self.ring_of[s] = number
-            answers = self._ring_answers(open_rings, fixed)
-            still = []
-            for ring in open_rings:
-                comps = [c for s in ring for c in self.comps_of[s]]
-                seen = {tuple(answer[c] for c in comps) for answer in answers}
-                if len(seen) == 1:
-                    fixed.update(zip(comps, seen.pop()))
-                else:
-                    still.append(ring)
-            open_rings = still
-            if not open_rings:
-                return fixed
-        for ring in open_rings:
-            for s in ring:
-                self.ring_failed.update(m for m in range(self.n) if s in self._feeding(m))
+                answers = self._ring_answers(ring, fixed)
+                if len(answers) == 1:
+                    fixed.update((c, answers[0][c]) for c in comps)
+                    break
+            else:
+                for s in ring:
+                    self.ring_failed.update(m for m in range(self.n) if s in self._feeding(m))
         return fixed
 
-    def _ring_answers(self, rings: list[list[int]],
-                      fixed: dict[int, bool]) -> list[dict[int, bool]]:
-        """The consistent ways of giving the supports of ``rings`` (step 1 of _rule_rings)."""
+    def _ring_answers(self, ring: list[int], fixed: dict[int, bool]) -> list[dict[int, bool]]:
+        """The consistent ways of giving the supports of ``ring`` (step 1 of _rule_rings);
+        none if there are too many ways to try."""
         choices: list[list[dict[int, bool]]] = []
         count = 1
-        for s in (s for ring in rings for s in ring):
+        for s in ring:
             # A support's components are cut lowest rank first: giving g of them gives the
             # g highest ranks.
             comps = sorted(self.comps_of[s], key=lambda c: -self.comp_rank[c - self.n])
@@ -351,6 +356,8 @@ class MultiMovement:
             r = self._run({**fixed, **candidate})
             if all(self._component_given(c, r) == v for c, v in candidate.items()):
                 answers.append(candidate)
+                if len(answers) > 1:
+                    break
         return answers
 
     def _run(self, settled: dict[int, bool]) -> Resolver:
