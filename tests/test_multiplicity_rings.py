@@ -15,11 +15,11 @@ from itertools import permutations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_multiplicity_properties import random_lines, random_position
 
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, Outcome
-from test_multiplicity_properties import random_lines, random_position
 from variants import get_variant
 from variants.multiplicity.movement import SUPPORTS, MultiMovement
 from variants.multiplicity.rules import MultiplicityRules

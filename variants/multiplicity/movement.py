@@ -29,8 +29,8 @@ from variants.multiplicity.units import ARMY, FLEET, GARRISON, counts_of, seawor
 
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, SUPPORT_MERGE, CONVOY = range(6)
 SUPPORTS = (SUPPORT_HOLD, SUPPORT_MOVE, SUPPORT_MERGE)
-# Step 1 of the rings' ruling tries at most this many ways of giving their supports (a ring
-# of six 3A has 4096); more go straight to step 2.
+# Step 1 of a ring's ruling tries at most this many ways of giving its supports (a ring of
+# six 3A has 4096); a larger ring is ruled by step 2 alone.
 RING_SEARCH_LIMIT = 4096
 RING_NOTE = "; in a ring of supports, which do not cut each other"
 
@@ -326,6 +326,10 @@ class MultiMovement:
                     for s in ring:
                         self.ring_of[s] = number
                 answers = self._ring_answers(ring, fixed)
+                if answers is None and step == 1:
+                    continue  # too many ways to try: straight to step 2
+                if answers is None:
+                    break  # the resolver rules the ring with step 2's cuts
                 if len(answers) == 1:
                     fixed.update((c, answers[0][c]) for c in comps)
                     break
@@ -334,9 +338,10 @@ class MultiMovement:
                     self.ring_failed.update(m for m in range(self.n) if s in self._feeding(m))
         return fixed
 
-    def _ring_answers(self, ring: list[int], fixed: dict[int, bool]) -> list[dict[int, bool]]:
-        """The consistent ways of giving the supports of ``ring`` (step 1 of _rule_rings);
-        none if there are too many ways to try."""
+    def _ring_answers(self, ring: list[int],
+                      fixed: dict[int, bool]) -> list[dict[int, bool]] | None:
+        """The consistent ways of giving the supports of ``ring`` (step 1 of _rule_rings), up
+        to two; None if there are more than RING_SEARCH_LIMIT ways to try."""
         choices: list[list[dict[int, bool]]] = []
         count = 1
         for s in ring:
@@ -347,7 +352,7 @@ class MultiMovement:
                             for g in range(len(comps) + 1)])
             count *= len(comps) + 1
         if count > RING_SEARCH_LIMIT:
-            return []
+            return None
         answers = []
         for combo in product(*choices):
             candidate: dict[int, bool] = {}
