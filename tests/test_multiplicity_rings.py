@@ -226,6 +226,12 @@ def test_rings_of_supports_are_ruled_with_the_strengths_the_report_gives(seed: i
     if made is None:
         return
     check_ruling_is_consistent(*made)
+    # One line per unit: the ruling does not depend on the order they are listed in.
+    pos, lines = made
+    shuffled = list(lines)
+    rng.shuffle(shuffled)
+    assert V.write_position(V.adjudicate_lines(pos, lines).position) == \
+        V.write_position(V.adjudicate_lines(pos, shuffled).position)
 
 
 @settings(max_examples=40, deadline=None)
