@@ -240,3 +240,12 @@ def test_random_phases_are_ruled_with_the_strengths_the_report_gives(seed: int) 
     rng = random.Random(seed)
     pos = random_position(rng, rng.randint(8, 30))
     check_ruling_is_consistent(pos, random_lines(pos, rng))
+
+
+def test_a_ring_only_the_resolver_meets_is_ruled_as_a_ring(monkeypatch) -> None:  # noqa: ANN001
+    # Rings are looked for before resolving; one that look missed reaches the resolver's
+    # backup rule, which hands it back to be ruled as a ring (never "the supports are given").
+    monkeypatch.setattr(MultiMovement, "_static_rings", lambda self: [])
+    units, lines = three_ring("3A")
+    out = play(units, lines)
+    assert [(r.result, r.reason) for r in out.results[::2]] == [(SUCCEEDS, "cut to 1 of 3")] * 3

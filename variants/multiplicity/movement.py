@@ -101,6 +101,7 @@ class MultiMovement:
         self.ring_of: dict[int, int] = {}
         self.rings: list[set[int]] = []
         self.ring_failed: set[int] = set()
+        self.missed: set[int] = set()  # supports in cycles the resolver met (see backup)
         self._groups()
         self._convoys()
         self._supports()
@@ -225,7 +226,8 @@ class MultiMovement:
     def backup(self, cycle: list[int], r: Resolver) -> None:
         """Convoy paradox: Szykman (the convoyed moves fail). Otherwise circular movement
         succeeds. (Rings of supports that cut each other are settled before the resolver
-        runs, see :meth:`_rule_rings`; a cycle through cuts that is left keeps the supports.)"""
+        runs, see :meth:`_rule_rings`; a cycle through cuts that is left is noted as a ring
+        for :meth:`resolve` to rule.)"""
         n = self.n
         carried = set()
         for d in cycle:
@@ -238,6 +240,9 @@ class MultiMovement:
             return
         comps = [d for d in cycle if d >= n]
         if comps:
+            # A ring the static look (_static_rings) did not see: noted, so that resolve()
+            # rules it as a ring and runs again; meanwhile the supports are given.
+            self.missed.update(self.comp_piece[d - n] for d in comps)
             for d in comps:
                 r.settle(d, True)
             return
@@ -370,6 +375,7 @@ class MultiMovement:
         a ring's ruling) fixed beforehand."""
         r = self.resolver = Resolver(self, len(self.resolver.state))
         self.paradox = set()
+        self.missed = set()
         for d, value in settled.items():
             r.settle(d, value)
         for d in self.ring_failed:
@@ -614,7 +620,21 @@ class MultiMovement:
     # ------------------------------------------------------------ results
     def resolve(self) -> list[PieceOutcome]:
         rings = self._static_rings()
-        r = self._run(self._rule_rings(rings) if rings else {})
+        while True:
+            self.ring_of, self.rings, self.ring_failed = {}, [], set()
+            r = self._run(self._rule_rings(rings) if rings else {})
+            missed = self.missed
+            if not missed or any(missed <= set(ring) for ring in rings):
+                break
+            # A cycle through cuts that only the resolver met: rule it as a ring (joined
+            # with the rings it touches), after the others.
+            rest = []
+            for ring in rings:
+                if missed & set(ring):
+                    missed |= set(ring)
+                else:
+                    rest.append(ring)
+            rings = [*rest, sorted(missed)]
         out = []
         for i, pc in enumerate(self.p):
             if i in self.void:
