@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import product
 
 from judge.engine.board import Board
 from judge.engine.resolver import Resolver
@@ -28,6 +29,10 @@ from variants.multiplicity.units import ARMY, FLEET, GARRISON, counts_of, seawor
 
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, SUPPORT_MERGE, CONVOY = range(6)
 SUPPORTS = (SUPPORT_HOLD, SUPPORT_MOVE, SUPPORT_MERGE)
+# Step 1 of a ring's ruling tries at most this many ways of giving its supports (a ring of
+# six 3A has 4096); a larger ring is ruled by step 2 alone.
+RING_SEARCH_LIMIT = 4096
+RING_NOTE = "; in a ring of supports, which do not cut each other"
 
 
 @dataclass(slots=True)
@@ -92,6 +97,11 @@ class MultiMovement:
         self.hold_supports: dict[str, list[int]] = {}
         self.merge_supports: list[list[int]] = []
         self.paradox: set[int] = set()
+        # Rings of supports that cut each other (see _rule_rings): piece -> ring number.
+        self.ring_of: dict[int, int] = {}
+        self.rings: list[set[int]] = []
+        self.ring_failed: set[int] = set()
+        self.missed: set[int] = set()  # supports in cycles the resolver met (see backup)
         self._groups()
         self._convoys()
         self._supports()
@@ -215,7 +225,9 @@ class MultiMovement:
 
     def backup(self, cycle: list[int], r: Resolver) -> None:
         """Convoy paradox: Szykman (the convoyed moves fail). Otherwise circular movement
-        succeeds; a cycle of supports alone (possible once supports are counted) keeps them."""
+        succeeds. (Rings of supports that cut each other are settled before the resolver
+        runs, see :meth:`_rule_rings`; a cycle through cuts that is left is noted as a ring
+        for :meth:`resolve` to rule.)"""
         n = self.n
         carried = set()
         for d in cycle:
@@ -226,16 +238,150 @@ class MultiMovement:
                 self.paradox.add(m)
                 r.settle(m, False)
             return
-        # A cycle through the cutting of supports (possible once supports are counted, rule
-        # 4): the supports are given, and the moves are then worked out from them.
         comps = [d for d in cycle if d >= n]
         if comps:
+            # A ring the static look (_static_rings) did not see: noted, so that resolve()
+            # rules it as a ring and runs again; meanwhile the supports are given.
+            self.missed.update(self.comp_piece[d - n] for d in comps)
             for d in comps:
                 r.settle(d, True)
             return
         for d in cycle:
             if self.p[d].kind == MOVE:
                 r.settle(d, True)
+
+    # ------------------------------------------------------------ rings of supports
+    def _feeding(self, m: int) -> list[int]:
+        """The supports that add to the strength of move ``m``."""
+        g = self.group[m]
+        if g < 0:
+            return self.move_supports[m]
+        return [t for mm in self.members[g] for t in self.move_supports[mm]] \
+            + self.merge_supports[g]
+
+    def _static_rings(self) -> list[list[int]]:
+        """Rings of supports: sets of (non-void) supports in which the cut of each depends on
+        others of them, round in a circle. The cut of ``s`` depends on ``t`` when ``t``
+        supports a move into the space of ``s`` (it adds to an attack on ``s``, or to a move
+        that keeps one from dislodging it) or ``t`` supports what stands there (and so decides
+        whether ``s`` is dislodged). A ring is a strongly connected set of that relation."""
+        p = self.p
+        edges: dict[int, set[int]] = {}
+        for s, pc in enumerate(p):
+            if pc.kind not in SUPPORTS or s in self.void:
+                continue
+            feeding: set[int] = set(self.hold_supports.get(pc.origin, ()))
+            for m in self.moves_into.get(pc.origin, ()):
+                feeding.update(self._feeding(m))
+            for g, where in enumerate(self.group_dest):
+                if where == pc.origin:
+                    feeding.update(self._feeding(self.members[g][0]))
+            edges[s] = {t for t in feeding if t != s and t not in self.void}
+
+        def reach(start: int) -> set[int]:
+            seen = {start}
+            todo = [start]
+            while todo:
+                for t in edges.get(todo.pop(), ()):
+                    if t not in seen:
+                        seen.add(t)
+                        todo.append(t)
+            return seen
+
+        reached = {s: reach(s) for s in edges}
+        rings: list[list[int]] = []
+        placed: set[int] = set()
+        for s in sorted(edges):
+            if s in placed:
+                continue
+            ring = sorted(t for t in reached[s] if s in reached[t])
+            placed.update(ring)
+            if len(ring) > 1:
+                rings.append(ring)
+        # A ring whose cuts depend on another ring comes after it.
+        ordered: list[list[int]] = []
+        while rings:
+            first = next(ring for ring in rings
+                         if not any(o is not ring and o[0] in reached[ring[0]] for o in rings))
+            ordered.append(first)
+            rings.remove(first)
+        return ordered
+
+    def _rule_rings(self, rings: list[list[int]]) -> dict[int, bool]:
+        """How the supports of each ring are given (rule 4 is silent; ``description.md``,
+        "Rings of supports"), a ring after the rings it depends on. Returns the components
+        settled by step 1.
+
+        1. Every way of giving the ring's supports is tried (how many components of each
+           support are given; the highest ranks are given first). An answer is kept when the
+           rules, worked out with those supports, give exactly them again. If the ring has one
+           such answer, it is the ruling.
+        2. If it has none or several, rule 4's own remedy for a ring of two is applied to the
+           whole ring: a support of the ring does not count towards cutting another support
+           of the ring. Then step 1 again.
+        3. If the ring still has no single answer, the moves its supports support fail.
+        """
+        fixed: dict[int, bool] = {}
+        for ring in rings:
+            comps = [c for s in ring for c in self.comps_of[s]]
+            for step in (1, 2):
+                if step == 2:
+                    number = len(self.rings)
+                    self.rings.append(set(ring))
+                    for s in ring:
+                        self.ring_of[s] = number
+                answers = self._ring_answers(ring, fixed)
+                if answers is None and step == 1:
+                    continue  # too many ways to try: straight to step 2
+                if answers is None:
+                    break  # the resolver rules the ring with step 2's cuts
+                if len(answers) == 1:
+                    fixed.update((c, answers[0][c]) for c in comps)
+                    break
+            else:
+                for s in ring:
+                    self.ring_failed.update(m for m in range(self.n) if s in self._feeding(m))
+        return fixed
+
+    def _ring_answers(self, ring: list[int],
+                      fixed: dict[int, bool]) -> list[dict[int, bool]] | None:
+        """The consistent ways of giving the supports of ``ring`` (step 1 of _rule_rings), up
+        to two; None if there are more than RING_SEARCH_LIMIT ways to try."""
+        choices: list[list[dict[int, bool]]] = []
+        count = 1
+        for s in ring:
+            # A support's components are cut lowest rank first: giving g of them gives the
+            # g highest ranks.
+            comps = sorted(self.comps_of[s], key=lambda c: -self.comp_rank[c - self.n])
+            choices.append([{c: k < g for k, c in enumerate(comps)}
+                            for g in range(len(comps) + 1)])
+            count *= len(comps) + 1
+        if count > RING_SEARCH_LIMIT:
+            return None
+        answers = []
+        for combo in product(*choices):
+            candidate: dict[int, bool] = {}
+            for option in combo:
+                candidate.update(option)
+            r = self._run({**fixed, **candidate})
+            if all(self._component_given(c, r) == v for c, v in candidate.items()):
+                answers.append(candidate)
+                if len(answers) > 1:
+                    break
+        return answers
+
+    def _run(self, settled: dict[int, bool]) -> Resolver:
+        """Resolve every decision afresh, with ``settled`` (and the moves failed by step 3 of
+        a ring's ruling) fixed beforehand."""
+        r = self.resolver = Resolver(self, len(self.resolver.state))
+        self.paradox = set()
+        self.missed = set()
+        for d, value in settled.items():
+            r.settle(d, value)
+        for d in self.ring_failed:
+            r.settle(d, False)
+        r.resolve_all()
+        return r
 
     # ------------------------------------------------------------ strengths
     def given(self, s: int, r: Resolver) -> int:
@@ -245,11 +391,14 @@ class MultiMovement:
         return sum(1 for c in self.comps_of[s] if r.resolve(c))
 
     def _support_sum(self, supports: list[int], supported: str, r: Resolver,
-                     exclude_player: str | None, exclude_prov: str | None) -> int:
+                     exclude_player: str | None, exclude_prov: str | None,
+                     ring: int = -1) -> int:
         total = 0
         for s in supports:
             pc = self.p[s]
             if pc.player == exclude_player or pc.origin == exclude_prov:
+                continue
+            if ring >= 0 and self.ring_of.get(s) == ring:
                 continue
             if pc.player != supported and not self.support_counts(pc.player, supported):
                 continue
@@ -280,14 +429,16 @@ class MultiMovement:
         return False
 
     def strength(self, i: int, r: Resolver, exclude_player: str | None = None,
-                 exclude_prov: str | None = None, supports: bool = True) -> int:
+                 exclude_prov: str | None = None, supports: bool = True,
+                 ring: int = -1) -> int:
         """The strength piece ``i`` moves with: its size and supports, or, in a merge, the
         group's sizes and supports (rule 3: the merging forces support each other).
 
         ``exclude_player``: supports of that player do not count (no help to dislodge one's
         own unit). ``exclude_prov``: pieces and supports from there do not count (rule 4:
         support from A for an attack into C does not help cut C's support against A; a merging
-        unit does not cut support for an attack on its own space).
+        unit does not cut support for an attack on its own space). ``ring``: supports of that
+        ring do not count (they are cutting a support of the same ring, see _rule_rings).
         """
         g = self.group[i]
         player = self.p[i].player
@@ -295,7 +446,7 @@ class MultiMovement:
             if not supports:
                 return self.p[i].size
             return self.p[i].size + self._support_sum(self.move_supports[i], player, r,
-                                                      exclude_player, exclude_prov)
+                                                      exclude_player, exclude_prov, ring)
         dest = self.group_dest[g]
         at_sea = self.board.is_sea(dest)
         total = 0
@@ -310,11 +461,11 @@ class MultiMovement:
                 total += pm.size
             if supports:
                 total += self._support_sum(self.move_supports[m], player, r, exclude_player,
-                                           exclude_prov)
+                                           exclude_prov, ring)
         if not supports:
             return total
         return total + self._support_sum(self.merge_supports[g], player, r, exclude_player,
-                                         exclude_prov)
+                                         exclude_prov, ring)
 
     def _h2h(self, i: int, j: int) -> bool:
         """Pieces ``i`` and ``j`` move into each other's province, neither by convoy."""
@@ -463,13 +614,27 @@ class MultiMovement:
             if self.strength(m, r, pc.player, exclude, supports=False) > rank:
                 return False
             attacks.append(m)
-        return all(self.strength(m, r, pc.player, exclude) <= rank for m in attacks)
+        ring = self.ring_of.get(s, -1)
+        return all(self.strength(m, r, pc.player, exclude, ring=ring) <= rank for m in attacks)
 
     # ------------------------------------------------------------ results
     def resolve(self) -> list[PieceOutcome]:
-        r = self.resolver
-        for i in range(len(r.state)):
-            r.resolve(i)
+        rings = self._static_rings()
+        while True:
+            self.ring_of, self.rings, self.ring_failed = {}, [], set()
+            r = self._run(self._rule_rings(rings) if rings else {})
+            missed = self.missed
+            if not missed or any(missed <= set(ring) for ring in rings):
+                break
+            # A cycle through cuts that only the resolver met: rule it as a ring (joined
+            # with the rings it touches), after the others.
+            rest = []
+            for ring in rings:
+                if missed & set(ring):
+                    missed |= set(ring)
+                else:
+                    rest.append(ring)
+            rings = [*rest, sorted(missed)]
         out = []
         for i, pc in enumerate(self.p):
             if i in self.void:
@@ -480,14 +645,15 @@ class MultiMovement:
             elif pc.kind in SUPPORTS:
                 gone = self.dislodged(pc.origin)
                 given = self.given(i, r)
+                note = RING_NOTE if i in self.ring_of else ""
                 if gone:
                     out.append(PieceOutcome(False, "dislodged"))
                 elif given == pc.size:
-                    out.append(PieceOutcome(True))
+                    out.append(PieceOutcome(True, note.lstrip("; ")))
                 elif given == 0:
-                    out.append(PieceOutcome(False, "cut"))
+                    out.append(PieceOutcome(False, "cut" + note))
                 else:
-                    out.append(PieceOutcome(True, f"cut to {given} of {pc.size}"))
+                    out.append(PieceOutcome(True, f"cut to {given} of {pc.size}{note}"))
             else:
                 gone = self.dislodged(pc.origin)
                 out.append(PieceOutcome(not gone, "dislodged" if gone else ""))
@@ -496,6 +662,8 @@ class MultiMovement:
     def _move_failure(self, i: int) -> str:
         if i in self.paradox:
             return "convoy paradox: the convoyed move fails (Szykman rule)"
+        if i in self.ring_failed:
+            return "fails: a ring of supports that cut each other has no single answer"
         if self.convoyed[i] and not self.has_path(i, self.resolver):
             return "convoy disrupted"
         pc = self.p[i]

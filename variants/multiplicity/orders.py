@@ -99,7 +99,12 @@ _JOIN = re.compile(r"\s*(?:&|\+|,|;|\band\b)\s*", re.IGNORECASE)
 _INTO = re.compile(r"^(?:in|into|at|to|on)\b\s*", re.IGNORECASE)
 
 
+_SIGNED = re.compile(r"(?<![\w/])[-+](\d+[AFG](?:/\d*[AFG])*)(?![\w/])", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+")
+
+
 def _kind_word(word: str) -> str:
+    """A composition as written -> as the rules write it; OrderSyntaxError if it is none."""
     w = word.lower()
     if w.startswith("garrison"):
         return "G"
@@ -107,11 +112,26 @@ def _kind_word(word: str) -> str:
         return "A"
     if w in ("fleet", "fleets"):
         return "F"
-    return format_kind(*parse_kind(word.upper()))
+    sizes = _NUMBER.findall(word)
+    if any(len(n) > 6 for n in sizes):
+        raise OrderSyntaxError(f"'{word}' is not a unit: no unit has that many components")
+    if any(int(n) == 0 for n in sizes):
+        raise OrderSyntaxError(f"'{word}' is not a unit: each letter counts 1 or more "
+                               "components, as in A, 2A, A/F or A/2F")
+    try:
+        return format_kind(*parse_kind(word.upper()))
+    except ValueError:
+        raise OrderSyntaxError(f"'{word}' is not a unit: write each letter once, as in 2A, "
+                               "A/F or A/2F") from None
 
 
 def _mask(text: str) -> tuple[str, list[str]]:
-    """Brackets opened (``A(Par)`` -> ``A Par``) and compositions replaced by ``A``, recorded."""
+    """Brackets opened (``A(Par)`` -> ``A Par``) and compositions replaced by ``A``, recorded.
+    OrderSyntaxError for a composition that is none (``0A``, ``-1A``, ``A/A``)."""
+    signed = _SIGNED.search(text)
+    if signed:
+        raise OrderSyntaxError(f"'{signed.group(0)}' is not a unit: each "
+                               "letter counts 1 or more components, as in A, 2A, A/F or A/2F")
     text = _BRACKET.sub(r"\1 \2", text)
     text = _DEST_BRACKET.sub(r"\1 \2", text)
     kinds: list[str] = []

@@ -869,7 +869,10 @@ class MultiplicityRules(StandardRules):
                 and checked.unit.kind else 1  # type: ignore[union-attr]
             if n + size > abs(count):
                 what = "builds" if count > 0 else "removals"
-                results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
+                left = abs(count) - n
+                reason = (f"{checked.unit.kind} would take {size} {what}; {power} has "  # type: ignore[union-attr]
+                          f"{left} left" if left > 0 else f"no more {what} due")
+                results.append(OrderResult(power, text, FAILS, reason))
                 continue
             if isinstance(checked, Build):
                 prov = checked.unit.province
