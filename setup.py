@@ -1,0 +1,15 @@
+"""The package list of the distribution (everything else is in pyproject.toml).
+
+``judge/`` installs as ``judge``; the repository's top-level ``variants/`` and ``templates/``
+install as ``judge.variants`` and ``judge.templates`` (``package-dir`` in pyproject.toml), so a
+new variant folder is picked up without editing any list.
+"""
+
+from setuptools import find_packages, setup
+
+setup(packages=[
+    *find_packages(include=["judge", "judge.*"]),
+    "judge.variants",
+    *(f"judge.variants.{p}" for p in find_packages("variants")),
+    "judge.templates",
+])
