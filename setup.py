@@ -5,11 +5,13 @@ install as ``judge.variants`` and ``judge.templates`` (``package-dir`` in pyproj
 new variant folder is picked up without editing any list.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
+
+SKIP = ["*__pycache__*"]
 
 setup(packages=[
-    *find_packages(include=["judge", "judge.*"]),
+    *find_namespace_packages(include=["judge", "judge.*"], exclude=SKIP),
     "judge.variants",
-    *(f"judge.variants.{p}" for p in find_packages("variants")),
+    *(f"judge.variants.{p}" for p in find_namespace_packages("variants", exclude=SKIP)),
     "judge.templates",
 ])
