@@ -95,3 +95,19 @@ def test_serve_refuses_a_bad_config_before_starting(tmp_path):
     assert f"judge: {p} line 4: [intake] port: expected a whole number <= 65535" in out.stderr
     assert "Traceback" not in out.stderr
     assert not (tmp_path / "j.db").exists()
+
+
+def test_durations_in_words_from_the_config_make_games(tmp_path):
+    """`default_movement = "2 days"` (once accepted and later read as zero) creates a game."""
+    from mailkit import InProcessJudge
+
+    p = tmp_path / "judge.toml"
+    p.write_text(f'[judge]\ndatabase = "{tmp_path / "judge.db"}"\n'
+                 'default_movement = "2 days"\ndefault_retreat = "1 day 12 hours"\n'
+                 'default_adjustment = "90 minutes"\n')
+    cfg = load_config(p)
+    judge = InProcessJudge(tmp_path, **{k: getattr(cfg, k) for k in (
+        "default_movement", "default_retreat", "default_adjustment")})
+    [reply] = judge.send("gm@example.net", "CREATE words s3cret VARIANT standard")
+    assert "Phase lengths: movement 2 days, retreat 1 day 12 hours, adjustment 1 hour " \
+           "30 minutes" in reply.flat
