@@ -180,11 +180,16 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
     except OSError as exc:
         print(f"judge: cannot start: {exc}", file=sys.stderr)
         return 1
-    print(f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
-          f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
-          f"outbound {cfg.outbound.mode}"
-          f"{' to ' + str(cfg.maildir_path) if cfg.outbound.mode == 'maildir' else ''})",
-          file=sys.stderr, flush=True)
+    serving = (f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
+               f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
+               f"outbound {cfg.outbound.mode}"
+               f"{' to ' + str(cfg.maildir_path) if cfg.outbound.mode == 'maildir' else ''})")
+    if cfg.log.format == "json":  # every line of stderr is JSON then; shown at any level
+        record = log.makeRecord(log.name, logging.INFO, __file__, 0, serving, None, None)
+        for handler in logging.getLogger().handlers:
+            handler.handle(record)
+    else:
+        print(serving, file=sys.stderr, flush=True)
     while not stop.is_set():
         stop.wait(1.0)
     service.stop()

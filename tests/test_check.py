@@ -86,8 +86,8 @@ def test_serve_names_the_imap_server_it_cannot_reach_and_logs_json(tmp_path):
         judge.wait_log(f"IMAP 127.0.0.1:{port}: connection refused")
     finally:
         assert judge.stop() == 0
-    records = [json.loads(line) for line in judge.log.read_text().splitlines()
-               if line.startswith("{")]
+    records = [json.loads(line) for line in judge.log.read_text().splitlines()]  # all JSON
+    assert any(r["message"].startswith("judge: serving judge@localhost") for r in records)
     assert any(r["level"] == "warning" and r["logger"] == "judge.intake" and
                r["message"].startswith(f"IMAP 127.0.0.1:{port}: connection refused")
                for r in records)
