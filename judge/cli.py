@@ -1,5 +1,5 @@
-"""The ``judge`` command: ``serve``, ``adjudicate`` and ``variants`` (the contract of DESIGN.md),
-and ``render`` (map pictures, issue 10)."""
+"""The ``judge`` command: ``serve``, ``check``, ``adjudicate`` and ``variants`` (the contract of
+DESIGN.md), and ``render`` (map pictures, issue 10)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from judge import __version__
 
 
 def _cmd_variants(args: argparse.Namespace) -> int:
@@ -123,16 +125,30 @@ def _cmd_render(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from judge.service import serve
 
-    return serve(args.config)
+    return serve(args.config, log_level=args.log_level)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from judge.check import run_check
+
+    return run_check(args.config)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="A play-by-email Diplomacy judge.")
+    parser.add_argument("--version", action="version", version=f"judge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the judge: intake, scheduler, sender")
     p.add_argument("--config", help="TOML config file (default: embedded defaults)")
+    p.add_argument("--log-level", type=str.lower,
+                   choices=("debug", "info", "warning", "error"),
+                   help="log this much and more (default: [log] level, else info)")
     p.set_defaults(func=_cmd_serve)
+
+    p = sub.add_parser("check", help="check the config and try the mail servers; exit 0 if all work")
+    p.add_argument("--config", help="TOML config file (default: embedded defaults)")
+    p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser("adjudicate", help="adjudicate one phase from files")
     p.add_argument("--variant", required=True)

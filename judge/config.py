@@ -5,6 +5,11 @@
 outgoing mail written to the Maildir ``outgoing/``. A config file sets the keys of
 ``deploy/judge.toml.example``; the keys of DESIGN.md are fixed, the others are this judge's own.
 
+The file is checked whole when it is loaded (msgspec does the types; :func:`_check` the rest):
+an unknown section or key, a value of the wrong type, a port out of range, an unknown mode, a
+duration the judge cannot read or a secret still set to the example's ``...`` is refused with
+the file, line, section and key. A section is a class below and one field of :class:`Config`.
+
 Relative paths: ``database`` is relative to the config file's folder (the current directory
 without a config); ``outbound.maildir`` is relative to the database's folder ("beside the
 database").
@@ -12,31 +17,50 @@ database").
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass, field
+import typing
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, field
+
+from judge.durations import EXAMPLES, parse_duration
 
 
 class ConfigError(ValueError):
-    """A config file that cannot be used; the message says which key and why."""
+    """A config file that cannot be used; the message says where and why."""
 
 
-@dataclass(slots=True)
-class IntakeConfig:
-    mode: str = "smtp"  # smtp | imap | none
+# Field types with what the load checks beyond the type (see _check).
+Port = Annotated[int, Meta(ge=1, le=65535)]
+Seconds = Annotated[float, Meta(gt=0)]
+Duration = Annotated[str, Meta(extra={"duration": "positive"})]  # 48h, 2 days, ...
+Delay = Annotated[str, Meta(extra={"duration": "zero allowed"})]  # 0s allowed
+Secret = Annotated[str, Meta(extra={"secret": True})]  # "..." (the example's) refused
+LogLevel = Literal["debug", "info", "warning", "error"]
+
+
+class Section(msgspec.Struct, forbid_unknown_fields=True):
+    """A ``[section]`` of judge.toml: unknown keys are refused."""
+
+
+class IntakeConfig(Section):
+    mode: Literal["smtp", "imap", "none"] = "smtp"
     # imap
     host: str = "localhost"
-    port: int = 993
+    port: Port = 993
     ssl: bool = True
     starttls: bool = False
     user: str = ""
-    password: str = ""
+    password: Secret = ""
     folder: str = "INBOX"
     processed_folder: str = "Processed"  # where handled mail is moved ("" keeps it in place)
-    poll_seconds: float = 30.0  # polling interval when the server has no IDLE
+    poll_seconds: Seconds = 30.0  # polling interval when the server has no IDLE
     idle: bool = True  # use IDLE where the server offers it (false: always poll)
-    idle_seconds: float = 300.0  # re-issue IDLE this often
+    idle_seconds: Seconds = 300.0  # re-issue IDLE this often
     ca_file: str = ""  # CA bundle to verify the server's certificate
     # smtp
     listen: str = "127.0.0.1:2525"
@@ -51,38 +75,44 @@ class IntakeConfig:
         return int(self.listen.rpartition(":")[2])
 
 
-@dataclass(slots=True)
-class OutboundConfig:
-    mode: str = "maildir"  # maildir | smtp
+class OutboundConfig(Section):
+    mode: Literal["maildir", "smtp"] = "maildir"
     host: str = "localhost"
-    port: int = 587
+    port: Port = 587
     ssl: bool = False
     starttls: bool = True
     user: str = ""
-    password: str = ""
+    password: Secret = ""
     maildir: str = "outgoing"
     ca_file: str = ""
-    timeout: float = 30.0
-    max_attempts: int = 50  # then the message stays in the outbox marked failed
-    retry_seconds: float = 5.0  # first retry after this; doubles up to 15 minutes
+    timeout: Seconds = 30.0
+    max_attempts: Annotated[int, Meta(ge=1)] = 50  # then the message stays in the outbox, failed
+    retry_seconds: Seconds = 5.0  # first retry after this; doubles up to 15 minutes
 
 
-@dataclass(slots=True)
-class Config:
+class LogConfig(Section):
+    level: LogLevel = "info"  # `judge serve --log-level` overrides it
+    format: Literal["text", "json"] = "text"  # json: one JSON object a line, for log shippers
+
+
+class Config(Section):
+    """``[judge]`` keys, then one field per other section."""
+
     address: str = "judge@localhost"
     database: str = "judge.db"
     name: str = "Diplomacy judge"  # display name in From
-    max_message_bytes: int = 1_000_000  # larger inbound mail is refused with a reply
-    default_movement: str = "48h"
-    default_retreat: str = "24h"
-    default_adjustment: str = "24h"
+    max_message_bytes: Annotated[int, Meta(ge=1)] = 1_000_000  # larger inbound mail: refused
+    default_movement: Duration = "48h"
+    default_retreat: Duration = "24h"
+    default_adjustment: Duration = "24h"
     # early processing waits this long after the last orders (a game may SET SETTLE)
-    default_settle: str = "5m"
+    default_settle: Delay = "5m"
     # an HTTPS endpoint of the deployment that handles RFC 8058 one-click unsubscribes
     unsubscribe_url: str = ""
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
-    base_dir: Path = field(default_factory=Path.cwd)
+    log: LogConfig = field(default_factory=LogConfig)
+    base_dir: Path = field(default_factory=Path.cwd)  # not a key: the config file's folder
 
     @property
     def database_path(self) -> Path:
@@ -99,57 +129,149 @@ class Config:
         return self.address.rpartition("@")[2] or "localhost"
 
 
-def _apply(target: Any, section: dict[str, Any], where: str) -> None:
-    for key, value in section.items():
-        if not hasattr(target, key) or key.startswith("_") or isinstance(
-                getattr(target, key), IntakeConfig | OutboundConfig | Path):
-            raise ConfigError(f"[{where}] {key}: unknown key")
-        current = getattr(target, key)
-        if isinstance(current, bool):
-            if not isinstance(value, bool):
-                raise ConfigError(f"[{where}] {key}: expected true or false, got {value!r}")
-        elif isinstance(current, int | float):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError(f"[{where}] {key}: expected a number, got {value!r}")
-            value = type(current)(value)
-        elif isinstance(current, str) and not isinstance(value, str):
-            raise ConfigError(f"[{where}] {key}: expected a string, got {value!r}")
-        setattr(target, key, value)
+NOT_KEYS = ("base_dir",)
+
+
+@cache
+def sections() -> dict[str, type[Section]]:
+    """``{"intake": IntakeConfig, ...}``: every field of Config that is a section."""
+    return {f.name: f.type for f in msgspec.structs.fields(Config)
+            if isinstance(f.type, type) and issubclass(f.type, Section)}
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, include_extras=True)
+
+
+def _extra(cls: type, name: str) -> dict[str, Any]:
+    hint = _hints(cls).get(name)
+    out: dict[str, Any] = {}
+    for meta in getattr(hint, "__metadata__", ()):
+        if isinstance(meta, Meta) and meta.extra:
+            out.update(meta.extra)
+    return out
+
+
+def _where(section: str, key: str) -> str:
+    return f"[{section}] {key}"
+
+
+def _check(cfg: Config) -> None:
+    """What the types alone do not say; raises ConfigError naming the section and key."""
+    parts: list[tuple[str, Section]] = [("judge", cfg)]
+    parts += [(name, getattr(cfg, name)) for name in sections()]
+    for name, part in parts:
+        for key in part.__struct_fields__:
+            extra = _extra(type(part), key)
+            value = getattr(part, key)
+            if "duration" in extra:
+                seconds = parse_duration(value)
+                if seconds is None:
+                    raise ConfigError(f"{_where(name, key)}: {value!r} is not a duration "
+                                      f"({EXAMPLES})")
+                if seconds == 0 and extra["duration"] == "positive":
+                    raise ConfigError(f"{_where(name, key)}: must be longer than zero")
+            if extra.get("secret") and value.strip() and set(value.strip()) <= {".", "…"}:
+                raise ConfigError(f"{_where(name, key)}: still the example's placeholder "
+                                  f"{value!r}: write the real secret (or remove the line)")
+    listen = cfg.intake.listen
+    host, colon, port = listen.rpartition(":")
+    if not colon or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ConfigError(f"[intake] listen: expected HOST:PORT with a port from 1 to 65535, "
+                          f"got {listen!r}")
+    if "@" not in cfg.address:
+        raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
+
+
+_TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false",
+               "str": "a string", "object": "a [section]", "array": "a list"}
+
+
+def _msgspec_message(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:
+    """msgspec's ``Expected `int` <= 65535 - at `$.intake.port``` as ``[intake] port: ...``."""
+    text, _, at = str(exc).partition(" - at `")
+    path = at.rstrip("`").split(".")[1:] if at else []
+    unknown = re.match(r"Object contains unknown field `(.+)`", text)
+    if unknown:
+        path, text = [*path, unknown.group(1)], "unknown key"
+    else:
+        text = re.sub(r"`(\w+)`", lambda m: _TYPE_WORDS.get(m.group(1), m.group(1)), text)
+        text = re.sub(r"(\d)\.0\b", r"\1", text[0].lower() + text[1:])  # > 0, not > 0.0
+        if text.startswith("invalid enum value"):
+            cls = sections().get(path[0]) if len(path) > 1 else Config
+            options = typing.get_args(_hints(cls).get(path[-1])) if cls else ()
+            text = f"expected one of {', '.join(map(repr, options))}"
+        value: Any = raw
+        for p in path:
+            value = value.get(p) if isinstance(value, dict) else None
+        if value is not None and not isinstance(value, dict):
+            text = text.partition(", got ")[0] + f", got {value!r}"
+    if len(path) == 1:
+        return f"{_where('judge', path[0])}: {text}"
+    if len(path) >= 2:
+        return f"{_where(path[0], path[1])}: {text}"
+    return text
+
+
+def _line_of(text: str, message: str) -> int | None:
+    """The line of ``[section] key`` (or ``[section]``) the message is about, if it is found."""
+    m = re.match(r"\[(\w+)\](?: (\w+))?", message)
+    if not m:
+        return None
+    section, key, current = m.group(1), m.group(2), "judge"
+    for number, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        head = re.match(r"\[\s*([^\]]+?)\s*\]", s)
+        if head:
+            current = head.group(1)
+            if key is None and current == section:
+                return number
+        elif key and current == section and re.match(rf"{re.escape(key)}\s*=", s):
+            return number
+    return None
 
 
 def load_config(path: str | Path | None) -> Config:
-    """The embedded default (``path`` None) or the config file at ``path``."""
+    """The embedded default (``path`` None) or the config file at ``path``, checked whole."""
     if path is None:
         return Config()
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except OSError as exc:
         raise ConfigError(f"cannot read {p}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: {exc}") from exc
-    cfg = Config(base_dir=p.resolve().parent)
-    for section, value in data.items():
+    try:
+        return _load(data, p.resolve().parent)
+    except ConfigError as exc:
+        line = _line_of(text, str(exc))
+        raise ConfigError(f"{p}{f' line {line}' if line else ''}: {exc}") from None
+
+
+def _load(data: dict[str, Any], base_dir: Path) -> Config:
+    known = ["judge", *sections()]
+    for name, value in data.items():
         if not isinstance(value, dict):
-            raise ConfigError(f"{section}: expected a [section]")
-        if section == "judge":
-            _apply(cfg, value, "judge")
-        elif section == "intake":
-            _apply(cfg.intake, value, "intake")
-        elif section == "outbound":
-            _apply(cfg.outbound, value, "outbound")
-        # other sections belong to a deployment (DESIGN.md: "a deployment may add more")
-    if cfg.intake.mode not in ("smtp", "imap", "none"):
-        raise ConfigError(f"[intake] mode: expected \"imap\" or \"smtp\", got {cfg.intake.mode!r}")
-    if cfg.outbound.mode not in ("smtp", "maildir"):
-        raise ConfigError(
-            f"[outbound] mode: expected \"smtp\" or \"maildir\", got {cfg.outbound.mode!r}")
-    if cfg.intake.mode == "smtp":
-        try:
-            cfg.intake.listen_port  # noqa: B018
-        except ValueError as exc:
-            raise ConfigError(f"[intake] listen: expected HOST:PORT, got {cfg.intake.listen!r}"
-                              ) from exc
-    if "@" not in cfg.address:
-        raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
+            raise ConfigError(f"{name}: a key outside any section: put it under [judge] (or "
+                              f"the section it belongs to)")
+        if name not in known:
+            raise ConfigError(f"[{name}]: unknown section (this judge reads "
+                              f"{', '.join(f'[{k}]' for k in known)})")
+    judge = dict(data.get("judge", {}))
+    log = data.get("log", {})
+    if isinstance(log.get("level"), str):  # INFO or info
+        log["level"] = log["level"].lower()
+    for key in judge:
+        if key in sections() or key in NOT_KEYS:
+            raise ConfigError(f"{_where('judge', key)}: unknown key")
+    raw = {**judge, **{name: data[name] for name in sections() if name in data}}
+    try:
+        cfg = msgspec.convert(raw, Config)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(_msgspec_message(exc, raw)) from None
+    cfg.base_dir = base_dir
+    _check(cfg)
     return cfg

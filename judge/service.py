@@ -9,12 +9,13 @@ retries. Each thread has its own database connection.
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import sys
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from judge.config import Config, ConfigError, load_config
@@ -129,16 +130,43 @@ class Service:
         log.info("stopped")
 
 
-def serve(config_path: str | None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("mail.log", "apscheduler"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line (``[log] format = "json"``), for hosts who ship their logs:
+    ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``thread``, ``message`` and, after an
+    exception, ``exception`` (the traceback)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"time": datetime.fromtimestamp(record.created, UTC).isoformat(
+                   timespec="milliseconds").replace("+00:00", "Z"),
+               "level": record.levelname.lower(), "logger": record.name,
+               "thread": record.threadName, "message": record.getMessage()}
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def setup_logging(level: str, fmt: str) -> None:
+    """Log to stderr at ``level`` (debug/info/warning/error), as text or JSON lines."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(
+        "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in root.handlers[:]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for noisy in ("mail.log", "apscheduler"):  # their INFO is per message/job: too chatty
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+
+
+def serve(config_path: str | None, log_level: str | None = None) -> int:
+    """``judge serve``: ``log_level`` (``--log-level``) wins over the config's ``[log] level``."""
     try:
         cfg = load_config(config_path)
     except ConfigError as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return 2
+    setup_logging(log_level or cfg.log.level, cfg.log.format)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -152,11 +180,16 @@ def serve(config_path: str | None) -> int:
     except OSError as exc:
         print(f"judge: cannot start: {exc}", file=sys.stderr)
         return 1
-    print(f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
-          f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
-          f"outbound {cfg.outbound.mode}"
-          f"{' to ' + str(cfg.maildir_path) if cfg.outbound.mode == 'maildir' else ''})",
-          file=sys.stderr, flush=True)
+    serving = (f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
+               f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
+               f"outbound {cfg.outbound.mode}"
+               f"{' to ' + str(cfg.maildir_path) if cfg.outbound.mode == 'maildir' else ''})")
+    if cfg.log.format == "json":  # every line of stderr is JSON then; shown at any level
+        record = log.makeRecord(log.name, logging.INFO, __file__, 0, serving, None, None)
+        for handler in logging.getLogger().handlers:
+            handler.handle(record)
+    else:
+        print(serving, file=sys.stderr, flush=True)
     while not stop.is_set():
         stop.wait(1.0)
     service.stop()

@@ -21,9 +21,10 @@ from judge.engine.orders import Convoy, Move, SupportHold, SupportMove
 from judge.engine.position import Position
 from judge.engine.randomgame import random_orders, random_position
 from judge.render import render_svg, svg_to_png
-from judge.render.drawing import VARIANTS, drawing_for
+from judge.render.drawing import drawing_for
 from judge.render.shapes import build
 from judge.render.svg import NEUTRAL, power_colours
+from judge.resources import variant_file
 from variants import get_variant, variant_names
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -233,9 +234,8 @@ def test_split_and_merge_are_drawn_as_moves_from_the_unit() -> None:
 
 @pytest.mark.parametrize("name", ["standard", "hoplite"])
 def test_committed_shapes_are_what_the_source_builds(name: str) -> None:
-    folder = VARIANTS / name
-    source = json.loads((folder / "drawing-source.json").read_text(encoding="utf-8"))
-    committed = json.loads((folder / "drawing.json").read_text(encoding="utf-8"))
+    source = json.loads(variant_file(name, "drawing-source.json").read_text(encoding="utf-8"))
+    committed = json.loads(variant_file(name, "drawing.json").read_text(encoding="utf-8"))
     built = json.loads(json.dumps(build(source)))
     assert committed["provinces"] == built["provinces"]
     assert (committed["width"], committed["height"]) == (built["width"], built["height"])

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from judge.commands import dipnomicy as _dipnomicy
 from judge.commands import gm
+from judge.durations import EXAMPLES, parse_duration  # noqa: F401 (commands read it from here)
 
 # command word -> (canonical name, usage)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -42,9 +43,6 @@ _ALIASES = {"SIGN-ON": "SIGNON", "SIGN_ON": "SIGNON", "LOGIN": "SIGNON", "BYE": 
 _WITH_PASSWORD = {"SIGNON": 3, "JOIN": 3, "MASTER": 2, "CREATE": 2}  # index of the password
 
 GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
-_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$", re.IGNORECASE)
-
-
 @dataclass(slots=True)
 class Command:
     name: str  # canonical command name, or "ORDER"
@@ -73,18 +71,6 @@ class Command:
         if len(words) > index:
             words[index] = "****"
         return " ".join(words)
-
-
-def parse_duration(text: str) -> int | None:
-    """``48h``, ``2d``, ``1d12h``, ``90m``, ``30s``, a bare number of hours -> seconds."""
-    t = text.strip().lower()
-    if t.isdigit():
-        return int(t) * 3600
-    m = _DURATION.match(t)
-    if not t or not m or not any(m.groups()):
-        return None
-    d, h, mi, s = (int(x) if x else 0 for x in m.groups())
-    return ((d * 24 + h) * 60 + mi) * 60 + s
 
 
 def parse_line(line: str) -> Command:
@@ -171,7 +157,7 @@ def parse_line(line: str) -> Command:
             return bad("DEADLINES needs one to three durations")
         for a in args:
             if parse_duration(a) is None:
-                return bad(f"{a!r} is not a duration (e.g. 48h, 2d, 90m)")
+                return bad(f"{a!r} is not a duration ({EXAMPLES})")
         return cmd
     if name == "PROCESS" and len(args) == 1 and gm.PHASE.match(args[0]):
         return cmd  # PROCESS <phase>: the phase guard against processing twice

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from judge.commands.parse import parse_duration
+from judge.durations import parse_duration
 from judge.games import drivers
 from judge.games import game as G
 from judge.games import settings as S

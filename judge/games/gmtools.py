@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo
 
 from judge import reports
 from judge.commands import gm
-from judge.commands.parse import Command, parse_duration
+from judge.commands.parse import Command
+from judge.durations import parse_duration
 from judge.engine.events import visible_events
 from judge.games import deadlines as D
 from judge.games import draws, drivers

@@ -12,7 +12,7 @@ import re
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from judge.commands.parse import parse_duration
+from judge.durations import parse_duration
 from judge.games.game import GameError
 from judge.mail.compose import duration_text
 

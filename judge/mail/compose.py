@@ -12,13 +12,11 @@ from email.message import Message
 from email.policy import compat32
 from email.utils import format_datetime, formataddr, make_msgid
 from functools import cache
-from pathlib import Path
 
 import jinja2
 
+from judge.resources import template_loader
 from judge.storage import now_utc
-
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
 def deadline_text(value: str | datetime | None, now: datetime | None = None,
@@ -57,7 +55,7 @@ def duration_text(seconds: int) -> str:
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        loader=template_loader(),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,

@@ -19,6 +19,7 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any
 
+from judge.check import connection_error
 from judge.config import Config
 from judge.storage import Store
 
@@ -136,8 +137,8 @@ class ImapIntake(threading.Thread):
                 self.connected.clear()
                 if self.stopping.is_set():
                     break
-                log.warning("IMAP: %s: %s; reconnecting in %.0f s", type(exc).__name__, exc,
-                            backoff)
+                log.warning("IMAP %s:%s: %s; reconnecting in %.0f s", self.cfg.intake.host,
+                            self.cfg.intake.port, connection_error(exc), backoff)
                 self.stopping.wait(backoff)
                 backoff = min(backoff * 2, 60.0)
             finally:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 
-VARIANTS = Path(__file__).resolve().parents[2] / "variants"
+from judge.resources import variant_file
+
 SQUARE = 64  # chess diagram: pixels per square
 MARGIN = 28  # chess diagram: room for the file letters and rank numbers
 
@@ -69,7 +69,7 @@ def _chessboard(data: dict) -> Drawing:
 @cache
 def drawing_for(variant: str) -> Drawing:
     """The drawing of a variant; FileNotFoundError if its folder has none."""
-    path = VARIANTS / variant / "drawing.json"
+    path = variant_file(variant, "drawing.json")
     data = json.loads(path.read_text(encoding="utf-8"))
     if "same_as" in data:
         base = drawing_for(data["same_as"])

@@ -1,17 +1,17 @@
 """Chess Dip: Diplomacy on a chess board (issue 8; rules in ``description.md``)."""
 
-from pathlib import Path
+from importlib.resources import files
 
 from judge.engine.variant import Variant
 from variants.chessdip.board import ChessBoard
 from variants.chessdip.rules import ChessRules
 
-BOARD = ChessBoard.load(Path(__file__).with_name("map.json"))
+BOARD = ChessBoard.load(files(__name__).joinpath("map.json"))
 
 VARIANT = Variant(
     name="chessdip",
     title="Chess Dip",
-    description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
+    description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BOARD,
     rules=ChessRules(BOARD),
 )

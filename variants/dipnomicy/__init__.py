@@ -7,7 +7,7 @@ votes are ``proposals.py``; the move report and the published ruleset are ``repo
 the templates in ``templates/dipnomicy/``. ``description.md`` is for players, ``INTEGRATION.md`` for the mail loop.
 """
 
-from pathlib import Path
+from importlib.resources import files
 
 from judge.engine.variant import Variant
 from variants.dipnomicy.mapdata import BASE_BOARD
@@ -16,7 +16,7 @@ from variants.dipnomicy.rules import RULES
 VARIANT = Variant(
     name="dipnomicy",
     title="Dipnomicy",
-    description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
+    description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BASE_BOARD,
     rules=RULES,
 )

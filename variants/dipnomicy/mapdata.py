@@ -10,11 +10,11 @@ from __future__ import annotations
 import copy
 import json
 from functools import cache
-from pathlib import Path
 
 from judge.engine.board import Board
+from judge.resources import variant_file
 
-MAP_FILE = Path(__file__).resolve().parent.parent / "standard" / "map.json"
+MAP_FILE = variant_file("standard", "map.json")
 MAP_DATA: dict = json.loads(MAP_FILE.read_text(encoding="utf-8"))
 BASE_BOARD = Board(MAP_DATA)
 

@@ -19,13 +19,14 @@ import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 import jinja2
 
 from judge.engine.position import Position
 from judge.engine.variant import FAILS, Outcome
+from judge.resources import template_loader
 from variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
 from variants.dipnomicy.mapdata import BASE_BOARD
 from variants.dipnomicy.orders import notation, place
@@ -33,8 +34,7 @@ from variants.dipnomicy.proposals import Proposal, Tally
 from variants.dipnomicy.rules import RULES, phase_days, phase_title, turn_number
 from variants.dipnomicy.ruleset import Ruleset
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-SEED_PROPOSALS_FILE = Path(__file__).with_name("seed_proposals.toml")
+SEED_PROPOSALS_FILE = files(__package__).joinpath("seed_proposals.toml")
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
              "ninth", "tenth")
@@ -43,7 +43,7 @@ _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", 
 @cache
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        loader=template_loader(),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,

@@ -16,12 +16,13 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from variants.dipnomicy.catalogue import Active, ParameterError, module_params
 
-INITIAL_RULESET_FILE = Path(__file__).with_name("initial_ruleset.toml")
+INITIAL_RULESET_FILE = files(__package__).joinpath("initial_ruleset.toml")
 
 THRESHOLDS = ("more-for-than-against", "majority-of-players", "two-thirds", "unanimous")
 DEFAULT_SETTINGS: dict[str, Any] = {

@@ -3,17 +3,17 @@
 The map is a reconstruction (the original is lost): see ``description.md``.
 """
 
-from pathlib import Path
+from importlib.resources import files
 
 from judge.engine.variant import Variant
 from variants.hoplite.rules import HopliteRules
 
-BOARD, RULES = HopliteRules.load(Path(__file__).with_name("map.json"))
+BOARD, RULES = HopliteRules.load(files(__name__).joinpath("map.json"))
 
 VARIANT = Variant(
     name="hoplite",
     title="Hoplite Wars",
-    description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
+    description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BOARD,
     rules=RULES,
 )

@@ -1,6 +1,6 @@
 """Multiplicity II on the standard map: multiple units that merge and split."""
 
-from pathlib import Path
+from importlib.resources import files
 
 from judge.engine.variant import Variant
 from variants.multiplicity.rules import MultiplicityRules
@@ -9,7 +9,7 @@ from variants.standard import BOARD
 VARIANT = Variant(
     name="multiplicity",
     title="Multiplicity II",
-    description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
+    description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BOARD,
     rules=MultiplicityRules(BOARD),
 )

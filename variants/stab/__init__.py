@@ -2,19 +2,20 @@
 Stephen Agar). Adjudication is standard; what each player sees is decided by
 :mod:`variants.stab.visibility` and written by :mod:`variants.stab.report`."""
 
-from pathlib import Path
+from importlib.resources import files
 
 from judge.engine.board import Board
 from judge.engine.variant import Variant
+from judge.resources import variant_file
 from variants.stab.rules import StabRules
 
 # The standard map, read from the standard variant's folder: Stab! changes no province.
-BOARD = Board.load(Path(__file__).parent.parent / "standard" / "map.json")
+BOARD = Board.load(variant_file("standard", "map.json"))
 
 VARIANT = Variant(
     name="stab",
     title="Stab!",
-    description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
+    description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BOARD,
     rules=StabRules(BOARD),
 )

@@ -17,20 +17,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, StrictUndefined
 
 from judge.engine.board import province_of
 from judge.engine.events import Event, private_events, public_events
 from judge.engine.orders import Order
 from judge.engine.position import Phase
 from judge.engine.variant import Outcome
+from judge.resources import template_loader
 from variants.stab.rules import StabRules
 from variants.stab.visibility import nmr_events, stab_events
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}  # the seed says Autumn
 
 
@@ -98,7 +97,7 @@ def entry_text(event: Event) -> str:
 
 @cache
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
+    env = Environment(loader=template_loader(), undefined=StrictUndefined,
                       keep_trailing_newline=True, autoescape=False)
     env.filters.update(entry=entry_text, loc=loc_text, unitf=_unit_fields_text)
     return env

@@ -1,6 +1,6 @@
 """Stack 'em Diplo: several units of one power may share a space (standard map)."""
 
-from pathlib import Path
+from importlib.resources import files
 
 from judge.engine.variant import Variant
 from variants.stackem.rules import StackRules
@@ -11,7 +11,7 @@ from variants.standard import BOARD
 VARIANT = Variant(
     name="stackem",
     title="Stack 'em Diplo",
-    description=(Path(__file__).with_name("description.md")).read_text(encoding="utf-8"),
+    description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BOARD,
     rules=StackRules(BOARD),
 )

@@ -1,0 +1,165 @@
+"""``judge check [--config F]``: load the config, then try what ``judge serve`` will need, one
+line per step: the database folder, the intake (IMAP: connect, log in, open the folder; SMTP
+receiver: the listen address can be bound) and the outbound side (SMTP: connect, EHLO, STARTTLS,
+log in; Maildir: a file can be written). Exit 0 only when every step works; 2 for a config that
+cannot be loaded; 1 for a step that fails. Every connection error names the host and port."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import smtplib
+import socket
+import ssl
+import sys
+import uuid
+from collections.abc import Callable
+from typing import TextIO
+
+from judge.config import Config, ConfigError, load_config
+
+TIMEOUT = 20.0
+
+
+def connection_error(exc: BaseException) -> str:
+    """What went wrong with a connection, in words (the caller names the host and port)."""
+    if isinstance(exc, socket.gaierror):
+        return f"cannot resolve the host name ({exc.strerror or exc})"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (nothing listens there)"
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return "no answer (timed out)"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"TLS certificate not trusted ({exc.verify_message}; set ca_file?)"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS failed ({exc.reason or exc}; check ssl/starttls and the port)"
+    if isinstance(exc, smtplib.SMTPAuthenticationError):
+        return f"login refused ({exc.smtp_code} {exc.smtp_error.decode(errors='replace')})"
+    if type(exc).__name__ == "LoginError":  # imapclient's
+        return f"login refused ({exc})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _tls(ssl_on: bool, starttls: bool) -> str:
+    return " (TLS)" if ssl_on else " (STARTTLS)" if starttls else " (plain)"
+
+
+def _context(ca_file: str) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=ca_file or None)
+
+
+def check_database(cfg: Config) -> str:
+    folder = cfg.database_path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    target = cfg.database_path if cfg.database_path.exists() else folder
+    if not os.access(target, os.W_OK):
+        raise PermissionError(f"{target} is not writable by this user")
+    return f"{cfg.database_path} ({'exists' if target != folder else 'will be created'}, "\
+           "writable)"
+
+
+def check_imap(cfg: Config) -> str:
+    from imapclient import IMAPClient
+
+    c = cfg.intake
+    ctx = _context(c.ca_file) if (c.ssl or c.starttls) else None
+    where = f"IMAP {c.host}:{c.port}{_tls(c.ssl, c.starttls)}"
+    try:
+        client = IMAPClient(c.host, port=c.port, ssl=c.ssl, ssl_context=ctx, timeout=TIMEOUT)
+    except Exception as exc:
+        raise RuntimeError(f"{where}: {connection_error(exc)}") from exc
+    try:
+        if c.starttls and not c.ssl:
+            client.starttls(ctx)
+        client.login(c.user, c.password)
+        info = client.select_folder(c.folder, readonly=True)
+        count = info.get(b"EXISTS", 0)
+    except Exception as exc:
+        raise RuntimeError(f"{where}: {connection_error(exc)}") from exc
+    finally:
+        with contextlib.suppress(Exception):
+            client.logout()
+    return f"{where}: logged in as {c.user}, folder {c.folder} holds {count} message(s)"
+
+
+def check_listen(cfg: Config) -> str:
+    host, port = cfg.intake.listen_host, cfg.intake.listen_port
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise RuntimeError(f"SMTP receiver {host}:{port}: cannot listen there "
+                               f"({exc.strerror or exc}; is a judge already running?)") from exc
+    return f"SMTP receiver {host}:{port}: the address is free to listen on"
+
+
+def check_smtp(cfg: Config) -> str:
+    o = cfg.outbound
+    where = f"SMTP {o.host}:{o.port}{_tls(o.ssl, o.starttls)}"
+    ctx = _context(o.ca_file)
+    try:
+        smtp = smtplib.SMTP_SSL(o.host, o.port, timeout=min(o.timeout, TIMEOUT), context=ctx) \
+            if o.ssl else smtplib.SMTP(o.host, o.port, timeout=min(o.timeout, TIMEOUT))
+    except Exception as exc:
+        raise RuntimeError(f"{where}: {connection_error(exc)}") from exc
+    try:
+        code, banner = smtp.ehlo()
+        if code != 250:
+            raise RuntimeError(f"{where}: EHLO answered {code}")
+        if o.starttls and not o.ssl:
+            smtp.starttls(context=ctx)
+            smtp.ehlo()
+        said = f"EHLO answered by {banner.decode(errors='replace').splitlines()[0]}"
+        if o.user:
+            smtp.login(o.user, o.password)
+            said += f", logged in as {o.user}"
+    except RuntimeError:
+        raise
+    except Exception as exc:
+        raise RuntimeError(f"{where}: {connection_error(exc)}") from exc
+    finally:
+        with contextlib.suppress(Exception):
+            smtp.quit()
+    return f"{where}: {said}"
+
+
+def check_maildir(cfg: Config) -> str:
+    root = cfg.maildir_path
+    for sub in ("tmp", "new", "cur"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    probe = root / "tmp" / f"judge-check-{uuid.uuid4().hex}"
+    probe.write_bytes(b"")
+    probe.unlink()
+    return f"Maildir {root}: writable"
+
+
+def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
+    def say(ok: bool, step: str, text: str) -> None:
+        print(f"{'ok  ' if ok else 'FAIL'}  {step}: {text}", file=out, flush=True)
+
+    try:
+        cfg = load_config(config_path)
+    except ConfigError as exc:
+        say(False, "config", str(exc))
+        return 2
+    say(True, "config", f"{config_path or 'embedded default'} ({cfg.address}; intake "
+                        f"{cfg.intake.mode}, outbound {cfg.outbound.mode})")
+    steps: list[tuple[str, Callable[[Config], str]]] = [("database", check_database)]
+    if cfg.intake.mode == "imap":
+        steps.append(("intake", check_imap))
+    elif cfg.intake.mode == "smtp":
+        steps.append(("intake", check_listen))
+    steps.append(("outbound", check_smtp if cfg.outbound.mode == "smtp" else check_maildir))
+    failed = False
+    for step, run in steps:
+        try:
+            say(True, step, run(cfg))
+        except (RuntimeError, OSError) as exc:
+            failed = True
+            say(False, step, str(exc) if isinstance(exc, RuntimeError) else
+                f"{type(exc).__name__}: {exc}")
+    if cfg.intake.mode == "none":
+        say(True, "intake", "none (this judge reads no mail)")
+    return 1 if failed else 0

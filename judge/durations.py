@@ -1,0 +1,45 @@
+"""The one duration parser of the judge, shared by the config (``default_movement``, ...) and
+the mail commands (``DEADLINES``, ``SET SETTLE``, ``EXTEND``, ...).
+
+Accepted: ``48h``, ``2d``, ``90m``, ``30s``, ``1d12h``, ``1d 12h``, ``48 hours``, ``2 days``,
+``1 day 12 hours``, ``1 day, 12 hours``, ``1 day and 12 hours``, ``1 week``, and a bare number of
+hours (``36``). Each unit at most once.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNITS = {
+    "w": 7 * 86400, "wk": 7 * 86400, "wks": 7 * 86400, "week": 7 * 86400, "weeks": 7 * 86400,
+    "d": 86400, "day": 86400, "days": 86400,
+    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+}
+_PART = re.compile(r"(\d+)\s*([a-z]+)")
+_JOINER = re.compile(r"[\s,]+(?:and\s+)?")
+
+EXAMPLES = "e.g. 48h, 2d, 90m, 48 hours, 2 days, 1 day 12 hours"
+
+
+def parse_duration(text: str) -> int | None:
+    """The duration ``text`` in seconds, or None when it is not one."""
+    t = text.strip().lower()
+    if t.isdigit():
+        return int(t) * 3600
+    seconds, seen, pos = 0, set(), 0
+    while pos < len(t):
+        m = _PART.match(t, pos)
+        if not m or m.group(2) not in _UNITS or _UNITS[m.group(2)] in seen:
+            return None
+        seen.add(_UNITS[m.group(2)])
+        seconds += int(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+        if pos < len(t):
+            sep = _JOINER.match(t, pos)
+            if sep and sep.end() < len(t):
+                pos = sep.end()
+            elif not t[pos].isdigit():
+                return None
+    return seconds if seen else None
