@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_multiplicity_properties import random_lines, random_position  # noqa: E402
 from test_multiplicity_rings import ring_phase  # noqa: E402
 
-from variants import get_variant  # noqa: E402
+from judge.variants import get_variant  # noqa: E402
 
 V = get_variant("multiplicity")
 

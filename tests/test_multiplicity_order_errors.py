@@ -20,7 +20,7 @@ from mailkit import POWERS, InProcessJudge
 from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.position import Position
 from judge.engine.variant import FAILS, INVALID, SUCCEEDS
-from variants import get_variant
+from judge.variants import get_variant
 
 MULTI = get_variant("multiplicity")
 HOPLITE = get_variant("hoplite")

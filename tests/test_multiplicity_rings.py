@@ -20,10 +20,10 @@ from test_multiplicity_properties import random_lines, random_position
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, Outcome
-from variants import get_variant
-from variants.multiplicity.movement import SUPPORTS, MultiMovement
-from variants.multiplicity.rules import MultiplicityRules
-from variants.multiplicity.units import format_kind
+from judge.variants import get_variant
+from judge.variants.multiplicity.movement import SUPPORTS, MultiMovement
+from judge.variants.multiplicity.rules import MultiplicityRules
+from judge.variants.multiplicity.units import format_kind
 
 V = get_variant("multiplicity")
 R: MultiplicityRules = V.rules  # type: ignore[assignment]

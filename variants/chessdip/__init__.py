@@ -3,8 +3,8 @@
 from importlib.resources import files
 
 from judge.engine.variant import Variant
-from variants.chessdip.board import ChessBoard
-from variants.chessdip.rules import ChessRules
+from judge.variants.chessdip.board import ChessBoard
+from judge.variants.chessdip.rules import ChessRules
 
 BOARD = ChessBoard.load(files(__name__).joinpath("map.json"))
 

@@ -6,7 +6,7 @@ The map is a reconstruction (the original is lost): see ``description.md``.
 from importlib.resources import files
 
 from judge.engine.variant import Variant
-from variants.hoplite.rules import HopliteRules
+from judge.variants.hoplite.rules import HopliteRules
 
 BOARD, RULES = HopliteRules.load(files(__name__).joinpath("map.json"))
 

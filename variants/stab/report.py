@@ -27,8 +27,8 @@ from judge.engine.orders import Order
 from judge.engine.position import Phase
 from judge.engine.variant import Outcome
 from judge.resources import template_loader
-from variants.stab.rules import StabRules
-from variants.stab.visibility import nmr_events, stab_events
+from judge.variants.stab.rules import StabRules
+from judge.variants.stab.visibility import nmr_events, stab_events
 
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}  # the seed says Autumn
 
@@ -49,7 +49,7 @@ class StabSettings:
 
 # ------------------------------------------------------------------- notation
 def _sea(province: str) -> bool:
-    from variants.stab import BOARD  # the board is loaded once, with the variant
+    from judge.variants.stab import BOARD  # the board is loaded once, with the variant
 
     return BOARD.is_sea(province)
 
@@ -184,7 +184,7 @@ def stab_reports(outcome: Outcome, orders: Sequence[tuple[str, Order]],
                  ) -> tuple[str, dict[str, str]]:
     """``(public_text, {power: private_text})`` for one adjudicated phase, and the
     automatic retreat phase that followed it when retreats came with the orders."""
-    from variants.stab import VARIANT
+    from judge.variants.stab import VARIANT
 
     rules = VARIANT.rules
     assert isinstance(rules, StabRules)

@@ -4,7 +4,7 @@ from importlib.resources import files
 
 from judge.engine.board import Board
 from judge.engine.variant import Variant
-from variants.standard.rules import StandardRules
+from judge.variants.standard.rules import StandardRules
 
 BOARD = Board.load(files(__name__).joinpath("map.json"))
 
