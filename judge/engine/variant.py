@@ -124,6 +124,9 @@ class Rules(Protocol):
 
     def units_to_order(self, position: Position, power: str) -> list[Unit]: ...
 
+    # Optional: ``board_of(position) -> Board``, the board a position is played on when it is
+    # not always the variant's own (the rules in force change it).
+
 
 @dataclass(slots=True)
 class Variant:
@@ -147,7 +150,10 @@ class Variant:
         if declared is not None and declared.lower() not in (self.name, self.board.name):
             raise ValueError(f"the position is for variant {declared!r}, not {self.name!r}")
         position = self.rules.read_position(data)
-        check_position(self.board, position)
+        # a variant whose board changes during the game (Dipnomicy's rules add centres) says
+        # which board a position is on
+        board_of = getattr(self.rules, "board_of", None)
+        check_position(board_of(position) if board_of else self.board, position)
         return position
 
     def write_position(self, position: Position) -> dict:

@@ -89,7 +89,12 @@ def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
 
 
 def resumed(actor: Actor, game: dict) -> None:
-    to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed", {})
+    from judge.games import drivers
+
+    driver = drivers.for_game(game)  # a variant with its own cycle: its vote deadline...
+    notes = driver.status_notes(actor.s, G.refresh(actor.s, game)) if driver else []
+    to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
+           {"notes": notes})
 
 
 def abandoned(actor: Actor, game: dict, power: str, missed: int) -> None:
