@@ -759,15 +759,7 @@ class DipnomicyDriver:
         new = t.outcome.position
         _set_deadline(s, game, _phase_deadline(game, st, new, now))
         game = G.refresh(s, game)
-        if new.phase.kind == "M":
-            moves = f"{_when(game['deadline'], now)}" + (
-                " (unless the vote changes the deadline)" if presented else "")
-            if presented:
-                moves += (". They are taken from now on, with your votes (in the same mail if "
-                          "you like), and read again under the rules in force when voting "
-                          "closes")
-        else:
-            moves = None
+        moves = _when(game["deadline"], now) if new.phase.kind == "M" else None
         text = move_report(t.outcome, presented, players=new.extra.get("players"),
                            moved=set(t.orders),
                            vote_deadline=_when(st["vote_deadline"], now) if presented else None,
@@ -839,7 +831,8 @@ class DipnomicyDriver:
                 kind="notice", to=player["address"],
                 subject=f"{game['name']}: your orders under the new rules, {game['phase']}",
                 template="dipnomicy/read_again.txt.j2",
-                context={**what, "game": game["name"], "power": power.title(),
+                context={"orders": [], "proposal": None, "status": None, **what,
+                         "game": game["name"], "power": power.title(),
                          "turn": st["turn"], "deadline": deadline,
                          "judge_name": actor.cfg.name}, game_id=game["id"])
 
