@@ -285,9 +285,9 @@ def test_no_grace_and_missed_process_still_tells_late_powers(judge):
     deadline = parse_iso(judge.game(g)["deadline"])
     spring = hold_all(g)
     for p in POWERS:
-        if p != "ENGLAND":
+        if p not in ("ENGLAND", "FRANCE"):
             orders(judge, g, p, spring[p])
-    orders(judge, g, "FRANCE", spring["FRANCE"][:1])  # France replaces its orders: 1 of 3
+    orders(judge, g, "FRANCE", spring["FRANCE"][:1])  # one of three units
     judge.pump()
     got = judge.advance(deadline + TICK)
     mails = [m for _, m in got]
