@@ -189,3 +189,21 @@ def test_a_late_move_after_the_sgs_deadline_is_refused_for_that_deadline(tmp_pat
     assert (f"too late: moves for turn 2 were due by {clock_text(due)}, the deadline set for "
             f"this turn. Late submissions are not counted (rule 25).") in late.flat
     assert "after the last move report" not in late.flat
+
+
+def test_orders_are_read_again_when_the_sg_attaches_a_module(tmp_path):
+    """A support sent under a rule passed as text is refused; once the SG attaches the
+    support module to the rule, it is read again and Austria is told."""
+    g = DipGame(tmp_path)
+    g.start()
+    _, result = play_turn_with_votes(g, {"FRANCE": proposal("Support actions")}, None,
+                                     {"Support actions": "FOR"})
+    assert "PASSED: enacted as rule 25" in result.body
+    r = g.player("AUSTRIA", "A Bud -- Gal\nA Vie S A Bud -- Gal")
+    assert "support actions are not in the rules" in r.flat
+    got = g.send(GM, "MASTER dip sgpass\nATTACH 25 support", "attach")
+    told = [m for m in got if "your orders under the new rules" in m.subject]
+    assert [m.rcpt for m in told] == [g.countries["AUSTRIA"]]
+    assert ("The Secretary General has changed the rules in force in game dip (rule 25: "
+            "module support).") in told[0].flat
+    assert "A Vie S A Bud -- Gal: now legal, read as A VIE S A BUD - GAL" in told[0].flat

@@ -564,11 +564,16 @@ class DipnomicyDriver:
         s = actor.s
         pos = G.current_position(s, game)
         ruleset = change(RULES.ruleset(pos))
-        s.save_position(game["id"], game["phase"], RULES.write_position(with_ruleset(pos,
-                                                                                   ruleset)))
+        new = with_ruleset(pos, ruleset)
+        s.save_position(game["id"], game["phase"], RULES.write_position(new))
+        st = state(s, game)
         _publish(actor, game, f"the ruleset has changed ({what})",
                  ruleset_text(ruleset, "The rules in force"),
-                 self._deadline_footer(game, state(s, game), pos, actor.clock()))
+                 self._deadline_footer(game, st, pos, actor.clock()))
+        # the orders (and proposals) in are checked against the rules now in force
+        self._read_again(actor, game, st["turn"] + 1 if st["voting"] else st["turn"], new,
+                         actor.clock(), f"The Secretary General has changed the rules in "
+                         f"force in game {game['name']} ({what})")
 
     def rollback(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
@@ -787,13 +792,15 @@ class DipnomicyDriver:
         _publish(actor, game, f"votes on the proposals of turn {st['turn'] - 1}",
                  vote_report(result, st["turn"] - 1),
                  self._deadline_footer(game, st, nxt, now))
-        self._read_again(actor, game, st, nxt, now)
+        self._read_again(actor, game, st["turn"], nxt, now, f"Voting has closed in game "
+                         f"{game['name']}, and the rules in force have changed")
 
-    def _read_again(self, actor: Actor, game: dict, st: dict, pos: Position, now: datetime
-                    ) -> None:
-        """Voting closed: the orders and proposals sent meanwhile are read again under the
-        rules now in force (``pos``); each player whose orders read differently, or whose
-        proposal no longer fits the rules, is told (and the proposal is dropped)."""
+    def _read_again(self, actor: Actor, game: dict, turn: int, pos: Position, now: datetime,
+                    why: str) -> None:
+        """The rules changed (voting closed, or the SG changed them): the orders of the
+        current phase and the proposals of ``turn`` are read again under the rules now in
+        force (``pos``); each player whose orders read differently, or whose proposal no
+        longer fits the rules, is told (and the proposal is dropped)."""
         s = actor.s
         variant = G.get_variant(game["variant"])
         told: dict[str, dict[str, Any]] = {}
@@ -813,13 +820,13 @@ class DipnomicyDriver:
             told[power]["status"] = G.order_status(s, game, power, pos)
         if pos.phase.kind == "M":
             for row in s.all("SELECT power, proposal FROM dipnomicy_proposals WHERE "
-                             "game_id = ? AND turn = ?", (game["id"], st["turn"])):
+                             "game_id = ? AND turn = ?", (game["id"], turn)):
                 proposal = Proposal.from_json(json.loads(row["proposal"]))
                 try:
                     proposal.check(RULES.ruleset(pos))
                 except ProposalError as exc:
                     s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn = ? "
-                              "AND power = ?", (game["id"], st["turn"], row["power"]))
+                              "AND power = ?", (game["id"], turn, row["power"]))
                     told.setdefault(row["power"], {})["proposal"] = {
                         "title": proposal.title, "why": str(exc)}
         deadline = _when(game["deadline"], now)
@@ -833,7 +840,7 @@ class DipnomicyDriver:
                 template="dipnomicy/read_again.txt.j2",
                 context={"orders": [], "proposal": None, "status": None, **what,
                          "game": game["name"], "power": power.title(),
-                         "turn": st["turn"], "deadline": deadline,
+                         "turn": turn, "deadline": deadline, "why": why,
                          "judge_name": actor.cfg.name}, game_id=game["id"])
 
 
