@@ -228,3 +228,11 @@ def test_batch_of_good_cases_exits_0(tmp_path: Path) -> None:
     out = run("adjudicate", "--batch", str(path))
     assert out.returncode == 0 and out.stderr == ""
     assert json.loads(out.stdout)["results"][0]["result"] == "succeeds"
+
+
+def test_a_position_without_a_variant_key_is_written_back_as_the_variants(files) -> None:
+    position = {k: v for k, v in POSITION.items() if k != "variant"}
+    p, o = files(position, "")
+    out = run("adjudicate", "--variant", "stab", "--position", p, "--orders", o, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["position"]["variant"] == "stab"

@@ -150,6 +150,8 @@ class Variant:
         if declared is not None and declared.lower() not in (self.name, self.board.name):
             raise ValueError(f"the position is for variant {declared!r}, not {self.name!r}")
         position = self.rules.read_position(data)
+        if declared is None:  # a position without the key is this variant's, not "standard"
+            position.variant = self.name
         # a variant whose board changes during the game (Dipnomicy's rules add centres) says
         # which board a position is on
         board_of = getattr(self.rules, "board_of", None)
