@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def _cmd_variants(args: argparse.Namespace) -> int:
-    from variants import get_variant, variant_names
+    from judge.variants import get_variant, variant_names
 
     for name in variant_names():
         v = get_variant(name)
@@ -51,7 +51,7 @@ def _batch_case(line: str, default_variant: str | None) -> dict:
     """One case of ``--batch``: ``{"variant": V, "position": {...}, "orders": TEXT or
     {POWER: [line, ...]}}`` (optional ``"id"``, echoed) -> the outcome as ``--json`` prints
     it. Raises ValueError (or KeyError for an unknown variant) saying what is wrong."""
-    from variants import get_variant
+    from judge.variants import get_variant
 
     try:
         case = json.loads(line)
@@ -110,7 +110,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
-    from variants import get_variant
+    from judge.variants import get_variant
 
     if args.batch:
         if args.position or args.orders:
@@ -158,7 +158,7 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
 def _cmd_render(args: argparse.Namespace) -> int:
     """Draw a position (and, with orders, the phase's orders as arrows) as SVG or PNG."""
     from judge.render import render_svg, svg_to_png
-    from variants import get_variant
+    from judge.variants import get_variant
 
     try:
         variant = get_variant(args.variant)

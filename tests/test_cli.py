@@ -185,7 +185,7 @@ def test_adjudicate_refuses_positions_not_on_the_board(files, position, variant,
 
 
 def test_positions_each_variant_writes_are_read_back(files) -> None:
-    from variants import get_variant, variant_names
+    from judge.variants import get_variant, variant_names
 
     for name in variant_names():
         if name == "dipnomicy":  # its positions need the game's seed and ruleset
