@@ -49,9 +49,79 @@ def read_orders_file(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _batch_case(line: str, default_variant: str | None) -> dict:
+    """One case of ``--batch``: ``{"variant": V, "position": {...}, "orders": TEXT or
+    {POWER: [line, ...]}}`` (optional ``"id"``, echoed) -> the outcome as ``--json`` prints
+    it. Raises ValueError (or KeyError for an unknown variant) saying what is wrong."""
+    from judge.variants import get_variant
+
+    try:
+        case = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(case, dict):
+        raise ValueError("a case must be a JSON object with position and orders")
+    position = case.get("position")
+    if not isinstance(position, dict):
+        raise ValueError("the case has no \"position\" object")
+    name = case.get("variant") or default_variant or position.get("variant")
+    if not isinstance(name, str):
+        raise ValueError("the case names no variant (\"variant\", or --variant)")
+    variant = get_variant(name)
+    orders = case.get("orders", "")
+    if isinstance(orders, str):
+        lines = read_orders_file(orders)
+    elif isinstance(orders, dict) and all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in orders.values()):
+        lines = [(power.upper(), text) for power, texts in orders.items() for text in texts]
+    else:
+        raise ValueError("\"orders\" must be the orders file's text or {POWER: [line, ...]}")
+    outcome = variant.adjudicate_lines(variant.read_position(position), lines)
+    return variant.outcome_json(outcome)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    """``--batch CASES.jsonl``: one JSON outcome line per case line (blank lines skipped); a
+    case that cannot be read gets ``{"error": TEXT}`` (with its ``id``) and a line on stderr,
+    and the exit status is then 2."""
+    try:
+        text = Path(args.batch).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return _fail(f"cannot read input: {exc}")
+    status = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            case_id = json.loads(line).get("id")
+        except (ValueError, AttributeError):
+            case_id = None
+        try:
+            out = _batch_case(line, args.variant)
+        except KeyError as exc:
+            out = {"error": str(exc.args[0])}
+        except ValueError as exc:
+            out = {"error": str(exc)}
+        if "error" in out:
+            status = 2
+            print(f"judge: line {number}: {out['error']}", file=sys.stderr)
+        if case_id is not None:
+            out = {"id": case_id, **out}
+        sys.stdout.write(json.dumps(out) + "\n")
+    return status
+
+
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
     from judge.variants import get_variant
 
+    if args.batch:
+        if args.position or args.orders:
+            return _fail("--batch takes its positions and orders from the cases file, not "
+                         "--position or --orders")
+        return _cmd_batch(args)
+    missing = [f"--{k}" for k in ("variant", "position", "orders") if not getattr(args, k)]
+    if missing:
+        return _fail(f"adjudicate needs {' and '.join(missing)} (or --batch CASES.jsonl)")
     try:
         variant = get_variant(args.variant)
     except KeyError as exc:
@@ -151,10 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser("adjudicate", help="adjudicate one phase from files")
-    p.add_argument("--variant", required=True)
-    p.add_argument("--position", required=True, help="position JSON file")
-    p.add_argument("--orders", required=True, help="orders text file (POWER: blocks)")
+    p.add_argument("--variant", help="the variant (with --batch: for cases that name none)")
+    p.add_argument("--position", help="position JSON file")
+    p.add_argument("--orders", help="orders text file (POWER: blocks)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--batch", metavar="CASES.jsonl",
+                   help="one JSON case per line in, one JSON outcome per line out")
     p.set_defaults(func=_cmd_adjudicate)
 
     p = sub.add_parser("render", help="draw a position (and its orders) as PNG or SVG")

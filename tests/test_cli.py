@@ -141,3 +141,98 @@ def test_retreat_and_adjustment_phases_through_the_cli(files) -> None:
     assert "FRANCE" not in data["position"]["units"]
     assert data["position"]["phase"] == "S1902M"
     assert data["position"]["units"]["ENGLAND"] == ["A BEL", "F LON", "F NTH"]
+
+
+# ------------------------------------------------ positions checked against the board (#17)
+BAD_POSITIONS = [
+    ({**POSITION, "centres": {"ENGLAND": "LON"}}, "standard",
+     '"centres" of ENGLAND must be a list, not a string ("LON")'),
+    ({**POSITION, "centres": {"ENGLAND": ["LON", "XYZ"]}}, "standard",
+     "'XYZ' in the centres of ENGLAND is not a supply centre of standard"),
+    ({**POSITION, "centres": {"NARNIA": ["LON"]}}, "standard",
+     "unknown power 'NARNIA' in centres"),
+    ({**POSITION, "units": {"NARNIA": ["A PAR"]}}, "standard",
+     "unknown power 'NARNIA' in units"),
+    ({**POSITION, "variant": "stab"}, "standard",
+     "the position is for variant 'stab', not 'standard'"),
+    ({**POSITION, "centres": {"ENGLAND": ["LON"], "FRANCE": ["LON"]}}, "standard",
+     "centre LON is owned by both ENGLAND and FRANCE"),
+    ({**POSITION, "units": {"ENGLAND": "F NTH"}}, "standard",
+     '"units" of ENGLAND must be a list'),
+    ({**POSITION, "centres": ["LON"]}, "standard", '"centres" must be an object'),
+    ({"variant": "stackem", "phase": "S1901M", "units": {"ENGLAND": ["2A XYZ"]}}, "stackem",
+     "XYZ"),
+    ({"variant": "multiplicity", "phase": "S1901M", "units": {"ENGLAND": ["2A XYZ"]}},
+     "multiplicity", "XYZ"),
+    ({"variant": "chessdip", "phase": "S1901M", "units": {"ENGLAND": ["K e1"]},
+      "centres": {"ENGLAND": ["z9"]}}, "chessdip", "z9 is not a supply centre"),
+    ({"variant": "hoplite", "phase": "S500M", "units": {},
+      "centres": {"ATLANTIS": ["ATH"]}}, "hoplite", "unknown power 'ATLANTIS' in centres"),
+    ({**POSITION, "dislodged": {"FRANCE": [{"unit": "A PAR", "attacker_from": "XYZ"}]},
+      "phase": "S1901R"}, "standard", "unknown province 'XYZ' in attacker_from"),
+]
+
+
+@pytest.mark.parametrize("position, variant, message", BAD_POSITIONS)
+def test_adjudicate_refuses_positions_not_on_the_board(files, position, variant, message
+                                                       ) -> None:
+    p, o = files(position, "")
+    out = run("adjudicate", "--variant", variant, "--position", p, "--orders", o, "--json")
+    assert out.returncode == 2, out.stdout
+    assert out.stdout == ""
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_positions_each_variant_writes_are_read_back(files) -> None:
+    from judge.variants import get_variant, variant_names
+
+    for name in variant_names():
+        if name == "dipnomicy":  # its positions need the game's seed and ruleset
+            continue
+        v = get_variant(name)
+        p, o = files(v.write_position(v.initial_position()), "")
+        out = run("adjudicate", "--variant", name, "--position", p, "--orders", o, "--json")
+        assert out.returncode == 0, (name, out.stderr)
+
+
+def test_batch_gives_one_outcome_per_case_and_an_error_per_bad_case(tmp_path: Path) -> None:
+    cases = [
+        {"id": "good", "variant": "standard", "position": POSITION, "orders": ORDERS},
+        {"id": "string centres", "variant": "standard",
+         "position": {**POSITION, "centres": {"ENGLAND": "LON"}}, "orders": ""},
+        {"id": "map", "position": POSITION, "orders": {"ENGLAND": ["F NTH - NWY"]}},
+        {"id": "wrong variant", "variant": "standard",
+         "position": {**POSITION, "variant": "stab"}, "orders": ""},
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(json.dumps(c) for c in cases) + "\n\nnot json\n")
+    out = run("adjudicate", "--batch", str(path))
+    assert out.returncode == 2
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    assert len(lines) == 5
+    assert lines[0]["id"] == "good" and lines[0]["position"]["phase"] == "S1901R"
+    assert lines[1] == {"id": "string centres",
+                        "error": '"centres" of ENGLAND must be a list, not a string ("LON")'}
+    assert "F NWY" in lines[2]["position"]["units"]["ENGLAND"]
+    assert lines[3]["error"] == "the position is for variant 'stab', not 'standard'"
+    assert lines[4]["error"].startswith("not JSON")
+    errors = out.stderr.strip().splitlines()
+    assert [e.split(":")[1] for e in errors] == [" line 2", " line 4", " line 6"]
+
+
+def test_batch_of_good_cases_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps({"variant": "standard", "position": POSITION,
+                                "orders": ORDERS}) + "\n")
+    out = run("adjudicate", "--batch", str(path))
+    assert out.returncode == 0 and out.stderr == ""
+    assert json.loads(out.stdout)["results"][0]["result"] == "succeeds"
+
+
+def test_a_position_without_a_variant_key_is_written_back_as_the_variants(files) -> None:
+    position = {k: v for k, v in POSITION.items() if k != "variant"}
+    p, o = files(position, "")
+    out = run("adjudicate", "--variant", "stab", "--position", p, "--orders", o, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["position"]["variant"] == "stab"

@@ -77,20 +77,20 @@ def test_three_day_rule_sets_the_deadline_from_the_last_report_and_refuses_late_
     assert "Spring 1902 Movement" in r.body and f"Deadline: {clock_text(g.deadline())}" in r.body
 
 
-def test_late_moves_during_the_vote_are_refused_with_the_deadline(tmp_path):
-    """P5 in force, a proposal on the table: a move arriving after the deadline finds the turn
-    adjudicated and voting open, and is told both."""
+def test_a_move_after_the_turn_was_adjudicated_is_the_next_turns(tmp_path):
+    """P5 in force, a proposal on the table: a move arriving after turn 2's deadline finds
+    turn 2 adjudicated and voting open; it is taken as a move of turn 3, and says so."""
     g = DipGame(tmp_path)
     g.start()
     play_turn_with_votes(g, {"ITALY": P5}, None, {"Speed up the game (and clarify the "
                                                   "deadline)": "FOR"})
     g.player("FRANCE", proposal("Support actions", "support"))
     g.to_deadline()
+    assert g.state()["voting"] == 1
     r = g.player("GERMANY", "A Mun -- Ruh", "late")
-    assert r.subject.startswith("[ERROR]")
-    assert "turn 2 has been adjudicated and its proposals are being voted on" in r.flat
-    assert "Late moves are not counted (the deadline rule is in force)." in r.flat
-    assert "Moves for turn 3 are due by" in r.flat
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "Orders for Germany in game dip, Spring 1902 Movement (S1902M)" in r.flat
+    assert f"Deadline: {clock_text(g.deadline())}" in r.flat
 
 
 def test_the_scheduler_wakes_the_judge_at_the_vote_deadline(tmp_path):

@@ -246,7 +246,7 @@ def test_the_seeds_move_1_by_email(tmp_path):
     assert "Votes are due by" in report and "Moves for Turn 2 (Autumn) are due by" in report
 
 
-def test_amend_and_transmute_by_email_and_proposals_only_with_the_moves(tmp_path):
+def test_amend_and_transmute_by_email_and_proposals_with_the_moves_and_votes(tmp_path):
     g = DipGame(tmp_path)
     g.start()
     play_turn_with_votes(g, {"FRANCE": proposal("Support actions", "support")}, None,
@@ -264,11 +264,15 @@ def test_amend_and_transmute_by_email_and_proposals_only_with_the_moves(tmp_path
     assert "Rule 25 (immutable): Support actions" in rules
     assert "Support as before; beaten out units have one day to move." in rules
     assert "module support (retreat_days = 1)" in rules
-    # proposals come with the moves: not while voting is open
+    # proposals come with the moves, which are taken from the move report on: a proposal
+    # sent while voting is open is the next turn's
     g.player("ITALY", proposal("Mobile fleets", "mobile_fleets"))
     g.to_deadline()
-    r = g.player("RUSSIA", proposal("Merging units", "merging"), "late proposal")
-    assert r.subject.startswith("[ERROR]") and "voting is open until" in r.flat
+    assert g.state()["voting"] == 1
+    r = g.player("RUSSIA", proposal("Merging units", "merging"), "next proposal")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "Proposal of Russia for turn 5 received" in r.flat
+    assert "Voting on the proposals of turn 4 is open until" in r.flat
 
 
 def test_dipnomicy_commands_elsewhere_are_refused_clearly(tmp_path):

@@ -88,7 +88,8 @@ def test_p1_support_beats_out_and_is_never_cut() -> None:
     assert out.position.phase == Phase.parse("S1901R")
     # Standard Diplomacy cuts the support, so there the attack fails: P1 has no cutting.
     standard = STANDARD.adjudicate_lines(
-        STANDARD.read_position(VARIANT.write_position(setup(P1_UNITS))),
+        STANDARD.read_position({**VARIANT.write_position(setup(P1_UNITS)),
+                                "variant": "standard"}),
         [(p, line.replace("--", "-")) for p, ls in P1_ORDERS.items() for line in ls])
     assert standard.results[0].result == "fails" and standard.results[1].reason == "cut"
 

@@ -275,3 +275,36 @@ def test_a_new_deadline_brings_its_own_reminder_and_late_notice(judge):
     assert len(reminders) == 7 and {t for t, _ in reminders} == {new - timedelta(hours=6)}
     lates = [(t, m) for t, m in got if "late" in m.subject]
     assert len(lates) == 8 and {t for t, _ in lates} == {new}
+
+
+def test_no_grace_and_missed_process_still_tells_late_powers(judge):
+    """The default grace (none) with MISSED PROCESS: the phase is processed at the deadline,
+    and the powers without complete orders are told so (issue 17, item 8)."""
+    g = "nograce"
+    new_game(judge, g, ["MISSED PROCESS"])
+    deadline = parse_iso(judge.game(g)["deadline"])
+    spring = hold_all(g)
+    for p in POWERS:
+        if p not in ("ENGLAND", "FRANCE"):
+            orders(judge, g, p, spring[p])
+    orders(judge, g, "FRANCE", spring["FRANCE"][:1])  # one of three units
+    judge.pump()
+    got = judge.advance(deadline + TICK)
+    mails = [m for _, m in got]
+    assert len(_reports(mails, "S1901M")) == 8
+    late = subj(mails, "S1901M late: processed without")
+    assert sorted(m.rcpt for m in late) == sorted(
+        [addr(g, "ENGLAND"), addr(g, "FRANCE"), gm_addr(g)])
+    eng = to(late, addr(g, "ENGLAND"))[0]
+    assert "no complete orders from England" in eng.flat
+    assert "has been processed now" in eng.flat and "units without orders held" in eng.flat
+    assert "grace period ends" not in eng.flat
+    fra = to(late, addr(g, "FRANCE"))[0]
+    assert "A MAR" in fra.body and "A PAR" not in fra.body
+    assert "England, France" in to(late, gm_addr(g))[0].flat
+    assert {t for t, m in got if m in late} == {deadline}
+    assert judge.game(g)["phase"] == "F1901M"
+    # the next phase's deadline brings its own notice, once: nobody orders in the autumn
+    deadline = parse_iso(judge.game(g)["deadline"])
+    got = judge.advance(deadline + TICK)
+    assert len(subj([m for _, m in got], "F1901M late: processed without")) == 8

@@ -7,6 +7,7 @@ writes the position JSON of the command-line contract (``../shared/DESIGN.md``).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,44 @@ from judge.engine.orders import Unit
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 PHASE_TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 _PHASE_RE = re.compile(r"^([SFW])(-?\d+)([MRA])$")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string"}.get(type(value),
+                                                                   type(value).__name__)
+
+
+def check_shape(data: dict[str, Any]) -> None:
+    """The contract's JSON types (``"centres": {"ENGLAND": ["LON"]}``, not ``"LON"``): raises
+    ValueError naming the key at fault. What the names mean is the board's to check
+    (:func:`judge.engine.variant.check_position`)."""
+    if not isinstance(data, dict):
+        raise ValueError("a position must be a JSON object")
+    if "phase" not in data:
+        raise ValueError("the position has no \"phase\"")
+    for key in ("variant", "phase", "winner"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise ValueError(f"\"{key}\" must be a string, not {_kind(data[key])}")
+    for key in ("units", "centres", "supply_centers", "dislodged"):
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise ValueError(f"\"{key}\" must be an object of power: list, not "
+                             f"{_kind(value)}")
+        for power, entries in value.items():
+            if not isinstance(entries, list):
+                raise ValueError(f"\"{key}\" of {power} must be a list, not "
+                                 f"{_kind(entries)} ({json.dumps(entries)})")
+            for entry in entries:
+                if isinstance(entry, str) or (key == "dislodged" and isinstance(entry, dict)):
+                    continue
+                raise ValueError(f"\"{key}\" of {power} must list strings, not "
+                                 f"{_kind(entry)} ({json.dumps(entry)})")
+    standoffs = data.get("standoffs")
+    if standoffs is not None and (not isinstance(standoffs, list)
+                                  or not all(isinstance(x, str) for x in standoffs)):
+        raise ValueError("\"standoffs\" must be a list of provinces")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +108,7 @@ class Position:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Position:
         """Read a contract position; raises ValueError with a one-line reason if malformed."""
+        check_shape(data)
         try:
             phase = Phase.parse(str(data["phase"]))
             units = [

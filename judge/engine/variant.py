@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from judge.engine.board import Board
+from judge.engine.board import Board, province_of
 from judge.engine.orders import Order, Unit
 from judge.engine.position import Dislodged, Position
 
@@ -58,6 +58,46 @@ class Outcome:
 
 
 
+def check_position(board: Board, position: Position) -> None:
+    """Every name in ``position`` is on ``board``: owners are its powers (or the neutral
+    holders of home centres, as Hoplite's city-states), centres its supply centres (each
+    owned once), units, dislodged units, retreats and standoffs its provinces. Raises
+    ValueError saying what is wrong."""
+    owners = set(board.powers) | set(board.home_centres)
+    known = ", ".join(board.powers)
+
+    def power(name: str, what: str) -> None:
+        if name not in owners:
+            raise ValueError(f"unknown power {name!r} in {what} (the powers of "
+                             f"{board.name}: {known})")
+
+    def place(name: str | None, what: str) -> None:
+        if name is not None and province_of(name) not in board.provinces:
+            raise ValueError(f"unknown province {name!r} in {what}")
+
+    owner: dict[str, str] = {}
+    for who, centres in position.centres.items():
+        power(who, "centres")
+        for centre in sorted(centres):
+            if centre not in board.supply_centres:
+                raise ValueError(f"{centre!r} in the centres of {who} is not a supply centre "
+                                 f"of {board.name}")
+            if centre in owner:
+                raise ValueError(f"centre {centre} is owned by both {owner[centre]} and {who}")
+            owner[centre] = who
+    for unit in position.units:
+        power(unit.power, "units")
+        place(unit.location, f"the units of {unit.power}")
+    for d in position.dislodged:
+        power(d.unit.power, "dislodged")
+        place(d.unit.location, f"the dislodged units of {d.unit.power}")
+        place(d.attacker_from, f"attacker_from of {d.unit.power}'s dislodged unit")
+        for r in d.retreats or ():
+            place(r, f"the retreats of {d.unit.power}'s dislodged unit")
+    for s in position.standoffs:
+        place(s, "standoffs")
+
+
 @dataclass(slots=True)
 class OrderLine:
     """A line a power sent, read against a position: an order, or the reason it is refused."""
@@ -84,6 +124,9 @@ class Rules(Protocol):
 
     def units_to_order(self, position: Position, power: str) -> list[Unit]: ...
 
+    # Optional: ``board_of(position) -> Board``, the board a position is played on when it is
+    # not always the variant's own (the rules in force change it).
+
 
 @dataclass(slots=True)
 class Variant:
@@ -98,8 +141,22 @@ class Variant:
 
     def read_position(self, data: dict) -> Position:
         """A position from the contract's JSON (a variant may write units its own way,
-        e.g. ``2A BUR``); raises ValueError with a one-line reason when it is malformed."""
-        return self.rules.read_position(data)
+        e.g. ``2A BUR``), checked against this variant's board (:func:`check_position`);
+        raises ValueError with a one-line reason when it is malformed."""
+        from judge.engine.position import check_shape
+
+        check_shape(data)
+        declared = data.get("variant")
+        if declared is not None and declared.lower() not in (self.name, self.board.name):
+            raise ValueError(f"the position is for variant {declared!r}, not {self.name!r}")
+        position = self.rules.read_position(data)
+        if declared is None:  # a position without the key is this variant's, not "standard"
+            position.variant = self.name
+        # a variant whose board changes during the game (Dipnomicy's rules add centres) says
+        # which board a position is on
+        board_of = getattr(self.rules, "board_of", None)
+        check_position(board_of(position) if board_of else self.board, position)
+        return position
 
     def write_position(self, position: Position) -> dict:
         """The contract's JSON for a position, as this variant writes it."""

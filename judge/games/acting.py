@@ -355,6 +355,8 @@ class Actor:
             return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'], now, zone(game))}.",
                     "text", None)
         if name == "DEADLINES":
+            if (driver := drivers.for_game(game)) is not None:  # its deadlines are its rules'
+                raise GameError(driver.lengths(s, game))
             durations = [parse_duration(x) or 0 for x in a]
             game = G.set_durations(s, game, durations)
             return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
@@ -430,9 +432,12 @@ class Actor:
                              settings)
         ses.master, ses.master_failed = game, False
         described = plug.describe(settings)
+        driver = drivers.for_game(game)  # a variant with its own cycle says its own deadlines
+        lengths = driver.lengths(self.s, game) + " " if driver is not None else (
+            f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
+            f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")
         return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
-                f"its master. Phase lengths: movement {reports.duration(durations[0])}, retreat "
-                f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. "
+                f"its master. {lengths}"
                 + (f"Settings: {described}. " if described else "")
                 + "Send OPEN when players may sign on.", "text", None)
 

@@ -5,7 +5,9 @@ A phase has a deadline (``games.deadline``, UTC). Around it, in this order:
 * a **reminder** to each power without complete orders, ``reminder`` before the deadline
   (not when that moment falls before the phase began: a short phase gets none);
 * at the deadline, if every power has ordered, the phase is processed; otherwise a **late
-  notice** goes to the powers without orders, repeated every 24 hours during the **grace**;
+  notice** goes to the powers without orders, repeated every 24 hours during the **grace**
+  (with no grace under ``process``, the one late notice says the phase is processed now, and
+  goes just before the report);
 * at the end of grace, the ``missed`` policy: ``process`` (civil disorder: unordered units hold,
   unordered retreats disband, removals by the rules, builds waived) or ``wait`` (for the orders
   or a replacement player; late notices continue daily). A power that misses ``abandon``
@@ -207,6 +209,10 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
         return process(actor, game, now, "deadline")
     grace_end = deadline + timedelta(seconds=st["grace"])
     if now >= grace_end and st["missed"] == "process":
+        if not done(s, game, f"{phase}:late:0"):  # no grace (or the judge was down through
+            # it): the late powers have not been told yet; they are, before the report
+            mark(s, game, f"{phase}:late:0", now)
+            N.late(actor, game, missing, grace_end, st["missed"], processed=True)
         return process(actor, game, now, "civil disorder", missing)
     k = int((now - deadline) / DAY)
     if not done(s, game, f"{phase}:late:{k}"):

@@ -4,14 +4,19 @@ The cycle of a turn (``variants/dipnomicy/description.md``): moves and at most o
 per player are due together; at the moves deadline the judge adjudicates and sends the move
 report, with the proposals "presented in a random order" (from the game's seed), to every
 player and the Secretary General (SG: the game's master), and opens voting; at the vote
-deadline voting closes, the result and the new ruleset are published, and the next turn's
-moves are taken. While voting is open moves are not taken (the rules they are read under may
-still change); a removal (P1) or Upkeep (P2) phase runs meanwhile.
+deadline voting closes, and the result and the new ruleset are published. As in the seed's
+game, the next turn's moves (and its proposal) are taken from the move report on, in the same
+mails as the votes: they are read under the rules in force when they arrive, and read again
+under the new rules when voting closes (a player whose move or proposal a passed rule made
+illegal is told then). A turn is adjudicated only once its vote has closed. A removal (P1) or
+Upkeep (P2) phase runs meanwhile.
 
 Deadlines. The vote deadline is the ruleset's ``vote_days`` after the move report. The moves
 deadline: under the deadline rule (P5) ``days`` after the last move report was sent, and
-moves after it are refused (``check_orders``); otherwise the ruleset's ``default_move_days``
-after voting closes (or after START). A removal phase (P1) lasts the support rule's
+moves after it are refused (``check_orders``; not while the game is paused, when no deadline
+runs); otherwise the ruleset's ``default_move_days`` after voting closes (or after START, or
+after a move report with nothing to vote on). RESUME renews a deadline that passed during the
+pause by the same rules (under P5 its days from the resumption). A removal phase (P1) lasts the support rule's
 ``retreat_days``, an Upkeep phase (P2) the ``upkeep_days`` setting. All of them are the rules'
 (the SG changes a setting with SETTING), not the mail loop's DEADLINES. Every time comes from the actor's clock, so tests drive
 the whole cycle without sleeping.
@@ -134,6 +139,30 @@ def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datet
     return now + timedelta(seconds=G.phase_seconds(game, pos.phase.kind))
 
 
+def _days(n: int) -> str:
+    return f"{n} day{'' if n == 1 else 's'}"
+
+
+def deadlines_text(ruleset: Any) -> str:
+    """The deadlines a ruleset sets, in words (CREATE's reply, STATUS)."""
+    active = ruleset.active()
+    if active.on("deadline"):
+        moves = (f"moves {_days(int(active.param('deadline', 'days')))} after the last move "
+                 f"report (the deadline rule)")
+    else:
+        moves = (f"moves {_days(int(ruleset.setting('default_move_days')))} after voting "
+                 f"closes, or after the start or a move report with nothing to vote on "
+                 f"(default_move_days)")
+    removal = (f"a removal phase {_days(int(active.param('support', 'retreat_days')))} (the "
+               f"support rule's retreat_days)" if active.on("support") else
+               "no removal phase (no support rule)")
+    return (f"Deadlines, set by the rules (DEADLINES does not apply): {moves}; votes "
+            f"{_days(int(ruleset.setting('vote_days')))} after the move report (vote_days), "
+            f"the next turn's moves being taken meanwhile; {removal}; an Upkeep phase "
+            f"{_days(int(ruleset.setting('upkeep_days')))} (upkeep_days). The Secretary "
+            f"General changes the settings with SETTING.")
+
+
 def _set_deadline(s: Store, game: dict, when: datetime) -> None:
     s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
 
@@ -216,33 +245,33 @@ class DipnomicyDriver:
 
     # ------------------------------------------------------------------ moves
     def check_orders(self, actor: Actor, game: dict, power: str) -> None:
-        """Refuse moves while voting is open, and late moves under the deadline rule (P5)."""
+        """Refuse late moves under the deadline rule (P5). Moves are taken while voting is
+        open too (read again when it closes); while the game is paused no deadline runs, so
+        nothing is refused as late (the mail loop answers that the game is paused)."""
         s, now = actor.s, actor.clock()
-        st = state(s, game)
+        if game["status"] != "active":
+            return
         pos = G.current_position(s, game)
         if pos.phase.kind != "M":
             return
-        turn = turn_number(pos.phase)
-        if st["voting"]:
-            late = (" Late moves are not counted (the deadline rule is in force)."
-                    if move_deadline_days(pos) is not None else "")
-            raise GameError(
-                f"turn {turn - 1} has been adjudicated and its proposals are being voted on "
-                f"until {_when(st['vote_deadline'], now)}; moves for turn {turn} are taken "
-                f"once voting closes (the rules may change).{late} Moves for turn {turn} are "
-                f"due by {_when(game['deadline'], now)}.")
-        self._check_late(game, pos, now, "moves")
+        self._check_late(game, state(s, game), pos, now, "moves")
 
-    def _check_late(self, game: dict, pos: Position, now: datetime, what: str) -> None:
-        if move_deadline_days(pos) is None or not game["deadline"]:
+    def _check_late(self, game: dict, st: dict, pos: Position, now: datetime, what: str
+                    ) -> None:
+        days = move_deadline_days(pos)
+        if days is None or not game["deadline"] or game["status"] != "active":
             return
         deadline = parse_iso(game["deadline"])
-        if now > deadline:
-            raise GameError(
-                f"too late: {what} for turn {turn_number(pos.phase)} were due by "
-                f"{_when(deadline, now)}, {move_deadline_days(pos)} days after the "
-                f"last move report ({_ruleset_number(pos, 'deadline')}). Late submissions "
-                f"are not counted.")
+        if now <= deadline:
+            return
+        rule = _ruleset_number(pos, "deadline")
+        by_rule = bool(st["report_sent"]) and parse_iso(st["report_sent"]) + days * DAY \
+            == deadline
+        why = (f"{days} days after the last move report ({rule}). Late submissions are not "
+               f"counted." if by_rule else f"the deadline set for this turn. Late submissions "
+               f"are not counted ({rule}).")
+        raise GameError(f"too late: {what} for turn {turn_number(pos.phase)} were due by "
+                        f"{_when(deadline, now)}, {why}")
 
     # ------------------------------------------------------------------ players
     def _player(self, actor: Actor, ses: Any, what: str) -> tuple[dict, str]:
@@ -261,12 +290,11 @@ class DipnomicyDriver:
         game, power = self._player(actor, ses, "PROPOSE")
         st = state(s, game)
         pos = G.current_position(s, game)
-        if pos.phase.kind != "M" or st["voting"]:
-            raise GameError("proposals are due with the moves of a turn; this is not the "
-                            "time for them (see the deadline below)" +
-                            (f": voting is open until {_when(st['vote_deadline'], now)}"
-                             if st["voting"] else ""))
-        self._check_late(game, pos, now, "proposals")
+        if pos.phase.kind != "M":
+            raise GameError(f"proposals are due with the moves of a turn; this is the phase "
+                            f"{phase_title(pos.phase)} (due by {_when(game['deadline'], now)}), "
+                            f"after which the next turn's moves and proposals are taken")
+        self._check_late(game, st, pos, now, "proposals")
         turn = turn_number(pos.phase)
         try:
             proposal = parse_proposal(power, [cmd.line, *cmd.block])
@@ -286,9 +314,12 @@ class DipnomicyDriver:
         if old:
             replaced = (f" It replaces your earlier proposal "
                         f"\"{json.loads(old['proposal'])['title']}\" (one per turn).")
+        again = (f" Voting on the proposals of turn {st['turn']} is open until "
+                 f"{_when(st['vote_deadline'], now)}: if a proposal passed then makes this one "
+                 f"impossible, you are told." if st["voting"] else "")
         return (f"Proposal of {power.title()} for turn {turn} received: \"{proposal.title}\" "
                 f"({what}).{replaced} It will be presented with the move report after the "
-                f"moves deadline, {_when(game['deadline'], now)}.", "text", None)
+                f"moves deadline, {_when(game['deadline'], now)}.{again}", "text", None)
 
     def vote(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
@@ -415,7 +446,8 @@ class DipnomicyDriver:
         turn = turn_number(pos.phase)
         row = actor.s.one("SELECT proposal FROM dipnomicy_proposals WHERE game_id = ? AND "
                           "turn = ? AND power = ?", (game["id"], turn, power))
-        if row is None or state(actor.s, game)["voting"]:
+        st = state(actor.s, game)
+        if row is None or (st["voting"] and turn == st["turn"]):  # presented already
             raise GameError(f"{power.title()} has no proposal waiting for the move report of "
                             f"turn {turn}")
         proposal = replace(Proposal.from_json(json.loads(row["proposal"])), comment=text)
@@ -532,11 +564,16 @@ class DipnomicyDriver:
         s = actor.s
         pos = G.current_position(s, game)
         ruleset = change(RULES.ruleset(pos))
-        s.save_position(game["id"], game["phase"], RULES.write_position(with_ruleset(pos,
-                                                                                   ruleset)))
+        new = with_ruleset(pos, ruleset)
+        s.save_position(game["id"], game["phase"], RULES.write_position(new))
+        st = state(s, game)
         _publish(actor, game, f"the ruleset has changed ({what})",
                  ruleset_text(ruleset, "The rules in force"),
-                 self._deadline_footer(game, state(s, game), pos, actor.clock()))
+                 self._deadline_footer(game, st, pos, actor.clock()))
+        # the orders (and proposals) in are checked against the rules now in force
+        self._read_again(actor, game, st["turn"] + 1 if st["voting"] else st["turn"], new,
+                         actor.clock(), f"The Secretary General has changed the rules in "
+                         f"force in game {game['name']} ({what})")
 
     def rollback(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
@@ -593,16 +630,50 @@ class DipnomicyDriver:
                            "turn = ? AND late = 0", (game["id"], row["turn"])):
                 done.setdefault(v["power"], set()).add(v["label"])
             waiting = [p.title() for p in players if len(done.get(p, ())) < count]
-            return [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
-                    f"{deadline_text(row['vote_deadline'])}. Yet to vote on every proposal: "
-                    f"{', '.join(waiting) or 'nobody'}."]
+            notes = [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
+                     f"{deadline_text(row['vote_deadline'])}. Yet to vote on every proposal: "
+                     f"{', '.join(waiting) or 'nobody'}."]
+            turn = row["turn"] + 1
+            if G.current_position(s, game).phase.kind == "M":
+                notes.append(f"Moves and proposals for turn {turn} are taken now, with the "
+                             f"votes; they are read again under the rules in force when "
+                             f"voting closes, and the turn is adjudicated at its deadline, "
+                             f"not before the vote has closed.")
+        else:
+            notes, turn = [], row["turn"]
         proposed = {r["power"] for r in s.all(
             "SELECT power FROM dipnomicy_proposals WHERE game_id = ? AND turn = ?",
-            (game["id"], row["turn"]))}
-        return [f"Turn {row['turn']}: proposals received from "
+            (game["id"], turn))}
+        return [*notes, f"Turn {turn}: proposals received from "
                 f"{', '.join(p.title() for p in players if p in proposed) or 'nobody yet'}."]
 
+    def lengths(self, s: Store, game: dict) -> str:
+        """For CREATE's reply and STATUS: the deadlines as the rules in force set them (the
+        game's DEADLINES phase lengths do not apply)."""
+        if game["phase"]:
+            ruleset = RULES.ruleset(G.current_position(s, game))
+        else:
+            base = self._base_ruleset(s, game)
+            ruleset = replace(base, settings={**base.settings, **self._chosen_settings(s, game)})
+        return deadlines_text(ruleset)
+
     # ------------------------------------------------------------------ time
+    def resume(self, s: Store, game: dict, now: datetime) -> None:
+        """RESUME: a deadline that passed during the pause is renewed by the rules from now
+        (a vote's ``vote_days``; moves under the deadline rule its days, else as
+        :func:`_moves_deadline`; a removal or Upkeep phase its days)."""
+        st = state(s, game)
+        pos = G.current_position(s, game)
+        if st["voting"] and st["vote_deadline"] and parse_iso(st["vote_deadline"]) < now:
+            days = int(RULES.ruleset(pos).setting("vote_days"))
+            _update(s, game["id"], vote_deadline=iso(now + days * DAY))
+            st = state(s, game)
+        if game["deadline"] and parse_iso(game["deadline"]) >= now:
+            return
+        days = move_deadline_days(pos) if pos.phase.kind == "M" else None
+        when = now + days * DAY if days is not None else _phase_deadline(game, st, pos, now)
+        _set_deadline(s, game, when)
+
     def due_ids(self, s: Store, now: datetime) -> list[int]:
         return [r["game_id"] for r in s.all(
             "SELECT d.game_id FROM dipnomicy_games d JOIN games g ON g.id = d.game_id WHERE "
@@ -693,12 +764,7 @@ class DipnomicyDriver:
         new = t.outcome.position
         _set_deadline(s, game, _phase_deadline(game, st, new, now))
         game = G.refresh(s, game)
-        if new.phase.kind == "M":
-            moves = f"{_when(game['deadline'], now)}" + (
-                " (provisional: the deadline rule may change by the vote)"
-                if presented and move_deadline_days(new) is not None else "")
-        else:
-            moves = None
+        moves = _when(game["deadline"], now) if new.phase.kind == "M" else None
         text = move_report(t.outcome, presented, players=new.extra.get("players"),
                            moved=set(t.orders),
                            vote_deadline=_when(st["vote_deadline"], now) if presented else None,
@@ -726,6 +792,56 @@ class DipnomicyDriver:
         _publish(actor, game, f"votes on the proposals of turn {st['turn'] - 1}",
                  vote_report(result, st["turn"] - 1),
                  self._deadline_footer(game, st, nxt, now))
+        self._read_again(actor, game, st["turn"], nxt, now, f"Voting has closed in game "
+                         f"{game['name']}, and the rules in force have changed")
+
+    def _read_again(self, actor: Actor, game: dict, turn: int, pos: Position, now: datetime,
+                    why: str) -> None:
+        """The rules changed (voting closed, or the SG changed them): the orders of the
+        current phase and the proposals of ``turn`` are read again under the rules now in
+        force (``pos``); each player whose orders read differently, or whose proposal no
+        longer fits the rules, is told (and the proposal is dropped)."""
+        s = actor.s
+        variant = G.get_variant(game["variant"])
+        told: dict[str, dict[str, Any]] = {}
+        for row in s.all("SELECT power, lines, inbox_id FROM orders WHERE game_id = ? AND "
+                         "phase = ?", (game["id"], game["phase"])):
+            power, old = row["power"], json.loads(row["lines"])
+            new = G.read_order_lines(variant, pos, power, [x["text"] for x in old])
+            key = [(x.get("order"), x.get("error")) for x in old]
+            if key == [(x.get("order"), x.get("error")) for x in new]:
+                continue
+            s.save_order_set(game["id"], game["phase"], power, new, row["inbox_id"])
+            changes = [{"text": b["text"], "was": a.get("order"), "now": b.get("order"),
+                        "error": b.get("error")}
+                       for a, b in zip(old, new, strict=True)
+                       if (a.get("order"), a.get("error")) != (b.get("order"), b.get("error"))]
+            told.setdefault(power, {})["orders"] = changes
+            told[power]["status"] = G.order_status(s, game, power, pos)
+        if pos.phase.kind == "M":
+            for row in s.all("SELECT power, proposal FROM dipnomicy_proposals WHERE "
+                             "game_id = ? AND turn = ?", (game["id"], turn)):
+                proposal = Proposal.from_json(json.loads(row["proposal"]))
+                try:
+                    proposal.check(RULES.ruleset(pos))
+                except ProposalError as exc:
+                    s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn = ? "
+                              "AND power = ?", (game["id"], turn, row["power"]))
+                    told.setdefault(row["power"], {})["proposal"] = {
+                        "title": proposal.title, "why": str(exc)}
+        deadline = _when(game["deadline"], now)
+        for power, what in sorted(told.items()):
+            player = s.player(game["id"], power)
+            if player is None:
+                continue
+            actor.outbox.queue(
+                kind="notice", to=player["address"],
+                subject=f"{game['name']}: your orders under the new rules, {game['phase']}",
+                template="dipnomicy/read_again.txt.j2",
+                context={"orders": [], "proposal": None, "status": None, **what,
+                         "game": game["name"], "power": power.title(),
+                         "turn": turn, "deadline": deadline, "why": why,
+                         "judge_name": actor.cfg.name}, game_id=game["id"])
 
 
 DRIVER = DipnomicyDriver()

@@ -175,7 +175,11 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     deadline = game["deadline"]
     s.execute("UPDATE games SET status = 'active', paused_at = NULL WHERE id = ?",
               (game["id"],))
-    if not deadline or parse_iso(deadline) < now:
+    from judge.games import drivers  # here: drivers load variants' game modules, which use us
+
+    if (driver := drivers.for_game(game)) is not None:  # its deadlines are its rules'
+        driver.resume(s, refresh(s, game), now)
+    elif not deadline or parse_iso(deadline) < now:
         pos = current_position(s, game)
         length = plugin(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
         _begin_phase(s, refresh(s, game), now, length)
@@ -458,4 +462,5 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
 
     driver = drivers.for_game(game)
     info["notes"] = driver.status_notes(s, game) if driver is not None else []
+    info["lengths"] = driver.lengths(s, game) if driver is not None else ""
     return plug.summary(info, reader)

@@ -69,14 +69,18 @@ def reminder(actor: Actor, game: dict, missing: dict[str, list[str]]) -> None:
 
 
 def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: datetime,
-         policy: str) -> None:
-    ctx = {"grace_end": grace_end, "policy": policy, "late": sorted(missing)}
+         policy: str, processed: bool = False) -> None:
+    """The late notice; ``processed``: no grace is left and the phase is processed now
+    (civil disorder), which the notice says instead of when grace ends."""
+    ctx = {"grace_end": grace_end, "policy": policy, "late": sorted(missing),
+           "processed": processed}
+    subject = f"{game['name']} - {game['phase']} late: " + (
+        "processed without your orders" if processed else "orders missing")
     for power, what in missing.items():
-        to_powers(actor, game, [power], "notices/late.txt.j2",
-                  f"{game['name']} - {game['phase']} late: orders missing",
+        to_powers(actor, game, [power], "notices/late.txt.j2", subject,
                   {**ctx, "missing": what})
-    to_master(actor, game, "notices/late.txt.j2",
-              f"{game['name']} - {game['phase']} late: orders missing", {**ctx, "missing": []})
+    to_master(actor, game, "notices/late.txt.j2", subject.replace("your ", "all "),
+              {**ctx, "missing": []})
 
 
 def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
@@ -85,7 +89,12 @@ def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
 
 
 def resumed(actor: Actor, game: dict) -> None:
-    to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed", {})
+    from judge.games import drivers
+
+    driver = drivers.for_game(game)  # a variant with its own cycle: its vote deadline...
+    notes = driver.status_notes(actor.s, G.refresh(actor.s, game)) if driver else []
+    to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
+           {"notes": notes})
 
 
 def abandoned(actor: Actor, game: dict, power: str, missed: int) -> None:

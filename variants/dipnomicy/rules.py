@@ -259,6 +259,13 @@ class DipnomicyRules:
     def ruleset(self, position: Position) -> Ruleset:
         return Ruleset.from_position_keys(position.extra)
 
+    def board_of(self, position: Position) -> Board:  # noqa: ARG002 (the same for all)
+        """The board a position is checked against: a rule (P3's ``homes``) can make any land
+        territory a supply centre, and a centre owned stays owned when the rule is repealed,
+        so every land territory may be an owned centre."""
+        land = frozenset(a for a, p in BASE_BOARD.provinces.items() if p.kind != "sea")
+        return board_with_centres(land - BASE_BOARD.supply_centres, ())
+
     def active(self, position: Position) -> Active:
         return self.ruleset(position).active()
 
