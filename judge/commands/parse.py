@@ -207,8 +207,8 @@ def parse_lines(lines: list[str]) -> list[Command]:
             i += 1
             while cmd.block and not cmd.block[-1].strip():
                 cmd.block.pop()
-            while cmd.block and not cmd.block[0].strip():
-                cmd.block.pop(0)
+            first = next((k for k, x in enumerate(cmd.block) if x.strip()), len(cmd.block))
+            del cmd.block[:first]
         out.append(cmd)
         if not cmd.error and any(cmd.name in p.BLOCKS for p in PLUGINS):
             block = cmd

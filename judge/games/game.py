@@ -8,7 +8,7 @@ carried out (and then changes nothing).
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -254,23 +254,27 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     read = variant.read_orders(pos, power, texts)
     stacked = Counter(province_of(u.location) for u in variant.units_to_order(pos, power)) \
         if pos.phase.kind in "MR" else Counter()
+    live: dict[str, deque[dict]] = {}  # unit -> its lines still holding an order, in order
     for ol in read:
         if ol.order is None:
             out.append({"text": ol.text, "order": None, "unit": None,
                         "error": ol.error or "cannot read this order"})
             continue
         unit = _unit_of(ol.order)
-        if unit and pos.phase.kind == "A" and any(
-                e["order"] and e["unit"] == unit for e in out):
+        if unit and pos.phase.kind == "A" and live.get(unit):
             out.append({"text": ol.text, "order": None, "unit": None,
                         "error": f"{unit} already has an order in this mail"})
             continue
         if unit and pos.phase.kind in "MR":
-            earlier = [e for e in out if e["order"] and e["unit"] == unit]
+            earlier = live.get(unit, deque())
             if len(earlier) >= max(1, stacked[unit]):
-                earlier[0]["error"] = f"replaced by the later order {ol.order}"
-                earlier[0]["order"] = None
-        out.append({"text": ol.text, "order": str(ol.order), "unit": unit, "error": None})
+                first = earlier.popleft()
+                first["error"] = f"replaced by the later order {ol.order}"
+                first["order"] = None
+        entry = {"text": ol.text, "order": str(ol.order), "unit": unit, "error": None}
+        out.append(entry)
+        if unit:
+            live.setdefault(unit, deque()).append(entry)
     if pos.phase.kind == "A":
         allowed = abs(variant.adjustment_count(pos, power))
         valid = [line for line in out if line["order"]]
