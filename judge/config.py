@@ -68,6 +68,18 @@ class OutboundConfig:
 
 
 @dataclass(slots=True)
+class LimitsConfig:
+    """What one sender may ask of the judge (docs/operating.md, "Security")."""
+
+    commands_per_mail: int = 1000  # command and order lines acted on; the rest are not read
+    games_per_day: int = 3  # games one address may CREATE in 24 hours
+    press_bytes: int = 20_000  # the text of one PRESS/BROADCAST (or other block command)
+    password_attempts: int = 5  # wrong passwords for one power (or one game's master) ...
+    password_window_seconds: int = 3600  # ... within this time lock it ...
+    password_lock_seconds: int = 1800  # ... for this long
+
+
+@dataclass(slots=True)
 class Config:
     address: str = "judge@localhost"
     database: str = "judge.db"
@@ -82,6 +94,7 @@ class Config:
     unsubscribe_url: str = ""
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     base_dir: Path = field(default_factory=Path.cwd)
 
     @property
@@ -102,7 +115,7 @@ class Config:
 def _apply(target: Any, section: dict[str, Any], where: str) -> None:
     for key, value in section.items():
         if not hasattr(target, key) or key.startswith("_") or isinstance(
-                getattr(target, key), IntakeConfig | OutboundConfig | Path):
+                getattr(target, key), IntakeConfig | OutboundConfig | LimitsConfig | Path):
             raise ConfigError(f"[{where}] {key}: unknown key")
         current = getattr(target, key)
         if isinstance(current, bool):
@@ -138,6 +151,8 @@ def load_config(path: str | Path | None) -> Config:
             _apply(cfg.intake, value, "intake")
         elif section == "outbound":
             _apply(cfg.outbound, value, "outbound")
+        elif section == "limits":
+            _apply(cfg.limits, value, "limits")
         # other sections belong to a deployment (DESIGN.md: "a deployment may add more")
     if cfg.intake.mode not in ("smtp", "imap", "none"):
         raise ConfigError(f"[intake] mode: expected \"imap\" or \"smtp\", got {cfg.intake.mode!r}")
@@ -150,6 +165,10 @@ def load_config(path: str | Path | None) -> Config:
         except ValueError as exc:
             raise ConfigError(f"[intake] listen: expected HOST:PORT, got {cfg.intake.listen!r}"
                               ) from exc
+    for key in LimitsConfig.__dataclass_fields__:
+        if getattr(cfg.limits, key) < 1:
+            raise ConfigError(f"[limits] {key}: expected a number of at least 1, got "
+                              f"{getattr(cfg.limits, key)!r}")
     if "@" not in cfg.address:
         raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
     return cfg

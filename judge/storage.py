@@ -224,6 +224,25 @@ MIGRATIONS: list[str] = [
         at TEXT NOT NULL
     )
     """,
+    # 8: guessing passwords (judge/games/auth.py): each wrong password for a power or a
+    # game's master (scope "<game id>:<POWER>" or "<game id>:MASTER"), and the locks that
+    # too many of them set; games created per address per day are counted on games itself
+    """
+    CREATE TABLE password_failures (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        address TEXT,
+        inbox_id INTEGER,
+        at TEXT NOT NULL                 -- UTC
+    );
+    CREATE INDEX password_failures_scope ON password_failures(scope, at);
+    CREATE TABLE password_locks (
+        scope TEXT PRIMARY KEY,
+        until TEXT NOT NULL,             -- UTC: no password for this scope is checked before
+        since TEXT NOT NULL
+    );
+    CREATE INDEX games_master_created ON games(master_address COLLATE NOCASE, created);
+    """,
 ]
 
 
@@ -329,6 +348,37 @@ class Store:
     def finish_inbox(self, inbox_id: int, state: str, note: str = "") -> None:
         self.execute("UPDATE inbox SET state = ?, acted = ?, note = ? WHERE id = ?",
                      (state, iso(now_utc()), note, inbox_id))
+
+    def replace_inbox_raw(self, inbox_id: int, raw: bytes) -> None:
+        """The stored copy with its passwords masked (the size column keeps the size read)."""
+        self.execute("UPDATE inbox SET raw = ? WHERE id = ?", (raw, inbox_id))
+
+    # -------------------------------------------------------------- passwords
+    def password_lock(self, scope: str, now: datetime) -> datetime | None:
+        """When the lock on ``scope`` ends, if it is locked at ``now``."""
+        row = self.one("SELECT until FROM password_locks WHERE scope = ? AND until > ?",
+                       (scope, iso(now)))
+        return parse_iso(row["until"]) if row else None
+
+    def record_password_failure(self, scope: str, address: str | None, inbox_id: int | None,
+                                now: datetime, since: datetime) -> int:
+        """Record one wrong password; how many there were for ``scope`` since ``since``."""
+        self.execute("INSERT INTO password_failures (scope, address, inbox_id, at) "
+                     "VALUES (?, ?, ?, ?)", (scope, address, inbox_id, iso(now)))
+        row = self.one("SELECT count(*) AS n FROM password_failures WHERE scope = ? AND at >= ?",
+                       (scope, iso(since)))
+        return int(row["n"]) if row else 0
+
+    def lock_passwords(self, scope: str, now: datetime, until: datetime) -> None:
+        self.execute("INSERT OR REPLACE INTO password_locks (scope, until, since) "
+                     "VALUES (?, ?, ?)", (scope, iso(until), iso(now)))
+        # the failures that led here are spent: after the lock, the count starts again
+        self.execute("DELETE FROM password_failures WHERE scope = ?", (scope,))
+
+    def games_created_by(self, address: str, since: datetime) -> int:
+        row = self.one("SELECT count(*) AS n FROM games WHERE master_address = ? COLLATE NOCASE "
+                       "AND created >= ?", (address, iso(since)))
+        return int(row["n"]) if row else 0
 
     # ---------------------------------------------------------------- outbox
     def queue_outbound(self, *, kind: str, mail_from: str, rcpt: str, subject: str,

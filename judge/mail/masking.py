@@ -1,0 +1,129 @@
+"""Masking passwords in a stored mail once it has been acted on.
+
+The inbox keeps every mail whole (to act on it after a crash, and for the host to read); once a
+mail has been acted on, the lines that carried a password are rewritten as the judge echoed
+them (``SIGNON France g1 ****``) and the rest of the mail is kept as it was:
+
+1. where the line stands as written in the raw bytes (plain 7bit/8bit text), it is replaced
+   there, so the mail is otherwise byte for byte the same;
+2. where a text part is quoted-printable or base64 (or the line is split by a soft line
+   break), the part is decoded, masked and encoded again the same way;
+3. where a password can still be found after that (an HTML entity between the words, a
+   charset the judge cannot encode back), the body is replaced by a note saying so and only
+   the headers are kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import quopri
+import re
+from collections.abc import Iterable
+from email import message_from_bytes
+from email.message import Message
+from email.policy import compat32
+
+REMOVED = (b"[The body of this mail was removed after the judge acted on it: it held a "
+           b"password that could not be masked in place.]\r\n")
+
+
+def _pattern(line: str, encoding: str = "utf-8") -> re.Pattern[bytes] | None:
+    try:
+        words = [re.escape(w.encode(encoding)) for w in line.split()]
+    except (UnicodeEncodeError, LookupError):
+        return None
+    return re.compile(rb"[ \t]+".join(words)) if words else None
+
+
+def _substitute(data: bytes, lines: list[tuple[str, str]], encoding: str = "utf-8") -> bytes:
+    for line, masked in lines:
+        pat = _pattern(line, encoding)
+        if pat is None:
+            continue
+        try:
+            repl = masked.encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            repl = masked.encode("ascii", "replace")
+        data = pat.sub(lambda _m, r=repl: r, data)
+    return data
+
+
+def _text_parts(msg: Message) -> Iterable[Message]:
+    for part in msg.walk():
+        if not part.is_multipart() and part.get_content_maintype() in ("text", ""):
+            yield part
+
+
+def _decoded(part: Message) -> bytes:
+    data = part.get_payload(decode=True)
+    return data if isinstance(data, bytes) else b""
+
+
+def _leaks(raw: bytes, secrets: list[str]) -> bool:
+    """Does any password (4 characters or more) still stand in a text part of the mail?"""
+    long = [s for s in secrets if len(s) >= 4]
+    if not long:
+        return False
+    try:
+        msg = message_from_bytes(raw, policy=compat32)
+        for part in _text_parts(msg):
+            data = _decoded(part)
+            charset = part.get_content_charset() or "utf-8"
+            try:
+                text = data.decode(charset, "replace")
+            except LookupError:
+                text = data.decode("utf-8", "replace")
+            if any(s in text for s in long):
+                return True
+    except Exception:  # a mail the parser cannot read: be safe
+        return True
+    return False
+
+
+def _recode(raw: bytes, lines: list[tuple[str, str]]) -> bytes | None:
+    try:
+        msg = message_from_bytes(raw, policy=compat32)
+        changed = False
+        for part in _text_parts(msg):
+            cte = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+            if cte not in ("base64", "quoted-printable"):
+                continue
+            charset = part.get_content_charset() or "utf-8"
+            data = _decoded(part)
+            masked = _substitute(data, lines, charset)
+            if masked == data:
+                continue
+            if cte == "base64":
+                payload = base64.encodebytes(masked).decode("ascii")
+            else:
+                payload = quopri.encodestring(masked).decode("ascii")
+            part.set_payload(payload)
+            changed = True
+        return msg.as_bytes(policy=compat32) if changed else raw
+    except Exception:
+        return None
+
+
+def _headers_only(raw: bytes) -> bytes:
+    end = raw.find(b"\r\n\r\n")
+    sep = b"\r\n\r\n"
+    if end < 0:
+        end, sep = raw.find(b"\n\n"), b"\n\n"
+    head = raw[:end] if end >= 0 else b""
+    # the note is plain text whatever the mail was
+    kept = [h for h in re.split(rb"\r?\n(?![ \t])", head)
+            if h and not h.lower().startswith((b"content-", b"mime-version"))]
+    return b"\r\n".join(kept) + b"\r\nContent-Type: text/plain; charset=us-ascii" + sep + REMOVED
+
+
+def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str]) -> bytes:
+    """``raw`` with every ``(line, masked line)`` rewritten, and none of ``secrets`` left."""
+    if not lines:
+        return raw
+    out = _substitute(raw, lines)
+    if not _leaks(out, secrets):
+        return out
+    recoded = _recode(out, lines)
+    if recoded is not None and not _leaks(recoded, secrets):
+        return recoded
+    return _headers_only(raw)
