@@ -16,8 +16,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Iterator
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -246,6 +249,15 @@ MIGRATIONS: list[str] = [
 ]
 
 
+BUSY_TIMEOUT_MS = 60_000
+
+
+def _store_message(store: Store, raw: bytes, source: str, mail_from: str | None) -> None:
+    from judge.mail.intake import store_message  # as the receivers store (and key) it
+
+    store_message(store, raw, source, mail_from)
+
+
 def now_utc() -> datetime:
     return datetime.now(UTC)
 
@@ -264,7 +276,8 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                               check_same_thread=False)
         self.db = sqlite_utils.Database(conn)
         if self.path != ":memory:":
             self.db.enable_wal()
@@ -281,6 +294,8 @@ class Store:
 
     def migrate(self) -> None:
         """Apply every numbered migration above the database's ``user_version``."""
+        if self.schema_version() >= len(MIGRATIONS):
+            return  # up to date: no write lock (a receiver opening while the worker acts)
         with self.transaction():
             version = self.schema_version()
             for number, sql in enumerate(MIGRATIONS, start=1):
@@ -335,6 +350,72 @@ class Store:
             (key, iso(now_utc()), source, mail_from, len(raw), raw),
         )
         return cur.lastrowid if cur.rowcount else None
+
+    # The SMTP receiver must answer within a second or two even while the worker holds the
+    # database (a big mail being acted on, a backlog): it tries the inbox for up to
+    # SPOOL_WAIT seconds and otherwise writes the mail, synced, to the spool folder beside
+    # the database, which the worker moves into the inbox before it reads the inbox.
+    SPOOL_WAIT = 1.0
+
+    @property
+    def spool_dir(self) -> Path:
+        return Path(self.path + ".spool")
+
+    def store_or_spool(self, store: Callable[[], int | None], raw: bytes, source: str,
+                       mail_from: str | None = None) -> int | None:
+        """``store()`` (the receiver's own store of ``raw``), never waiting long on the worker:
+        when the inbox stays locked, ``raw`` is spooled instead and 0 returned."""
+        if self.path == ":memory:":
+            return store()
+        deadline = time.monotonic() + self.SPOOL_WAIT
+        self.db.execute("PRAGMA busy_timeout = 0")
+        try:
+            while True:
+                try:
+                    return store()
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) and "busy" not in str(exc):
+                        raise
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(0.01)
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._spool(raw, source, mail_from)
+        return 0
+
+    def _spool(self, raw: bytes, source: str, mail_from: str | None) -> None:
+        folder = self.spool_dir
+        folder.mkdir(exist_ok=True)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp = folder / (name + ".tmp")
+        head = json.dumps({"source": source, "mail_from": mail_from}).encode() + b"\n"
+        with open(tmp, "wb") as f:
+            f.write(head + raw)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.rename(folder / (name + ".mail"))
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def import_spool(self) -> int:
+        """Move spooled mail into the inbox (each in its own short transaction); how many."""
+        folder = self.spool_dir
+        if self.path == ":memory:" or not folder.is_dir():
+            return 0
+        moved = 0
+        for path in sorted(folder.glob("*.mail")):
+            data = path.read_bytes()
+            head, _, raw = data.partition(b"\n")
+            meta = json.loads(head)
+            with self.transaction():
+                _store_message(self, raw, meta["source"], meta["mail_from"])
+            path.unlink()  # a crash before this: stored again as a duplicate, and dropped
+            moved += 1
+        return moved
 
     def pending_inbox(self, limit: int = 500) -> list[dict]:
         """Messages not yet acted on, oldest first, without their bytes (see inbox_row)."""

@@ -339,3 +339,60 @@ def test_spring_orders_still_work_after_the_changes(judge):
                             + "\n".join(SPRING["FRANCE"])), addr("FRANCE"))
     assert not r.subject.startswith("[ERROR]")
     _ = compose  # the helpers above build their own mails
+
+
+# ------------------------------------------------------------------ intake
+def test_the_receiver_answers_250_while_a_huge_mail_is_acted_on(judge):
+    """The worker holds the database for seconds (100,000 lines, the line cap lifted); the SMTP
+    receiver still answers 250 at once (well within the client's 5-second timeout), and the
+    mail it could not store at once is acted on afterwards."""
+    import smtplib
+    import threading
+
+    from mailkit import free_port
+
+    from judge.mail.intake import SmtpReceiver
+
+    new_game(judge)
+    judge.cfg.limits.commands_per_mail = 10**6
+    judge.cfg.max_message_bytes = 10**7
+    judge.cfg.intake.listen = f"127.0.0.1:{free_port()}"
+    body = "SIGNON France g1 pw-france\n" + "\n".join(["A PAR - BUR", "nonsense"] * 50_000)
+    from judge.mail.intake import store_message
+
+    store_message(judge.store, compose(addr("FRANCE"), judge.cfg.address, body), "test")
+    receiver = SmtpReceiver(judge.cfg, lambda: None)
+    receiver.start()
+    worker = threading.Thread(target=judge.actor.process_inbox)
+    try:
+        worker.start()
+        while not judge.store.db.conn.in_transaction and worker.is_alive():
+            pass  # until the worker holds the database
+        answers = []
+        for i in range(3):
+            with smtplib.SMTP(judge.cfg.intake.listen_host, judge.cfg.intake.listen_port,
+                              timeout=5) as smtp:
+                raw = compose(addr("ENGLAND"), judge.cfg.address, f"STATUS g1\nHELP {i}")
+                smtp.ehlo()
+                smtp.mail(addr("ENGLAND"))
+                smtp.rcpt(judge.cfg.address)
+                answers.append(smtp.data(raw))
+        busy = worker.is_alive()
+    finally:
+        worker.join()
+        receiver.stop()
+    assert [code for code, _ in answers] == [250, 250, 250], answers
+    assert busy  # the worker was still acting on the big mail when the last 250 came
+    sent = judge.run()
+    assert len([m for m in sent if m.rcpt == addr("ENGLAND")]) == 3
+    assert not list(judge.store.spool_dir.glob("*"))
+
+
+def test_spooled_mail_enters_the_inbox_once(judge):
+    raw = compose(addr("ENGLAND"), judge.cfg.address, "HELP")
+    judge.store._spool(raw, "smtp", addr("ENGLAND"))
+    judge.store._spool(raw, "smtp", addr("ENGLAND"))  # a crash after storing, before unlink
+    sent = judge.run()
+    assert judge.inbox_states() == ["done"]
+    assert len([m for m in sent if m.rcpt == addr("ENGLAND")]) == 1
+    assert not list(judge.store.spool_dir.glob("*"))

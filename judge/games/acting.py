@@ -109,6 +109,7 @@ class Actor:
         Stops early (between messages) when ``self.stopping`` is set."""
         done = 0
         while True:
+            self.s.import_spool()  # mail the SMTP receiver could not store at once
             rows = self.s.pending_inbox(limit)
             if not rows:
                 return done
