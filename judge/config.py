@@ -74,6 +74,7 @@ class LimitsConfig:
     commands_per_mail: int = 1000  # command and order lines acted on; the rest are not read
     games_per_day: int = 3  # games one address may CREATE in 24 hours
     press_bytes: int = 20_000  # the text of one PRESS/BROADCAST (or other block command)
+    passwords_per_mail: int = 20  # commands carrying a password (each costs a deliberate hash)
     password_attempts: int = 5  # wrong passwords for one power (or one game's master) ...
     password_window_seconds: int = 3600  # ... within this time lock it ...
     password_lock_seconds: int = 1800  # ... for this long

@@ -396,3 +396,13 @@ def test_spooled_mail_enters_the_inbox_once(judge):
     assert judge.inbox_states() == ["done"]
     assert len([m for m in sent if m.rcpt == addr("ENGLAND")]) == 1
     assert not list(judge.store.spool_dir.glob("*"))
+
+
+def test_passwords_per_mail_are_capped(judge):
+    """Right passwords cost a deliberate hash each: a mail may carry only so many."""
+    new_game(judge)
+    most = judge.cfg.limits.passwords_per_mail
+    body = "\n".join(["SIGNON France g1 pw-france"] * (most + 5))
+    r = reply_to(judge.send(addr("FRANCE"), body), addr("FRANCE"))
+    assert r.flat.count("Signed on as France") == most
+    assert r.flat.count("[limits] passwords_per_mail") == 5

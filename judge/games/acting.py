@@ -76,6 +76,7 @@ class _Session:
     master: dict | None = None
     master_failed: bool = False
     password_failed: bool = False  # a wrong (or locked) password: no later one is checked
+    passwords: int = 0  # commands with a password looked at so far
     games_touched: set[int] = field(default_factory=set)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
@@ -266,6 +267,13 @@ class Actor:
             return ("not checked: an earlier password in this mail was wrong"
                     if cmd.name in ("SIGNON", "MASTER") else
                     "not done: an earlier password in this mail was wrong")
+        if cmd.name in PASSWORD_COMMANDS:
+            ses.passwords += 1
+            most = self.cfg.limits.passwords_per_mail
+            if ses.passwords > most:
+                return (f"not done: a mail may carry at most {most} commands with a password "
+                        "([limits] passwords_per_mail); this one and the later ones were not "
+                        "looked at")
         limit = self.cfg.limits.press_bytes
         size = sum(len(x.encode("utf-8")) + 1 for x in cmd.block)
         if size > limit:
