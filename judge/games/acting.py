@@ -479,8 +479,7 @@ class Actor:
                 f"password_window_seconds): no password for it is checked until {_when(until)} "
                 "UTC. Its owner has been told.", error=True)
         self.outbox.queue(kind="notice", to=exc.owner,
-                          subject=f"Diplomacy: sign-on for {exc.what} locked after wrong "
-                                  "passwords",
+                          subject=f"Sign-on for {exc.what} locked after wrong passwords",
                           template="notices/password_lock.txt.j2",
                           context={"what": exc.what, "failures": count,
                                    "window": reports.duration(lim.password_window_seconds),
