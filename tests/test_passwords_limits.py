@@ -406,3 +406,23 @@ def test_passwords_per_mail_are_capped(judge):
     r = reply_to(judge.send(addr("FRANCE"), body), addr("FRANCE"))
     assert r.flat.count("Signed on as France") == most
     assert r.flat.count("[limits] passwords_per_mail") == 5
+
+
+def test_an_internal_error_keeps_no_password_in_the_log_or_the_database(judge, caplog,
+                                                                        monkeypatch):
+    """A bug whose message holds the password: the log, the audit and the inbox note hide it."""
+    from judge.games import acting
+
+    new_game(judge)
+
+    def broken(self, ses):
+        raise RuntimeError(f"boom near {ses.inbound.sender} with Sekrit-bug9")
+
+    monkeypatch.setattr(acting.Actor, "_flush_orders", broken)
+    caplog.set_level(logging.DEBUG)
+    sent = judge.send(addr("FRANCE"), "SIGNON France g1 Sekrit-bug9\nA PAR H")
+    assert judge.inbox_states()[-1] == "error"
+    assert [m for m in sent if m.rcpt == addr("FRANCE")]  # the apology
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "boom near france@players.test" in logged and "RuntimeError" in logged
+    assert "Sekrit-bug9" not in logged + everything_stored(judge)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -49,10 +50,21 @@ def _when(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _scrub(text: str, lines: list[tuple[str, str]]) -> str:
-    """``text`` with every password line of the mail masked (an exception, a subject)."""
+def _secrets(lines: list[tuple[str, str]]) -> list[str]:
+    """The words hidden in these (line, masked line) pairs."""
+    return [w for line, masked in lines for w, m in zip(line.split(), masked.split(), strict=False)
+            if m == "****" and w != "****"]
+
+
+def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False) -> str:
+    """``text`` with every password line of the mail masked (a subject); with ``words``, every
+    hidden word of three characters or more too (an exception's text, a traceback)."""
     for line, masked in lines:
         text = text.replace(line, masked)
+    if words:
+        for secret in sorted(_secrets(lines), key=len, reverse=True):
+            if len(secret) >= 3:
+                text = text.replace(secret, "****")
     return text
 
 
@@ -134,10 +146,11 @@ class Actor:
             log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
                      state, f": {note}" if note else "")
         except Exception as exc:  # a bug must not stop the judge or loop on one message
-            log.exception("acting on inbox message %s failed", row["id"])
+            lines = self._password_lines or self._password_lines_of(row)
+            log.error("acting on inbox message %s failed\n%s", row["id"],
+                      _scrub(traceback.format_exc(), lines, words=True))
             with self.s.transaction():
-                lines = self._password_lines or self._password_lines_of(row)
-                why = _scrub(f"{exc}", lines)
+                why = _scrub(f"{exc}", lines, words=True)
                 self._mask_stored(row, lines)
                 self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {why}")
                 self.s.audit(command="(message)", outcome=f"internal error: {why}",
@@ -158,10 +171,7 @@ class Actor:
         """The stored copy of an acted-on mail keeps no password (same transaction)."""
         if not lines or "raw" not in row:
             return
-        secrets = [w for line, masked in lines
-                   for w, m in zip(line.split(), masked.split(), strict=False)
-                   if m == "****" and w != "****"]
-        masked = mask_raw(row["raw"], lines, secrets)
+        masked = mask_raw(row["raw"], lines, _secrets(lines))
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
 
