@@ -6,7 +6,7 @@ The judge's real actor acts on it (parse, act, reply queued).
 Run with the line cap lifted (``--no-cap``) to measure the handling itself, or with the default
 ``[limits]`` to see what a hostile sender gets today.
 
-Usage: python bench/bigmail.py [--lines 8000 30000 100000] [--no-cap] [--profile]
+Usage: python bench/bigmail.py [--lines 8000 30000 100000] [--no-cap] [--guesses] [--profile]
 The last line of output is JSON: {"lines": [...], "seconds": [...], "per_line_us": [...]}.
 """
 
@@ -36,7 +36,7 @@ LINES = ["A PAR - PIC", "A MAR - BUR", "F BRE - MAO", "A PAR H", "F KIE - DEN",
          "hello there", "A XYZ - ABC", "F BRE S A PAR - PIC"]
 
 
-def one(n: int, cap: bool, profile: bool) -> float:
+def one(n: int, cap: bool, profile: bool, guesses: bool = False) -> float:
     with tempfile.TemporaryDirectory() as d:
         cfg = Config(database=str(Path(d) / "judge.db"), base_dir=Path(d))
         cfg.max_message_bytes = 10**8  # measure the handling, not the size refusal
@@ -45,7 +45,8 @@ def one(n: int, cap: bool, profile: bool) -> float:
         actor = Actor(Store(cfg.database_path), cfg)
         setup_game(actor, cfg.address)
         body = "SIGNON FRANCE bench pw-france\n" + "\n".join(
-            LINES[i % len(LINES)] for i in range(n))
+            f"SIGNON FRANCE bench guess{i}" if guesses else LINES[i % len(LINES)]
+            for i in range(n))
         store_message(actor.s, mail("france@bench.test", cfg.address, body), "bench")
         prof = cProfile.Profile() if profile else None
         t0 = time.perf_counter()
@@ -66,10 +67,12 @@ def main() -> None:
     ap.add_argument("--lines", type=int, nargs="+", default=[8000, 30000, 100000])
     ap.add_argument("--no-cap", action="store_true", help="lift [limits] commands_per_mail")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--guesses", action="store_true",
+                    help="distinct SIGNON guesses instead of orders (all masked when stored)")
     args = ap.parse_args()
     seconds = []
     for n in args.lines:
-        t = one(n, not args.no_cap, args.profile)
+        t = one(n, not args.no_cap, args.profile, args.guesses)
         seconds.append(round(t, 2))
         print(f"{n:>7} lines: {t:7.2f} s ({t / n * 1e6:.0f} us/line)", flush=True)
     print(json.dumps({"lines": args.lines, "seconds": seconds,

@@ -255,14 +255,17 @@ def _steps(fn, folders=("judge/games", "judge/commands", "judge/mail")) -> int:
     return count["n"]
 
 
-def test_acting_on_a_big_mail_is_linear_in_its_lines(judge):
-    """Four times the lines take about four times the steps (quadratic would be sixteen)."""
+@pytest.mark.parametrize("kind", ["orders", "guesses"])
+def test_acting_on_a_big_mail_is_linear_in_its_lines(judge, kind):
+    """Four times the lines take about four times the steps (quadratic would be sixteen):
+    orders, and distinct password guesses (each masked in the stored copy)."""
     new_game(judge)
     judge.cfg.limits.commands_per_mail = 10**6
     lines = ["A PAR - BUR", "F BRE - MAO", "A MAR H", "nonsense", "A PAR H", "F KIE - DEN"]
     steps = []
     for n in (1_000, 4_000):
-        body = "SIGNON France g1 pw-france\n" + "\n".join(lines[i % 6] for i in range(n))
+        body = "SIGNON France g1 pw-france\n" + "\n".join(
+            lines[i % 6] if kind == "orders" else f"SIGNON France g1 guess{i}" for i in range(n))
         from judge.mail.intake import store_message
 
         store_message(judge.store, compose(addr("FRANCE"), judge.cfg.address, body), "test")

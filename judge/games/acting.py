@@ -171,7 +171,8 @@ class Actor:
         """The stored copy of an acted-on mail keeps no password (same transaction)."""
         if not lines or "raw" not in row:
             return
-        masked = mask_raw(row["raw"], lines, _secrets(lines))
+        secrets = _secrets(lines)
+        masked = mask_raw(row["raw"], lines, secrets, set(secrets))
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
 

@@ -27,25 +27,39 @@ REMOVED = (b"[The body of this mail was removed after the judge acted on it: it 
            b"password that could not be masked in place.]\r\n")
 
 
-def _pattern(line: str, encoding: str = "utf-8") -> re.Pattern[bytes] | None:
-    try:
-        words = [re.escape(w.encode(encoding)) for w in line.split()]
-    except (UnicodeEncodeError, LookupError):
-        return None
-    return re.compile(rb"[ \t]+".join(words)) if words else None
+_TOKEN = re.compile(r"[\s<>&;\"'=]+")
 
 
-def _substitute(data: bytes, lines: list[tuple[str, str]], encoding: str = "utf-8") -> bytes:
-    for line, masked in lines:
-        pat = _pattern(line, encoding)
-        if pat is None:
+def _substitute(data: bytes, lines: dict[str, str], subject_words: set[str],
+                encoding: str = "utf-8") -> bytes:
+    """Each line of ``data`` that reads as one of ``lines`` (words compared, spacing ignored)
+    becomes its masked form; in a Subject header, the words of ``subject_words`` become ****.
+    One pass over the lines: linear in the size of the mail."""
+    out = []
+    in_headers = True
+    for raw_line in data.split(b"\n"):
+        body = raw_line.rstrip(b"\r")
+        if in_headers and not body:
+            in_headers = False
+        try:
+            text = body.decode(encoding, "surrogateescape")
+        except LookupError:
+            text = body.decode("utf-8", "surrogateescape")
+        masked = lines.get(" ".join(text.split()))
+        if masked is None and in_headers and subject_words and \
+                text[:8].lower() == "subject:":
+            words = text.split(" ")
+            masked = " ".join("****" if w in subject_words else w for w in words)
+            masked = None if masked == text else masked
+        if masked is None:
+            out.append(raw_line)
             continue
         try:
-            repl = masked.encode(encoding)
+            new = masked.encode(encoding, "surrogateescape")
         except (UnicodeEncodeError, LookupError):
-            repl = masked.encode("ascii", "replace")
-        data = pat.sub(lambda _m, r=repl: r, data)
-    return data
+            new = masked.encode("utf-8", "surrogateescape")
+        out.append(new + raw_line[len(body):])  # the line end as it was
+    return b"\n".join(out)
 
 
 def _text_parts(msg: Message) -> Iterable[Message]:
@@ -59,9 +73,9 @@ def _decoded(part: Message) -> bytes:
     return data if isinstance(data, bytes) else b""
 
 
-def _leaks(raw: bytes, secrets: list[str]) -> bool:
+def _leaks(raw: bytes, secrets: set[str]) -> bool:
     """Does any password (4 characters or more) still stand in a text part of the mail?"""
-    long = [s for s in secrets if len(s) >= 4]
+    long = {x for x in secrets if len(x) >= 4}
     if not long:
         return False
     try:
@@ -73,14 +87,14 @@ def _leaks(raw: bytes, secrets: list[str]) -> bool:
                 text = data.decode(charset, "replace")
             except LookupError:
                 text = data.decode("utf-8", "replace")
-            if any(s in text for s in long):
+            if long.intersection(_TOKEN.split(text)):
                 return True
     except Exception:  # a mail the parser cannot read: be safe
         return True
     return False
 
 
-def _recode(raw: bytes, lines: list[tuple[str, str]]) -> bytes | None:
+def _recode(raw: bytes, lines: dict[str, str]) -> bytes | None:
     try:
         msg = message_from_bytes(raw, policy=compat32)
         changed = False
@@ -90,7 +104,7 @@ def _recode(raw: bytes, lines: list[tuple[str, str]]) -> bytes | None:
                 continue
             charset = part.get_content_charset() or "utf-8"
             data = _decoded(part)
-            masked = _substitute(data, lines, charset)
+            masked = _substitute(data, lines, set(), charset)
             if masked == data:
                 continue
             if cte == "base64":
@@ -116,14 +130,18 @@ def _headers_only(raw: bytes) -> bytes:
     return b"\r\n".join(kept) + b"\r\nContent-Type: text/plain; charset=us-ascii" + sep + REMOVED
 
 
-def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str]) -> bytes:
-    """``raw`` with every ``(line, masked line)`` rewritten, and none of ``secrets`` left."""
+def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str],
+             subject_words: set[str] | None = None) -> bytes:
+    """``raw`` with every ``(line, masked line)`` rewritten, and none of ``secrets`` left in
+    its text; ``subject_words``: passwords written in the Subject."""
     if not lines:
         return raw
-    out = _substitute(raw, lines)
-    if not _leaks(out, secrets):
+    table = {" ".join(line.split()): masked for line, masked in lines}
+    hidden = set(secrets)
+    out = _substitute(raw, table, subject_words or set())
+    if not _leaks(out, hidden):
         return out
-    recoded = _recode(out, lines)
-    if recoded is not None and not _leaks(recoded, secrets):
+    recoded = _recode(out, table)
+    if recoded is not None and not _leaks(recoded, hidden):
         return recoded
     return _headers_only(raw)
