@@ -429,3 +429,17 @@ def test_an_internal_error_keeps_no_password_in_the_log_or_the_database(judge, c
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "boom near france@players.test" in logged and "RuntimeError" in logged
     assert "Sekrit-bug9" not in logged + everything_stored(judge)
+
+
+def test_an_html_only_mail_is_masked_in_its_html(judge):
+    new_game(judge)
+    m = EmailMessage()
+    m["From"], m["To"], m["Subject"] = addr("FRANCE"), "judge@localhost", "orders"
+    m["Message-ID"] = make_msgid(domain="players.test")
+    m.set_content("<html><body><div>SIGNON France g1&nbsp;pw-france</div><div>A PAR - BUR"
+                  "</div><p>Bonne chance</p></body></html>", subtype="html")
+    sent = judge.deliver(m.as_bytes())
+    assert [x for x in sent if x.rcpt == addr("FRANCE")]
+    raw = judge.store.all("SELECT raw FROM inbox ORDER BY id DESC LIMIT 1")[0]["raw"]
+    assert b"pw-france" not in raw
+    assert b"A PAR - BUR" in raw and b"chance</p>" in raw  # the rest is kept

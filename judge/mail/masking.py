@@ -6,11 +6,12 @@ them (``SIGNON France g1 ****``) and the rest of the mail is kept as it was:
 
 1. where the line stands as written in the raw bytes (plain 7bit/8bit text), it is replaced
    there, so the mail is otherwise byte for byte the same;
-2. where a text part is quoted-printable or base64 (or the line is split by a soft line
-   break), the part is decoded, masked and encoded again the same way;
-3. where a password can still be found after that (an HTML entity between the words, a
-   charset the judge cannot encode back), the body is replaced by a note saying so and only
-   the headers are kept.
+2. where a password is still in a text part after that (quoted-printable or base64, a soft
+   line break, HTML), each text part is decoded, its lines masked and then any word of it
+   that is one of the passwords (four characters or more), and encoded again the same way;
+3. where a password can still be found after that (a charset the judge cannot encode back,
+   a mail the parser cannot read), the body is replaced by a note saying so and only the
+   headers are kept.
 """
 
 from __future__ import annotations
@@ -94,24 +95,38 @@ def _leaks(raw: bytes, secrets: set[str]) -> bool:
     return False
 
 
-def _recode(raw: bytes, lines: dict[str, str]) -> bytes | None:
+_WORD = re.compile(rb"[^\s<>&;\"'=]+")
+
+
+def _mask_words(data: bytes, secrets: set[bytes]) -> bytes:
+    """Every word of ``data`` that is one of ``secrets`` becomes ``****`` (one pass)."""
+    return _WORD.sub(lambda m: b"****" if m.group() in secrets else m.group(), data)
+
+
+def _recode(raw: bytes, lines: dict[str, str], secrets: set[str]) -> bytes | None:
+    """Each text part decoded, masked (the lines, then any password word left, as in HTML)
+    and encoded again as it was."""
     try:
         msg = message_from_bytes(raw, policy=compat32)
         changed = False
         for part in _text_parts(msg):
             cte = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
-            if cte not in ("base64", "quoted-printable"):
-                continue
             charset = part.get_content_charset() or "utf-8"
             data = _decoded(part)
             masked = _substitute(data, lines, set(), charset)
+            try:
+                words = {x.encode(charset) for x in secrets if len(x) >= 4}
+            except (UnicodeEncodeError, LookupError):
+                words = {x.encode("utf-8") for x in secrets if len(x) >= 4}
+            masked = _mask_words(masked, words)
             if masked == data:
                 continue
             if cte == "base64":
-                payload = base64.encodebytes(masked).decode("ascii")
+                part.set_payload(base64.encodebytes(masked).decode("ascii"))
+            elif cte == "quoted-printable":
+                part.set_payload(quopri.encodestring(masked).decode("ascii"))
             else:
-                payload = quopri.encodestring(masked).decode("ascii")
-            part.set_payload(payload)
+                part.set_payload(masked.decode(charset, "surrogateescape"))
             changed = True
         return msg.as_bytes(policy=compat32) if changed else raw
     except Exception:
@@ -141,7 +156,7 @@ def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str],
     out = _substitute(raw, table, subject_words or set())
     if not _leaks(out, hidden):
         return out
-    recoded = _recode(out, table)
+    recoded = _recode(out, table, hidden)
     if recoded is not None and not _leaks(recoded, hidden):
         return recoded
     return _headers_only(raw)
