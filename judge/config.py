@@ -90,6 +90,21 @@ class OutboundConfig(Section):
     retry_seconds: Seconds = 5.0  # first retry after this; doubles up to 15 minutes
 
 
+AtLeastOne = Annotated[int, Meta(ge=1)]
+
+
+class LimitsConfig(Section):
+    """What one sender may ask of the judge (docs/operating.md, "Security")."""
+
+    commands_per_mail: AtLeastOne = 1000  # command and order lines acted on; the rest not read
+    games_per_day: AtLeastOne = 3  # games one address may CREATE in 24 hours
+    press_bytes: AtLeastOne = 20_000  # the text of one PRESS/BROADCAST (or other block command)
+    passwords_per_mail: AtLeastOne = 20  # commands carrying a password (each costs a hash)
+    password_attempts: AtLeastOne = 5  # wrong passwords for one power (or one game's master) ...
+    password_window_seconds: AtLeastOne = 3600  # ... within this time lock it ...
+    password_lock_seconds: AtLeastOne = 1800  # ... for this long
+
+
 class LogConfig(Section):
     level: LogLevel = "info"  # `judge serve --log-level` overrides it
     format: Literal["text", "json"] = "text"  # json: one JSON object a line, for log shippers
@@ -111,6 +126,7 @@ class Config(Section):
     unsubscribe_url: str = ""
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     log: LogConfig = field(default_factory=LogConfig)
     base_dir: Path = field(default_factory=Path.cwd)  # not a key: the config file's folder
 

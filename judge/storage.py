@@ -16,8 +16,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Iterator
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -224,7 +227,35 @@ MIGRATIONS: list[str] = [
         at TEXT NOT NULL
     )
     """,
+    # 8: guessing passwords (judge/games/auth.py): each wrong password for a power or a
+    # game's master (scope "<game id>:<POWER>" or "<game id>:MASTER"), and the locks that
+    # too many of them set; games created per address per day are counted on games itself
+    """
+    CREATE TABLE password_failures (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        address TEXT,
+        inbox_id INTEGER,
+        at TEXT NOT NULL                 -- UTC
+    );
+    CREATE INDEX password_failures_scope ON password_failures(scope, at);
+    CREATE TABLE password_locks (
+        scope TEXT PRIMARY KEY,
+        until TEXT NOT NULL,             -- UTC: no password for this scope is checked before
+        since TEXT NOT NULL
+    );
+    CREATE INDEX games_master_created ON games(master_address COLLATE NOCASE, created);
+    """,
 ]
+
+
+BUSY_TIMEOUT_MS = 60_000
+
+
+def _store_message(store: Store, raw: bytes, source: str, mail_from: str | None) -> None:
+    from judge.mail.intake import store_message  # as the receivers store (and key) it
+
+    store_message(store, raw, source, mail_from)
 
 
 def now_utc() -> datetime:
@@ -245,7 +276,8 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                               check_same_thread=False)
         self.db = sqlite_utils.Database(conn)
         if self.path != ":memory:":
             self.db.enable_wal()
@@ -262,6 +294,8 @@ class Store:
 
     def migrate(self) -> None:
         """Apply every numbered migration above the database's ``user_version``."""
+        if self.schema_version() >= len(MIGRATIONS):
+            return  # up to date: no write lock (a receiver opening while the worker acts)
         with self.transaction():
             version = self.schema_version()
             for number, sql in enumerate(MIGRATIONS, start=1):
@@ -317,6 +351,72 @@ class Store:
         )
         return cur.lastrowid if cur.rowcount else None
 
+    # The SMTP receiver must answer within a second or two even while the worker holds the
+    # database (a big mail being acted on, a backlog): it tries the inbox for up to
+    # SPOOL_WAIT seconds and otherwise writes the mail, synced, to the spool folder beside
+    # the database, which the worker moves into the inbox before it reads the inbox.
+    SPOOL_WAIT = 1.0
+
+    @property
+    def spool_dir(self) -> Path:
+        return Path(self.path + ".spool")
+
+    def store_or_spool(self, store: Callable[[], int | None], raw: bytes, source: str,
+                       mail_from: str | None = None) -> int | None:
+        """``store()`` (the receiver's own store of ``raw``), never waiting long on the worker:
+        when the inbox stays locked, ``raw`` is spooled instead and 0 returned."""
+        if self.path == ":memory:":
+            return store()
+        deadline = time.monotonic() + self.SPOOL_WAIT
+        self.db.execute("PRAGMA busy_timeout = 0")
+        try:
+            while True:
+                try:
+                    return store()
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) and "busy" not in str(exc):
+                        raise
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(0.01)
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._spool(raw, source, mail_from)
+        return 0
+
+    def _spool(self, raw: bytes, source: str, mail_from: str | None) -> None:
+        folder = self.spool_dir
+        folder.mkdir(exist_ok=True)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp = folder / (name + ".tmp")
+        head = json.dumps({"source": source, "mail_from": mail_from}).encode() + b"\n"
+        with open(tmp, "wb") as f:
+            f.write(head + raw)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.rename(folder / (name + ".mail"))
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def import_spool(self) -> int:
+        """Move spooled mail into the inbox (each in its own short transaction); how many."""
+        folder = self.spool_dir
+        if self.path == ":memory:" or not folder.is_dir():
+            return 0
+        moved = 0
+        for path in sorted(folder.glob("*.mail")):
+            data = path.read_bytes()
+            head, _, raw = data.partition(b"\n")
+            meta = json.loads(head)
+            with self.transaction():
+                _store_message(self, raw, meta["source"], meta["mail_from"])
+            path.unlink()  # a crash before this: stored again as a duplicate, and dropped
+            moved += 1
+        return moved
+
     def pending_inbox(self, limit: int = 500) -> list[dict]:
         """Messages not yet acted on, oldest first, without their bytes (see inbox_row)."""
         return self.all("SELECT id, key, source, mail_from, size FROM inbox "
@@ -329,6 +429,37 @@ class Store:
     def finish_inbox(self, inbox_id: int, state: str, note: str = "") -> None:
         self.execute("UPDATE inbox SET state = ?, acted = ?, note = ? WHERE id = ?",
                      (state, iso(now_utc()), note, inbox_id))
+
+    def replace_inbox_raw(self, inbox_id: int, raw: bytes) -> None:
+        """The stored copy with its passwords masked (the size column keeps the size read)."""
+        self.execute("UPDATE inbox SET raw = ? WHERE id = ?", (raw, inbox_id))
+
+    # -------------------------------------------------------------- passwords
+    def password_lock(self, scope: str, now: datetime) -> datetime | None:
+        """When the lock on ``scope`` ends, if it is locked at ``now``."""
+        row = self.one("SELECT until FROM password_locks WHERE scope = ? AND until > ?",
+                       (scope, iso(now)))
+        return parse_iso(row["until"]) if row else None
+
+    def record_password_failure(self, scope: str, address: str | None, inbox_id: int | None,
+                                now: datetime, since: datetime) -> int:
+        """Record one wrong password; how many there were for ``scope`` since ``since``."""
+        self.execute("INSERT INTO password_failures (scope, address, inbox_id, at) "
+                     "VALUES (?, ?, ?, ?)", (scope, address, inbox_id, iso(now)))
+        row = self.one("SELECT count(*) AS n FROM password_failures WHERE scope = ? AND at >= ?",
+                       (scope, iso(since)))
+        return int(row["n"]) if row else 0
+
+    def lock_passwords(self, scope: str, now: datetime, until: datetime) -> None:
+        self.execute("INSERT OR REPLACE INTO password_locks (scope, until, since) "
+                     "VALUES (?, ?, ?)", (scope, iso(until), iso(now)))
+        # the failures that led here are spent: after the lock, the count starts again
+        self.execute("DELETE FROM password_failures WHERE scope = ?", (scope,))
+
+    def games_created_by(self, address: str, since: datetime) -> int:
+        row = self.one("SELECT count(*) AS n FROM games WHERE master_address = ? COLLATE NOCASE "
+                       "AND created >= ?", (address, iso(since)))
+        return int(row["n"]) if row else 0
 
     # ---------------------------------------------------------------- outbox
     def queue_outbound(self, *, kind: str, mail_from: str, rcpt: str, subject: str,

@@ -83,15 +83,6 @@ def check(name: str, args: list[str]) -> str:
     return ""
 
 
-def masked(name: str, line: str) -> str | None:
-    if name not in PASSWORD_AT:
-        return None
-    words = line.split()
-    if len(words) > PASSWORD_AT[name]:
-        words[PASSWORD_AT[name]] = "****"
-    return " ".join(words)
-
-
 def is_block_end(line: str) -> bool:
     return " ".join(line.split()).upper() in END_BLOCK
 

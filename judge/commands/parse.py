@@ -40,7 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 PLUGINS = [_dipnomicy]
 _ALIASES = {"SIGN-ON": "SIGNON", "SIGN_ON": "SIGNON", "LOGIN": "SIGNON", "BYE": "END",
             "QUIT": "END", "ORDERS-CLEAR": "CLEAR"}
-_WITH_PASSWORD = {"SIGNON": 3, "JOIN": 3, "MASTER": 2, "CREATE": 2}  # index of the password
+# commands whose line carries a password (gm.PASSWORD_AT adds the game-running ones)
+PASSWORD_COMMANDS = {"SIGNON", "JOIN", "MASTER", "CREATE"} | set(gm.PASSWORD_AT)
 
 GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
 @dataclass(slots=True)
@@ -52,34 +53,51 @@ class Command:
     # a block command's lines (PROPOSE ... END; PRESS/BROADCAST ... ENDPRESS)
     block: list[str] = field(default_factory=list)
 
+    # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
+    # malformed password command hides every word after its command word
+    hide: tuple[int, ...] = ()
+
     @property
     def masked(self) -> str:
         """The line with any password replaced by ``****`` (for replies and the audit log)."""
-        extra = gm.masked(self.name, self.line)
-        if extra is not None:
-            return extra
-        if self.name not in _WITH_PASSWORD:
+        if not self.hide:
             return self.line
         words = self.line.split()
-        index = _WITH_PASSWORD[self.name]
-        if self.name == "SIGNON" and len(words) == 3:  # njudge form: SIGNON Fgame password
-            index = 2
-        if self.name == "JOIN" and len(words) == 3:  # JOIN <game> <password>
-            index = 2
-        if self.name == "SIGNON" and len(words) > 1 and words[1].upper() in ("MASTER", "GM"):
-            index = 3
-        if len(words) > index:
-            words[index] = "****"
+        for i in self.hide:
+            if i < len(words):
+                words[i] = "****"
         return " ".join(words)
+
+    @property
+    def passwords(self) -> list[str]:
+        """The password words of this line (to mask them wherever the mail is kept)."""
+        words = self.line.split()
+        return [words[i] for i in self.hide if i < len(words)]
 
 
 def parse_line(line: str) -> Command:
+    cmd = _parse_line(line)
+    words = line.split()
+    if cmd.hide or not words:
+        return cmd
+    head = _ALIASES.get(words[0].upper().rstrip(":"), words[0].upper().rstrip(":"))
+    head = gm.ALIASES.get(head, head)
+    if cmd.error and (head in PASSWORD_COMMANDS or cmd.name in PASSWORD_COMMANDS):
+        # which word is the password is unknown: hide every word after the command word
+        first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
+        cmd.hide = tuple(range(first, len(words)))
+    return cmd
+
+
+def _parse_line(line: str) -> Command:
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
     head = _ALIASES.get(head, gm.ALIASES.get(head, head))
     if head not in COMMANDS and head in gm.COMMANDS:  # the judge's game-running commands
         cmd = Command(gm.COMMANDS[head][0], words[1:], line)
         reason = gm.check(cmd.name, cmd.args)
+        if not reason and cmd.name in gm.PASSWORD_AT:
+            cmd.hide = (gm.PASSWORD_AT[cmd.name],)
         if reason:
             for plugin in PLUGINS:  # the same word in a variant's own form (ROLLBACK <turn>)
                 if head in plugin.COMMANDS and not plugin.check(plugin.COMMANDS[head][0],
@@ -109,36 +127,39 @@ def parse_line(line: str) -> Command:
         if args and args[0].upper() in ("MASTER", "GM"):
             if len(args) != 3:
                 return bad("SIGNON MASTER needs a game and a password")
-            cmd.name, cmd.args = "MASTER", args[1:]
+            cmd.name, cmd.args, cmd.hide = "MASTER", args[1:], (3,)
             return cmd
         if len(args) == 2:  # njudge: SIGNON Fgame password (F = power initial)
             if len(args[0]) < 2:
                 return bad("SIGNON needs a power, a game and a password")
-            cmd.args = [args[0][0], args[0][1:], args[1]]
+            cmd.args, cmd.hide = [args[0][0], args[0][1:], args[1]], (2,)
             return cmd
         if len(args) != 3:
             return bad("SIGNON needs a power, a game and a password")
+        cmd.hide = (3,)
         return cmd
     if name == "JOIN":
         # JOIN <game> <password>: a game whose powers are assigned at the start (Dipnomicy)
         if len(args) not in (2, 3):
             return bad("JOIN needs a game, a power and a password")
+        cmd.hide = (len(args),)
         return cmd
     if name == "MASTER":
         if len(args) != 2:
             return bad("MASTER needs a game and a password")
+        cmd.hide = (2,)
         return cmd
     if name == "CREATE":
         if len(args) == 2 and args[0].upper() in ("A", "F", "ARMY", "FLEET"):
             return Command("ORDER", [], line)  # "Create A Bud": Dipnomicy's build (P2)
-        if args and args[0].upper() == "GAME":
-            args = args[1:]
+        skip = 1 if args and args[0].upper() == "GAME" else 0
+        args = args[skip:]
         if len(args) < 2:
             return bad("CREATE needs a game name and a master password")
         if not GAME_NAME.match(args[0]):
             return bad(f"{args[0]!r} cannot be a game name (a letter, then up to 29 letters, "
                        "digits, '-' or '_')")
-        cmd.args = args
+        cmd.args, cmd.hide = args, (2 + skip,)
         return cmd
     if name == "MAP":
         if len(args) > 2:
@@ -193,8 +214,8 @@ def parse_lines(lines: list[str]) -> list[Command]:
             i += 1
             while cmd.block and not cmd.block[-1].strip():
                 cmd.block.pop()
-            while cmd.block and not cmd.block[0].strip():
-                cmd.block.pop(0)
+            first = next((k for k, x in enumerate(cmd.block) if x.strip()), len(cmd.block))
+            del cmd.block[:first]
         out.append(cmd)
         if not cmd.error and any(cmd.name in p.BLOCKS for p in PLUGINS):
             block = cmd

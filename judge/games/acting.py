@@ -9,20 +9,22 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from judge import reports
-from judge.commands.parse import Command, parse_duration, parse_lines
+from judge.commands.parse import PASSWORD_COMMANDS, Command, parse_duration, parse_lines
 from judge.config import Config
 from judge.games import deadlines, drivers, gmtools, plugins
 from judge.games import game as G
-from judge.games.game import GameError
+from judge.games.game import GameError, WrongPassword
 from judge.games.mapcmd import map_command
 from judge.games.settings import zone
 from judge.mail.compose import Attachment, deadline_text
+from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc, parse_iso
@@ -38,6 +40,32 @@ def _base_subject(subject: str) -> str:
         if shorter == subject:
             return subject.strip()
         subject = shorter
+
+
+class _Locked(GameError):
+    """A password that was not checked: too many wrong ones for it lately."""
+
+
+def _when(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _secrets(lines: list[tuple[str, str]]) -> list[str]:
+    """The words hidden in these (line, masked line) pairs."""
+    return [w for line, masked in lines for w, m in zip(line.split(), masked.split(), strict=False)
+            if m == "****" and w != "****"]
+
+
+def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False) -> str:
+    """``text`` with every password line of the mail masked (a subject); with ``words``, every
+    hidden word of three characters or more too (an exception's text, a traceback)."""
+    for line, masked in lines:
+        text = text.replace(line, masked)
+    if words:
+        for secret in sorted(_secrets(lines), key=len, reverse=True):
+            if len(secret) >= 3:
+                text = text.replace(secret, "****")
+    return text
 
 
 @dataclass(slots=True)
@@ -59,6 +87,8 @@ class _Session:
     signon_failed: bool = False
     master: dict | None = None
     master_failed: bool = False
+    password_failed: bool = False  # a wrong (or locked) password: no later one is checked
+    passwords: int = 0  # commands with a password looked at so far
     games_touched: set[int] = field(default_factory=set)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
@@ -82,6 +112,8 @@ class Actor:
         self.outbox = Outbox(store, cfg, clock)
         self.clock = clock
         self.stopping = threading.Event()
+        # (line, masked line) of the mail being acted on: to mask its stored copy
+        self._password_lines: list[tuple[str, str]] = []
 
     # -------------------------------------------------------------- inbox
     def process_inbox(self, limit: int = 500) -> int:
@@ -90,6 +122,7 @@ class Actor:
         Stops early (between messages) when ``self.stopping`` is set."""
         done = 0
         while True:
+            self.s.import_spool()  # mail the SMTP receiver could not store at once
             rows = self.s.pending_inbox(limit)
             if not rows:
                 return done
@@ -101,23 +134,47 @@ class Actor:
 
     def act(self, pending: dict) -> None:
         row = pending
+        self._password_lines = []
         try:
             with self.s.transaction():
                 row = self.s.inbox_row(pending["id"]) or pending
                 if row.get("state") != "new":
                     return
                 state, note = self._act(row)
+                self._mask_stored(row, self._password_lines)
                 self.s.finish_inbox(row["id"], state, note)
             log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
                      state, f": {note}" if note else "")
         except Exception as exc:  # a bug must not stop the judge or loop on one message
-            log.exception("acting on inbox message %s failed", row["id"])
+            lines = self._password_lines or self._password_lines_of(row)
+            log.error("acting on inbox message %s failed\n%s", row["id"],
+                      _scrub(traceback.format_exc(), lines, words=True))
             with self.s.transaction():
-                self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {exc}")
-                self.s.audit(command="(message)", outcome=f"internal error: {exc}",
+                why = _scrub(f"{exc}", lines, words=True)
+                self._mask_stored(row, lines)
+                self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {why}")
+                self.s.audit(command="(message)", outcome=f"internal error: {why}",
                              inbox_id=row["id"])
                 if "raw" in row:
                     self._apologise(row)
+
+    def _password_lines_of(self, row: dict) -> list[tuple[str, str]]:
+        """The password lines of a stored mail, read again (after a failure)."""
+        try:
+            inbound = read_message(row["raw"], row["mail_from"], self.cfg.address)
+            cmds = parse_lines(inbound.lines) + parse_lines([_base_subject(inbound.subject)])
+        except Exception:
+            return []
+        return [(c.line, c.masked) for c in cmds if c.hide]
+
+    def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
+        """The stored copy of an acted-on mail keeps no password (same transaction)."""
+        if not lines or "raw" not in row:
+            return
+        secrets = _secrets(lines)
+        masked = mask_raw(row["raw"], lines, secrets, set(secrets))
+        if masked != row["raw"]:
+            self.s.replace_inbox_raw(row["id"], masked)
 
     def _act(self, row: dict) -> tuple[str, str]:
         raw: bytes = row["raw"]
@@ -130,23 +187,33 @@ class Actor:
             return "ignored", inbound.ignore_reason
         session = _Session(inbound, row["id"])
         commands = parse_lines(inbound.lines)
-        if not commands:  # an empty body: a command in the subject ("HELP") will do
-            from_subject = parse_lines([_base_subject(inbound.subject)])
-            if from_subject and from_subject[0].name not in ("ORDER", "SIGNON", "JOIN",
-                                                             "MASTER", "CREATE"):
-                commands = from_subject
+        from_subject = parse_lines([_base_subject(inbound.subject)])
+        self._password_lines = [(c.line, c.masked) for c in commands + from_subject if c.hide]
+        # an empty body: a command in the subject ("HELP") will do, never one with a password
+        if not commands and from_subject and from_subject[0].name != "ORDER" and not (
+                from_subject[0].name in PASSWORD_COMMANDS or from_subject[0].hide):
+            commands = from_subject
         if not commands:
             session.say(None, "This mail holds no commands. Write one command per line in the "
                         "body of a plain-text mail; send HELP for the list.", error=True)
+        cap = self.cfg.limits.commands_per_mail
+        rest, commands = commands[cap:], commands[:cap]
         for cmd in commands:
             self._run(session, cmd)
+        if rest:
+            session.say(None, f"LIMIT: this mail holds {len(commands) + len(rest)} command or "
+                        f"order lines; the judge acts on at most {cap} per mail ([limits] "
+                        f"commands_per_mail). The first {cap} were read as above; the other "
+                        f"{len(rest)}, from '{rest[0].masked[:40]}' on, were not read and changed "
+                        "nothing. Send them in another mail if you meant them.", error=True)
         self._flush_orders(session)
         turns = self._after_changes(session)
         if all(item["error"] for item in session.items) and self._looping(inbound.sender):
             self.s.audit(command="(message)", outcome="not answered: mail-loop guard",
                          inbox_id=row["id"], address=inbound.sender)
             return "ignored", "mail-loop guard: too many error replies to this address"
-        subject = "Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
+        subject = "Re: " + (_scrub(_base_subject(inbound.subject), self._password_lines)
+                            or "your mail to the judge")
         if session.errors:
             subject = "[ERROR] " + subject
         self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
@@ -203,12 +270,38 @@ class Actor:
         return "refused", f"{row['size']} bytes > {self.cfg.max_message_bytes}"
 
     # ----------------------------------------------------------- commands
+    def _refusal(self, ses: _Session, cmd: Command) -> str:
+        """Why this command is refused before it is looked at ("" when it is not)."""
+        if cmd.error:
+            return cmd.error
+        if ses.password_failed and cmd.name in PASSWORD_COMMANDS:
+            return ("not checked: an earlier password in this mail was wrong"
+                    if cmd.name in ("SIGNON", "MASTER") else
+                    "not done: an earlier password in this mail was wrong")
+        if cmd.name in PASSWORD_COMMANDS:
+            ses.passwords += 1
+            most = self.cfg.limits.passwords_per_mail
+            if ses.passwords > most:
+                return (f"not done: a mail may carry at most {most} commands with a password "
+                        "([limits] passwords_per_mail); this one and the later ones were not "
+                        "looked at")
+        limit = self.cfg.limits.press_bytes
+        size = sum(len(x.encode("utf-8")) + 1 for x in cmd.block)
+        if size > limit:
+            return (f"not sent: this text is {size} bytes, over the limit of {limit} bytes "
+                    "([limits] press_bytes); none of it was sent or kept")
+        return ""
+
     def _run(self, ses: _Session, cmd: Command) -> None:
         address = ses.inbound.sender
         ctx = ses.current
-        if cmd.error:
-            ses.say(cmd, cmd.error, error=True)
-            self.s.audit(command=cmd.masked, outcome="error: " + cmd.error,
+        if refused := self._refusal(ses, cmd):
+            ses.say(cmd, refused, error=True)
+            if cmd.name == "SIGNON":
+                ses.signon_failed, ses.current = True, None
+            if cmd.name in ("MASTER", "CREATE"):
+                ses.master_failed, ses.master = True, None
+            self.s.audit(command=cmd.masked, outcome="error: " + refused,
                          inbox_id=ses.inbox_id, address=address)
             return
         if cmd.name == "ORDER":
@@ -234,6 +327,10 @@ class Actor:
                 ses.signon_failed, ses.current = True, None
             if cmd.name in ("MASTER", "CREATE"):
                 ses.master_failed, ses.master = True, None
+            if isinstance(exc, WrongPassword | _Locked):
+                ses.password_failed = True
+            if isinstance(exc, WrongPassword):
+                self._wrong_password(ses, exc)
             outcome = "error: " + str(exc)
         else:
             # kind "error": the command did something (a late vote is kept, to be reported) but
@@ -267,7 +364,7 @@ class Actor:
             game = G.find_game(s, game_name)
             if (driver := drivers.for_game(game)) is not None:
                 driver.check_join(game)
-            power, joined = G.sign_on(s, game, power_text, password, address)
+            power, joined = G.sign_on(s, game, power_text, password, address, self._guard)
             self._set_context(ses, game, power)
             ses.signon_failed = False
             if joined:
@@ -292,7 +389,7 @@ class Actor:
         if name == "CREATE":
             return self._create(ses, cmd)
         if name == "MASTER":
-            game = G.check_master(s, a[0], a[1])
+            game = G.check_master(s, a[0], a[1], self._guard)
             ses.master, ses.master_failed = game, False
             return f"Signed on as master of game {game['name']}.", "text", None
         if name == "STATUS":
@@ -373,6 +470,36 @@ class Actor:
                     "text", None)
         raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
 
+    def _guard(self, scope: str, what: str) -> None:
+        """Refuse to check a password for ``scope`` while it is locked."""
+        until = self.s.password_lock(scope, self.clock())
+        if until is not None:
+            raise _Locked(f"not checked: too many wrong passwords were sent for {what}; no "
+                          f"password for it is checked until {_when(until)} UTC")
+
+    def _wrong_password(self, ses: _Session, exc: WrongPassword) -> None:
+        """Count a wrong password; too many for one scope lock it and tell its owner once."""
+        lim, now = self.cfg.limits, self.clock()
+        count = self.s.record_password_failure(
+            exc.scope, ses.inbound.sender, ses.inbox_id, now,
+            now - timedelta(seconds=lim.password_window_seconds))
+        if count < lim.password_attempts:
+            return
+        until = now + timedelta(seconds=lim.password_lock_seconds)
+        self.s.lock_passwords(exc.scope, now, until)
+        ses.say(None, f"LIMIT: {count} wrong passwords for {exc.what} within "
+                f"{reports.duration(lim.password_window_seconds)} ([limits] password_attempts, "
+                f"password_window_seconds): no password for it is checked until {_when(until)} "
+                "UTC. Its owner has been told.", error=True)
+        self.outbox.queue(kind="notice", to=exc.owner,
+                          subject=f"Sign-on for {exc.what} locked after wrong passwords",
+                          template="notices/password_lock.txt.j2",
+                          context={"what": exc.what, "failures": count,
+                                   "window": reports.duration(lim.password_window_seconds),
+                                   "until": _when(until), "sender": ses.inbound.sender})
+        self.s.audit(command="(password lock)", outcome=f"locked until {iso(until)}",
+                     inbox_id=ses.inbox_id, address=ses.inbound.sender)
+
     @staticmethod
     def _reader(ses: _Session, game: dict) -> str | None:
         """The power this mail signed on as in ``game`` (what STATUS may show it), if any."""
@@ -391,6 +518,11 @@ class Actor:
 
     def _create(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
         name, password, *rest = cmd.args
+        limit = self.cfg.limits.games_per_day
+        if self.s.games_created_by(ses.inbound.sender, now_utc() - timedelta(days=1)) >= limit:
+            raise GameError(f"not created: {ses.inbound.sender} has created {limit} game(s) in "
+                            "the last 24 hours, the most one address may ([limits] "
+                            "games_per_day); nothing was created, try again tomorrow")
         variant = "standard"
         options: list[str] = []  # words for the variant's own settings
         defaults = [parse_duration(x) or 0 for x in (self.cfg.default_movement,

@@ -8,7 +8,8 @@ carried out (and then changes nothing).
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,19 @@ from judge.storage import Store, iso, now_utc, parse_iso
 
 class GameError(Exception):
     """A command that cannot be carried out; ``str()`` is the reason shown to the sender."""
+
+
+class WrongPassword(GameError):
+    """A password that did not match. ``scope`` names what it was for (``<game id>:<POWER>``
+    or ``<game id>:MASTER``), ``what`` says it in words, ``owner`` is the holder's address."""
+
+    def __init__(self, text: str, scope: str, what: str, owner: str) -> None:
+        super().__init__(text)
+        self.scope, self.what, self.owner = scope, what, owner
+
+
+# called with (scope, what) before a password is checked; raises GameError when it is locked
+Guard = Callable[[str, str], None]
 
 
 def get_variant(name: str) -> Any:
@@ -96,10 +110,14 @@ def create_game(s: Store, name: str, password: str, variant: str,
     return game
 
 
-def check_master(s: Store, name: str, password: str) -> dict:
+def check_master(s: Store, name: str, password: str, guard: Guard | None = None) -> dict:
     game = find_game(s, name)
+    scope, what = f"{game['id']}:MASTER", f"the master of game {game['name']}"
+    if guard is not None:
+        guard(scope, what)
     if not verify_password(password, game["master_hash"]):
-        raise GameError(f"wrong master password for game {game['name']}")
+        raise WrongPassword(f"wrong master password for game {game['name']}", scope, what,
+                            game["master_address"])
     return game
 
 
@@ -204,8 +222,8 @@ def join_game(s: Store, game: dict, power_text: str, password: str, address: str
     return power
 
 
-def sign_on(s: Store, game: dict, power_text: str, password: str, address: str
-            ) -> tuple[str, bool]:
+def sign_on(s: Store, game: dict, power_text: str, password: str, address: str,
+            guard: Guard | None = None) -> tuple[str, bool]:
     """(power, joined): signs on, or joins when the power is free in an open game."""
     variant = get_variant(game["variant"])
     power = power_name(variant, power_text)
@@ -214,8 +232,11 @@ def sign_on(s: Store, game: dict, power_text: str, password: str, address: str
         if game["status"] in ("open", "forming"):
             return join_game(s, game, power, password, address), True
         raise GameError(f"{power.title()} in game {game['name']} has no player")
+    scope, what = f"{game['id']}:{power}", f"{power.title()} in game {game['name']}"
+    if guard is not None:
+        guard(scope, what)
     if not verify_password(password, player["password_hash"]):
-        raise GameError(f"wrong password for {power.title()} in game {game['name']}")
+        raise WrongPassword(f"wrong password for {what}", scope, what, player["address"])
     if player["address"].lower() != address.lower():
         s.execute("UPDATE players SET address = ? WHERE id = ?", (address, player["id"]))
     return power, False
@@ -258,23 +279,27 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     read = variant.read_orders(pos, power, texts)
     stacked = Counter(province_of(u.location) for u in variant.units_to_order(pos, power)) \
         if pos.phase.kind in "MR" else Counter()
+    live: dict[str, deque[dict]] = {}  # unit -> its lines still holding an order, in order
     for ol in read:
         if ol.order is None:
             out.append({"text": ol.text, "order": None, "unit": None,
                         "error": ol.error or "cannot read this order"})
             continue
         unit = _unit_of(ol.order)
-        if unit and pos.phase.kind == "A" and any(
-                e["order"] and e["unit"] == unit for e in out):
+        if unit and pos.phase.kind == "A" and live.get(unit):
             out.append({"text": ol.text, "order": None, "unit": None,
                         "error": f"{unit} already has an order in this mail"})
             continue
         if unit and pos.phase.kind in "MR":
-            earlier = [e for e in out if e["order"] and e["unit"] == unit]
+            earlier = live.get(unit, deque())
             if len(earlier) >= max(1, stacked[unit]):
-                earlier[0]["error"] = f"replaced by the later order {ol.order}"
-                earlier[0]["order"] = None
-        out.append({"text": ol.text, "order": str(ol.order), "unit": unit, "error": None})
+                first = earlier.popleft()
+                first["error"] = f"replaced by the later order {ol.order}"
+                first["order"] = None
+        entry = {"text": ol.text, "order": str(ol.order), "unit": unit, "error": None}
+        out.append(entry)
+        if unit:
+            live.setdefault(unit, deque()).append(entry)
     if pos.phase.kind == "A":
         allowed = abs(variant.adjustment_count(pos, power))
         valid = [line for line in out if line["order"]]

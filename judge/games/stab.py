@@ -447,14 +447,15 @@ def _unit_key(order: Order | None) -> str | None:
 
 def _replace_earlier(lines: list[dict]) -> list[dict]:
     """A later order to the same unit replaces the earlier one (as in every game)."""
-    for k, line in enumerate(lines):
+    next_order: dict[str, str] = {}  # unit -> the next order to it (read from the end)
+    for line in reversed(lines):
         if not line["order"] or not line["unit"]:
             continue
-        for later in lines[k + 1:]:
-            if later["order"] and later["unit"] == line["unit"]:
-                line["error"] = f"replaced by the later order {later['order']}"
-                line["order"] = None
-                break
+        later = next_order.get(line["unit"])
+        next_order[line["unit"]] = line["order"]
+        if later is not None:
+            line["error"] = f"replaced by the later order {later}"
+            line["order"] = None
     return lines
 
 

@@ -69,14 +69,16 @@ class _Handler:
         if mail_from == "<>":
             mail_from = ""
         try:
-            inbox_id = store_message(self.store, raw, "smtp", mail_from)
+            # never waits long on the worker: spooled beside the database when it is busy
+            inbox_id = self.store.store_or_spool(
+                lambda: store_message(self.store, raw, "smtp", mail_from), raw, "smtp", mail_from)
         except Exception:
             log.exception("could not store an inbound message")
             return "451 4.3.0 The judge could not store your message; try again later"
         self.on_stored()
         if inbox_id is None:
             return "250 OK (already received)"
-        return f"250 OK stored as {inbox_id}"
+        return f"250 OK stored as {inbox_id}" if inbox_id else "250 OK queued"
 
 
 class SmtpReceiver:
