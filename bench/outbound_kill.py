@@ -9,7 +9,7 @@ exactly one reply; a reply the sink received twice is a duplicate (same Message-
 accepted it, the judge died before it recorded that, and sent it again after the restart).
 
 The last line of output is JSON: {"mails": N, "kills": K, "duplicates": D, "missing": M, ...}.
-Usage: python bench/outbound_kill.py [--mails 400] [--kills 3] [--rounds 1]
+Usage: python bench/outbound_kill.py [--mails 400] [--kills 3] [--rounds 1] [--jitter-ms 0]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import signal
 import smtplib
 import socket
@@ -91,7 +92,7 @@ def start_judge(config: Path, cwd: Path, log: Path) -> subprocess.Popen:
     return proc
 
 
-def one_round(n: int, kills: int, sink: Sink, sink_port: int) -> dict:
+def one_round(n: int, kills: int, sink: Sink, sink_port: int, jitter: float) -> dict:
     d = Path(tempfile.mkdtemp(prefix="bench-outkill-"))
     port = free_port()
     config = d / "judge.toml"
@@ -141,6 +142,7 @@ retry_seconds = 0.2
             if time.monotonic() - t0 > 600:
                 raise SystemExit("no progress")
             time.sleep(0.002)
+        time.sleep(random.uniform(0, jitter))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         killed_at.append(len(sink.ids) - before)
@@ -179,6 +181,9 @@ def main() -> None:
     ap.add_argument("--mails", type=int, default=400)
     ap.add_argument("--kills", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--jitter-ms", type=float, default=0.0,
+                    help="kill up to this long after the sink accepted the n-th reply "
+                         "(0: right at an acceptance, the worst moment)")
     args = ap.parse_args()
     sink_port = free_port()
     sink = Sink(sink_port)
@@ -186,12 +191,12 @@ def main() -> None:
     try:
         results = []
         for _ in range(args.rounds):
-            r = one_round(args.mails, args.kills, sink, sink_port)
+            r = one_round(args.mails, args.kills, sink, sink_port, args.jitter_ms / 1000)
             print(json.dumps(r), flush=True)
             results.append(r)
     finally:
         sink.controller.stop()
-    total = {"mails": sum(r["mails"] for r in results),
+    total = {"jitter_ms": args.jitter_ms, "mails": sum(r["mails"] for r in results),
              "kills": sum(r["kills"] for r in results),
              "duplicates": sum(r["duplicates"] for r in results),
              "missing": sum(r["missing"] for r in results),

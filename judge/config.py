@@ -63,8 +63,11 @@ class OutboundConfig:
     maildir: str = "outgoing"
     ca_file: str = ""
     timeout: float = 30.0
-    max_attempts: int = 50  # then the message stays in the outbox marked failed
     retry_seconds: float = 5.0  # first retry after this; doubles up to 15 minutes
+    # temporary failures (no connection, 4xx) are retried this long, then the message stays
+    # in the outbox marked failed (permanent ones, 5xx, at once)
+    give_up_hours: float = 48.0
+    max_attempts: int = 0  # give up after this many attempts as well (0: only give_up_hours)
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -224,7 +224,16 @@ MIGRATIONS: list[str] = [
         at TEXT NOT NULL
     )
     """,
+    # 6: why the sender gave a message up (judge/mail/sender.py): 'permanent' (the address or
+    # the server refused it for good) or 'expired' (temporary failures for longer than
+    # [outbound] give_up_hours); NULL while it is pending or once sent
+    """
+    ALTER TABLE outbox ADD COLUMN failure TEXT;
+    """,
 ]
+
+
+BUSY_TIMEOUT = 60  # seconds a connection waits for another one's write lock
 
 
 def now_utc() -> datetime:
@@ -245,7 +254,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False)
         self.db = sqlite_utils.Database(conn)
         if self.path != ":memory:":
             self.db.enable_wal()
@@ -348,9 +357,15 @@ class Store:
                        (rcpt, iso(since)))
         return int(row["n"]) if row else 0
 
-    def due_outbound(self, limit: int = 200) -> list[dict]:
-        return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ? "
-                        "ORDER BY id LIMIT ?", (iso(now_utc()), limit))
+    def due_outbound(self, limit: int = 200, now: datetime | None = None,
+                     skip: Iterable[int] = ()) -> list[dict]:
+        """Pending messages whose next attempt is due, oldest first, except the ids in
+        ``skip`` (the sender's own records that the database does not hold yet)."""
+        skip = sorted(set(skip))
+        not_in = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ?"
+                        f"{not_in} ORDER BY id LIMIT ?",
+                        (iso(now or now_utc()), *skip, limit))
 
     def next_outbound_due(self) -> datetime | None:
         row = self.one("SELECT min(next_attempt) AS t FROM outbox WHERE state = 'pending'")
@@ -366,6 +381,28 @@ class Store:
                      "next_attempt = ?, state = ? WHERE id = ?",
                      (error[:500], iso(next_attempt), "failed" if final else "pending",
                       outbox_id))
+
+    def record_outbound(self, outcomes: list[dict]) -> None:
+        """Write the sender's outcomes (``id, state, attempts, last_error, next_attempt,
+        failure, sent``: absolute values, so writing one twice changes nothing) in one
+        transaction. A row already sent or given up stays as it is."""
+        with self.transaction():
+            for o in outcomes:
+                self.execute(
+                    "UPDATE outbox SET state = ?, attempts = ?, last_error = ?, "
+                    "next_attempt = ?, failure = ?, sent = ? WHERE id = ? AND state = 'pending'",
+                    (o["state"], o["attempts"], (o["last_error"] or "")[:500] or None,
+                     o["next_attempt"], o["failure"], o["sent"], o["id"]))
+
+    @contextlib.contextmanager
+    def busy_timeout(self, seconds: float) -> Iterator[None]:
+        """Wait at most ``seconds`` for another connection's write lock inside the block
+        (sqlite3.OperationalError 'database is locked' after that)."""
+        self.db.conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT * 1000}")
 
     # ----------------------------------------------------------------- audit
     def audit(self, *, command: str, outcome: str, inbox_id: int | None = None,
