@@ -382,17 +382,25 @@ class Store:
                      (error[:500], iso(next_attempt), "failed" if final else "pending",
                       outbox_id))
 
-    def record_outbound(self, outcomes: list[dict]) -> None:
-        """Write the sender's outcomes (``id, state, attempts, last_error, next_attempt,
-        failure, sent``: absolute values, so writing one twice changes nothing) in one
-        transaction. A row already sent or given up stays as it is."""
+    def record_outbound(self, outcomes: list[dict]) -> list[int]:
+        """Write the sender's outcomes (``id, message_id, state, attempts, last_error,
+        next_attempt, failure, sent``: absolute values, so writing one twice changes nothing)
+        in one transaction; a row already sent or given up stays as it is, and ``sending``
+        (in flight) is not written. Returns the ids of outcomes whose row is not pending (or
+        is another message now): there is nothing left for them to say."""
+        stale = []
         with self.transaction():
             for o in outcomes:
-                self.execute(
-                    "UPDATE outbox SET state = ?, attempts = ?, last_error = ?, "
-                    "next_attempt = ?, failure = ?, sent = ? WHERE id = ? AND state = 'pending'",
-                    (o["state"], o["attempts"], (o["last_error"] or "")[:500] or None,
-                     o["next_attempt"], o["failure"], o["sent"], o["id"]))
+                row = self.one("SELECT state, message_id FROM outbox WHERE id = ?", (o["id"],))
+                if not row or row["state"] != "pending" or row["message_id"] != o["message_id"]:
+                    stale.append(o["id"])
+                elif o["state"] != "sending":
+                    self.execute(
+                        "UPDATE outbox SET state = ?, attempts = ?, last_error = ?, "
+                        "next_attempt = ?, failure = ?, sent = ? WHERE id = ?",
+                        (o["state"], o["attempts"], (o["last_error"] or "")[:500] or None,
+                         o["next_attempt"], o["failure"], o["sent"], o["id"]))
+        return stale
 
     @contextlib.contextmanager
     def busy_timeout(self, seconds: float) -> Iterator[None]:

@@ -6,7 +6,8 @@ while it waited would make it send the message again after a restart. So the sen
 outcomes first into this small SQLite file of its own (beside the database, ``<name>.sender<ext>``,
 only the sender opens it): a commit there never waits for anyone. It then copies them into the
 ``outbox`` table whenever the database is free (:meth:`judge.storage.Store.record_outbound`) and
-forgets them. Values are absolute (attempts so far, not "one more"), so copying one twice, as
+forgets them. A mark names its row by id and Message-ID, so a database restored from a backup
+(where ids are given again to other mail) is never confused by an old mark. Values are absolute (attempts so far, not "one more"), so copying one twice, as
 after a crash between the two steps, changes nothing.
 
 States: ``sending`` (written just before the SMTP transaction; found at start-up, the message may
@@ -21,8 +22,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS marks (
+CREATE TABLE IF NOT EXISTS marks (  -- one per outbox row the sender has news of
     id INTEGER PRIMARY KEY,          -- outbox.id in the judge's database
+    message_id TEXT NOT NULL,        -- outbox.message_id: a mark never applies to another row
     state TEXT NOT NULL,             -- sending | sent | pending | failed
     attempts INTEGER NOT NULL,
     last_error TEXT,
@@ -31,7 +33,7 @@ CREATE TABLE IF NOT EXISTS marks (
     sent TEXT
 )
 """
-FIELDS = ("id", "state", "attempts", "last_error", "next_attempt", "failure", "sent")
+FIELDS = ("id", "message_id", "state", "attempts", "last_error", "next_attempt", "failure", "sent")
 
 
 def ledger_path(database: str | Path) -> str:

@@ -153,7 +153,7 @@ class Sender:
         rows = self.store.due_outbound(BATCH, now, skip)
         for row in rows:
             mark = marks.get(row["id"])
-            if mark is None:
+            if mark is None or mark["message_id"] != row["message_id"]:
                 continue
             row.update(attempts=mark["attempts"], last_error=mark["last_error"],
                        next_attempt=mark["next_attempt"])
@@ -167,7 +167,7 @@ class Sender:
         now = self.clock()
         sending = state == "sending"
         self.ledger.put({
-            "id": row["id"], "state": state,
+            "id": row["id"], "message_id": row["message_id"], "state": state,
             "attempts": row["attempts"] + (0 if sending else 1),
             "last_error": row.get("last_error") if error is None else error[:500],
             "next_attempt": iso(next_attempt) if next_attempt else row["next_attempt"],
@@ -176,16 +176,16 @@ class Sender:
     def _fold(self) -> None:
         """Copy the ledger's settled outcomes into the outbox table when the database is free
         (else later: the ledger keeps them)."""
-        marks = [m for m in self.ledger.marks().values() if m["state"] != "sending"]
+        marks = list(self.ledger.marks().values())
         if not marks:
             return
         try:
             with self.store.busy_timeout(FOLD_WAIT):
-                self.store.record_outbound(marks)
+                stale = self.store.record_outbound(marks)
         except sqlite3.OperationalError as exc:
             log.debug("outbox: %d outcome(s) wait for the database: %s", len(marks), exc)
             return
-        self.ledger.drop(m["id"] for m in marks)
+        self.ledger.drop([m["id"] for m in marks if m["state"] != "sending"] + stale)
 
     def _failed(self, row: dict, f: Failure, quiet: bool = False) -> None:
         o = self.cfg.outbound
