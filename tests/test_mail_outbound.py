@@ -323,3 +323,54 @@ def test_sent_is_recorded_while_the_worker_holds_the_database(tmp_path):
         assert len(sink.messages) == 3
     finally:
         sink.stop()
+
+
+def test_many_refused_recipients_in_one_session_never_hold_the_rest(mail_servers, smtp_sink,
+                                                                    tmp_path):
+    """Postfix refuses each of 25 bad addresses (501) in one session (a server may also drop
+    a session after too many errors): the good messages after them go in the same flush."""
+    env = mail_servers
+    sender, outbox, store = make(tmp_path, mode="smtp", host=env["MAILTEST_HOST"],
+                                 port=int(env["MAILTEST_SMTP_PORT"]), starttls=True,
+                                 user="judge", password="secret",
+                                 ca_file=env["MAILTEST_CA_FILE"])
+    domain = unique("many")
+    bad = [queue_help(outbox, f"p{i}@{domain}..test") for i in range(25)]
+    good = [queue_help(outbox, f"ok{i}@{domain}.test") for i in range(2)]
+    assert sender.flush() == 2
+    for i, to in enumerate(["ok0", "ok1"]):
+        smtp_sink.wait(lambda m, to=to: m.rcpt == f"{to}@{domain}.test")
+        assert state(store, good[i])["state"] == "sent"
+    failed = [state(store, i) for i in bad]
+    assert all(r["state"] in ("failed", "pending") for r in failed)
+    assert sum(r["failure"] == "permanent" and "501" in r["last_error"] for r in failed) >= 20
+
+
+def test_a_session_the_server_closed_is_replaced_without_a_failure(tmp_path):
+    """A server that hangs up after every message (as after an idle timeout): each next
+    message goes on a new session, none counted as failed."""
+    import asyncio
+
+    from aiosmtpd.controller import Controller
+
+    got: list[str] = []
+
+    class HangUp:
+        async def handle_DATA(self, server, session, envelope):
+            got.extend(envelope.rcpt_tos)
+            asyncio.get_running_loop().call_soon(server.transport.close)
+            return "250 OK"
+
+    port = free_port()
+    c = Controller(HangUp(), hostname="127.0.0.1", port=port)
+    c.start()
+    try:
+        sender, outbox, store = make(tmp_path, mode="smtp", host="127.0.0.1", port=port,
+                                     starttls=False)
+        ids = [queue_help(outbox, f"p{i}@players.test") for i in range(3)]
+        assert sender.flush() == 3
+        assert got == [f"p{i}@players.test" for i in range(3)]
+        assert [(state(store, i)["attempts"], state(store, i)["last_error"]) for i in ids] \
+            == [(1, None)] * 3
+    finally:
+        c.stop()

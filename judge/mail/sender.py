@@ -268,6 +268,7 @@ class Sender:
     def _to_smtp(self, rows: list[dict]) -> int:
         o = self.cfg.outbound
         smtp: smtplib.SMTP | None = None
+        used = False  # the session has carried a message (a server may drop it after errors)
         done = 0
         try:
             for i, row in enumerate(rows):
@@ -275,17 +276,29 @@ class Sender:
                     for addr in (row["rcpt"], row["mail_from"]):
                         if problem := address_problem(addr):
                             raise BadAddress(f"bad address {addr!r}: {problem}")
-                    if smtp is None:
+                    for fresh in (False, True):
+                        if smtp is None:
+                            try:
+                                smtp, used = self._connect(), False
+                            except Exception as exc:  # noqa: BLE001 - the server's failure
+                                log.warning("SMTP: cannot connect to %s:%s: %s (%d message(s) "
+                                            "wait)", o.host, o.port, exc, len(rows) - i)
+                                for later in rows[i:]:
+                                    self._failed(later, Failure(f"connect: {exc}", False),
+                                                 quiet=True)
+                                return done
                         try:
-                            smtp = self._connect()
-                        except Exception as exc:  # noqa: BLE001 - the server, not a message
-                            log.warning("SMTP: cannot connect to %s:%s: %s (%d message(s) "
-                                        "wait)", o.host, o.port, exc, len(rows) - i)
-                            for later in rows[i:]:
-                                self._failed(later, Failure(f"connect: {exc}", False),
-                                             quiet=True)
-                            return done
-                    self._send_one(smtp, row)
+                            self._send_one(smtp, row)
+                            break
+                        except smtplib.SMTPServerDisconnected:
+                            _close(smtp)
+                            smtp = None
+                            if fresh or not used:
+                                raise
+                            # the server closed a session it had used (idle, error limit):
+                            # once more on a new one
+                        finally:
+                            used = True
                 except Exception as exc:  # noqa: BLE001 - this row's failure, not the loop's
                     f = classify(exc)
                     if not isinstance(exc, OSError | smtplib.SMTPException | UnicodeError
