@@ -39,6 +39,7 @@ from judge.storage import Store, iso, now_utc, parse_iso
 log = logging.getLogger("judge.sender")
 
 BATCH = 200
+MAX_PER_FLUSH = 20_000  # the rest wait for the next flush (a few seconds later)
 FOLD_WAIT = 0.2  # seconds the sender waits for the database lock to copy its ledger over
 
 
@@ -130,7 +131,7 @@ class Sender:
         tried: set[int] = set()
         self._fold()
         try:
-            while rows := self._due(tried):
+            while len(tried) < MAX_PER_FLUSH and (rows := self._due(tried)):
                 tried.update(r["id"] for r in rows)
                 if self.cfg.outbound.mode == "maildir":
                     sent += self._to_maildir(rows)
