@@ -86,8 +86,11 @@ class OutboundConfig(Section):
     maildir: str = "outgoing"
     ca_file: str = ""
     timeout: Seconds = 30.0
-    max_attempts: Annotated[int, Meta(ge=1)] = 50  # then the message stays in the outbox, failed
     retry_seconds: Seconds = 5.0  # first retry after this; doubles up to 15 minutes
+    # temporary failures (no connection, 4xx) are retried this long, then the message stays
+    # in the outbox marked failed (permanent ones, 5xx, at once)
+    give_up_hours: Annotated[float, Meta(gt=0)] = 48.0
+    max_attempts: Annotated[int, Meta(ge=0)] = 0  # give up after this many as well (0: no limit)
 
 
 AtLeastOne = Annotated[int, Meta(ge=1)]

@@ -20,7 +20,7 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -246,10 +246,16 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX games_master_created ON games(master_address COLLATE NOCASE, created);
     """,
+    # 6: why the sender gave a message up (judge/mail/sender.py): 'permanent' (the address or
+    # the server refused it for good) or 'expired' (temporary failures for longer than
+    # [outbound] give_up_hours); NULL while it is pending or once sent
+    """
+    ALTER TABLE outbox ADD COLUMN failure TEXT;
+    """,
 ]
 
 
-BUSY_TIMEOUT_MS = 60_000
+BUSY_TIMEOUT_MS = 60_000  # a connection waits this long for another one's write lock
 
 
 def _store_message(store: Store, raw: bytes, source: str, mail_from: str | None) -> None:
@@ -368,8 +374,7 @@ class Store:
         if self.path == ":memory:":
             return store()
         deadline = time.monotonic() + self.SPOOL_WAIT
-        self.db.execute("PRAGMA busy_timeout = 0")
-        try:
+        with self.busy_timeout(0):
             while True:
                 try:
                     return store()
@@ -379,8 +384,6 @@ class Store:
                     if time.monotonic() >= deadline:
                         break
                     time.sleep(0.01)
-        finally:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         self._spool(raw, source, mail_from)
         return 0
 
@@ -479,9 +482,15 @@ class Store:
                        (rcpt, iso(since)))
         return int(row["n"]) if row else 0
 
-    def due_outbound(self, limit: int = 200) -> list[dict]:
-        return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ? "
-                        "ORDER BY id LIMIT ?", (iso(now_utc()), limit))
+    def due_outbound(self, limit: int = 200, now: datetime | None = None,
+                     skip: Iterable[int] = ()) -> list[dict]:
+        """Pending messages whose next attempt is due, oldest first, except the ids in
+        ``skip`` (the sender's own records that the database does not hold yet)."""
+        skip = sorted(set(skip))
+        not_in = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ?"
+                        f"{not_in} ORDER BY id LIMIT ?",
+                        (iso(now or now_utc()), *skip, limit))
 
     def next_outbound_due(self) -> datetime | None:
         row = self.one("SELECT min(next_attempt) AS t FROM outbox WHERE state = 'pending'")
@@ -497,6 +506,36 @@ class Store:
                      "next_attempt = ?, state = ? WHERE id = ?",
                      (error[:500], iso(next_attempt), "failed" if final else "pending",
                       outbox_id))
+
+    def record_outbound(self, outcomes: list[dict]) -> list[int]:
+        """Write the sender's outcomes (``id, message_id, state, attempts, last_error,
+        next_attempt, failure, sent``: absolute values, so writing one twice changes nothing)
+        in one transaction; a row already sent or given up stays as it is, and ``sending``
+        (in flight) is not written. Returns the ids of outcomes whose row is not pending (or
+        is another message now): there is nothing left for them to say."""
+        stale = []
+        with self.transaction():
+            for o in outcomes:
+                row = self.one("SELECT state, message_id FROM outbox WHERE id = ?", (o["id"],))
+                if not row or row["state"] != "pending" or row["message_id"] != o["message_id"]:
+                    stale.append(o["id"])
+                elif o["state"] != "sending":
+                    self.execute(
+                        "UPDATE outbox SET state = ?, attempts = ?, last_error = ?, "
+                        "next_attempt = ?, failure = ?, sent = ? WHERE id = ?",
+                        (o["state"], o["attempts"], (o["last_error"] or "")[:500] or None,
+                         o["next_attempt"], o["failure"], o["sent"], o["id"]))
+        return stale
+
+    @contextlib.contextmanager
+    def busy_timeout(self, seconds: float) -> Iterator[None]:
+        """Wait at most ``seconds`` for another connection's write lock inside the block
+        (sqlite3.OperationalError 'database is locked' after that)."""
+        self.db.conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     # ----------------------------------------------------------------- audit
     def audit(self, *, command: str, outcome: str, inbox_id: int | None = None,

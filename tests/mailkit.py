@@ -62,9 +62,11 @@ class Got:
 
 
 class Sink:
-    """aiosmtpd capturing every message (thread-safe list of Got)."""
+    """aiosmtpd capturing every message (thread-safe list of Got). ``smtputf8`` offers
+    SMTPUTF8; ``rcpt_reply(address)`` may return a reply refusing that recipient ("550 ...")."""
 
-    def __init__(self, port: int, host: str = "127.0.0.1") -> None:
+    def __init__(self, port: int, host: str = "127.0.0.1", smtputf8: bool = False,
+                 rcpt_reply: Callable[[str], str | None] | None = None) -> None:
         from aiosmtpd.controller import Controller
 
         self.messages: list[Got] = []
@@ -72,6 +74,15 @@ class Sink:
         sink = self
 
         class Handler:
+            async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                                  options: list[str]) -> str:
+                refusal = rcpt_reply(address) if rcpt_reply else None
+                if refusal:
+                    return refusal
+                envelope.rcpt_tos.append(address)
+                envelope.rcpt_options.extend(options)
+                return "250 OK"
+
             async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
                 raw = envelope.original_content or envelope.content
                 with sink.lock:
@@ -79,7 +90,8 @@ class Sink:
                         sink.messages.append(Got(raw, rcpt))
                 return "250 OK"
 
-        self.controller = Controller(Handler(), hostname=host, port=port)
+        self.controller = Controller(Handler(), hostname=host, port=port,
+                                     enable_SMTPUTF8=smtputf8)
 
     def start(self) -> None:
         self.controller.start()
