@@ -62,8 +62,9 @@ def test_check_refuses_a_bad_config_and_tries_nothing(tmp_path):
     p = write_config(tmp_path, '[outbund]\nmode = "smtp"\n')
     out = check(p)
     assert out.returncode == 2
-    assert out.stdout == f"FAIL  config: {p} line 1: [outbund]: unknown section (this judge " \
-                         "reads [judge], [intake], [outbound], [log])\n"
+    assert out.stdout.startswith(f"FAIL  config: {p} line 1: [outbund]: unknown section (this "
+                                 "judge reads [judge], [intake], [outbound], ")
+    assert out.stdout.count("\n") == 1  # nothing else was tried
 
 
 def test_check_says_when_the_receiver_port_is_taken(tmp_path):
