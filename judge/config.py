@@ -80,6 +80,12 @@ class Config:
     default_settle: str = "5m"
     # an HTTPS endpoint of the deployment that handles RFC 8058 one-click unsubscribes
     unsubscribe_url: str = ""
+    # the reply policy (docs/operating.md, "Security"): a reply quotes at most this many
+    # lines of the mail it answers, is cut at this size, and one address gets at most this
+    # many replies an hour (then one notice, then silence until the hour has passed)
+    reply_quote_lines: int = 20
+    reply_max_bytes: int = 200_000
+    replies_per_hour: int = 30
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
     base_dir: Path = field(default_factory=Path.cwd)

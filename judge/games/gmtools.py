@@ -219,11 +219,22 @@ def _observe(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     address = ses.inbound.sender
     if any(p["address"].lower() == address.lower() for p in actor.s.players(game["id"])):
         raise GameError(f"you play in game {game['name']}: you already receive its reports")
-    if O.observe(actor.s, game, address, now):
-        return (f"You observe game {game['name']}: you will receive its public reports"
-                f"{' and broadcast press' if S.load(game)['observerpress'] else ''}. "
-                f"UNOBSERVE {game['name']} stops them.", "text", None)
-    return f"You already observe game {game['name']}.", "text", None
+    if O.observes(actor.s, game, address):
+        return f"You already observe game {game['name']}.", "text", None
+    token = O.request(actor.s, game, address, now, ses.inbox_id)  # double opt-in
+    if token is None:
+        return (f"A confirmation request to observe game {game['name']} was sent to "
+                f"{address} less than a day ago: answer it to receive the game's reports.",
+                "text", None)
+    return (f"To receive game {game['name']}'s public reports"
+            f"{' and broadcast press' if S.load(game)['observerpress'] else ''} at {address}, "
+            f"confirm: reply to this mail, or send CONFIRM {token}. Nothing is sent to this "
+            f"address until then; the request expires in {O.CONFIRM_DAYS} days. If you did "
+            "not ask for this, ignore this mail.", "text", None)
+
+
+def _confirm(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    return O.confirm(actor.s, cmd.args[0], now), "text", None
 
 
 def _unobserve(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
@@ -596,7 +607,7 @@ def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
 
 
 _HANDLERS = {
-    "SET": _set, "PRESS": _press, "BROADCAST": _press, "OBSERVE": _observe,
+    "SET": _set, "PRESS": _press, "BROADCAST": _press, "OBSERVE": _observe, "CONFIRM": _confirm,
     "UNOBSERVE": _unobserve, "DRAW": _draw, "NODRAW": _draw, "CONCEDE": _draw,
     "NOCONCEDE": _draw, "LIST": _list_game, "HISTORY": _history, "SUMMARY": _summary,
     "WHOIS": _whois, "TAKEOVER": _takeover, "PROCESS": _process, "PREVIEW": _preview,
