@@ -4,6 +4,8 @@ HISTORY with press only for those who could see it, SUMMARY, WHOIS."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from gmkit import FakeClock, LiveJudge, addr, gm_addr, hold_all, new_game, orders, subj, to
 from mailkit import POWERS
@@ -89,7 +91,9 @@ def test_observers_list_headers_and_queries(judge):
     new_game(judge, g, ["REMINDER OFF", "LIST dip-ob1@players.test"])
     judge.send("watcher@players.test", f"OBSERVE {g}")
     out = judge.pump()
-    assert "You observe game ob1" in out[0].flat
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", out[0].flat).group(1)  # double opt-in
+    judge.send("watcher@players.test", f"CONFIRM {code}")
+    assert "watcher@players.test now observes game ob1" in judge.pump()[0].flat
     judge.send(addr(g, "FRANCE"), f"OBSERVE {g}")
     assert "you already receive its reports" in judge.pump()[0].flat
 

@@ -128,7 +128,7 @@ def test_confirm_code_works_from_anywhere_once_and_only_within_its_week(judge):
     new_game(judge)
     watcher = "watcher@players.test"
     [request] = judge.send(watcher, "OBSERVE g1")
-    code = re.search(r"CONFIRM ([0-9a-f]{16})", request.body).group(1)
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", request.flat).group(1)
     [bad] = judge.send(watcher, "CONFIRM 0000000000000000")
     assert bad.subject.startswith("[ERROR]") and "not a confirmation code" in bad.flat
     [ok] = judge.send("watcher.phone@players.test", f"CONFIRM {code}")
@@ -142,7 +142,7 @@ def test_an_auto_submitted_unsubscribe_is_honoured_silently(judge):
     new_game(judge)
     watcher = "watcher@players.test"
     [request] = judge.send(watcher, "OBSERVE g1")
-    code = re.search(r"CONFIRM ([0-9a-f]{16})", request.body).group(1)
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", request.flat).group(1)
     judge.send(watcher, f"CONFIRM {code}")
     assert observers(judge) == [watcher]
     sent = judge.send(watcher, "", subject="UNOBSERVE g1", Auto_Submitted="auto-generated")
