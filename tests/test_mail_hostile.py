@@ -297,3 +297,21 @@ def test_a_legacy_key_still_makes_a_redelivery_a_duplicate(judge):
     judge.store.store_inbound("<old@p.test>", raw, "test")  # stored before the new keys
     judge.run()
     assert judge.deliver(b"Received: from relay2\r\n" + raw) == []
+
+
+def test_a_player_resending_the_orders_the_judge_showed_is_still_answered(judge):
+    """The copied-text check counts the judge's prose only: order lines as the judge shows
+    them are what a player may well send again, in a reply to that very mail."""
+    new_game(judge, start=True)
+    france = "france@players.test"
+    orders = ["A PAR S A MAR - BUR", "A MAR S A PAR - BUR", "F BRE S A PAR - PIC"]
+    [first] = [m for m in judge.send(france, "SIGNON FRANCE g1 pw-france\n" + "\n".join(orders))
+               if m.rcpt == france]
+    shown = [x.strip() for x in first.body.splitlines() if x.strip() in orders]
+    assert len(shown) == 3  # the judge showed them as written
+    again = "SIGNON FRANCE g1 pw-france\n" + "\n".join(shown) + "\n\nOrders for France " \
+            "in game g1, as I meant them:\n" + "\n".join(f"> {x}" for x in first.body.splitlines())
+    sent = judge.deliver(compose(france, judge.cfg.address, again, subject="Re: orders",
+                                 In_Reply_To=first["Message-ID"]))
+    assert [m.rcpt for m in sent] == [france]
+    assert "Orders for France in game g1" in sent[0].flat

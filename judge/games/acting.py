@@ -130,7 +130,7 @@ class Actor:
                 self.s, inbound.lines, inbound.in_reply_to, inbound.references):
             inbound.ignore_reason = "the judge's own mail copied back unquoted"
         if inbound.ignore_reason:
-            self._unobserve_silently(inbound)
+            self._unobserve_silently(inbound, row["id"])
             self.s.audit(command="(message)", outcome=f"not answered: {inbound.ignore_reason}",
                          inbox_id=row["id"], address=inbound.sender)
             return "ignored", inbound.ignore_reason
@@ -220,7 +220,7 @@ class Actor:
             return subject
         return commands
 
-    def _unobserve_silently(self, inbound: Inbound) -> None:
+    def _unobserve_silently(self, inbound: Inbound, inbox_id: int) -> None:
         """An unsubscribe that is not to be answered (an auto-submitted List-Unsubscribe
         mail) is still honoured; the judge's own text coming back is not read at all."""
         if not inbound.sender or "judge" in inbound.ignore_reason:
@@ -230,7 +230,7 @@ class Actor:
             game = self.s.game(cmds[0].args[0])
             if game is not None and observers.unobserve(self.s, game, inbound.sender):
                 self.s.audit(command=cmds[0].masked, outcome="ok: unobserved (not answered)",
-                             inbox_id=None, address=inbound.sender, game=game["name"])
+                             inbox_id=inbox_id, address=inbound.sender, game=game["name"])
 
     def _apologise(self, row: dict) -> None:
         """The judge failed on this mail: tell the sender that nothing was changed."""

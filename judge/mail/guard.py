@@ -23,7 +23,18 @@ from judge.storage import Store, iso
 HOUR = timedelta(hours=1)
 ECHO_CHARS = 200  # one quoted line is cut to this many characters
 _COPIED_MIN = 3  # lines of the judge's mail repeated unquoted, at least
-_LONG = 20  # only lines this long count (a short order line may well be typed again)
+_LONG = 16  # only lines this long count
+
+
+def _prose(lines: list[str]) -> list[str]:
+    """The lines that are the judge's prose: long, with lowercase letters (never an order
+    line, which the judge writes in capitals and a player may well send again)."""
+    out = []
+    for line in lines:
+        text = line.strip()
+        if len(text) >= _LONG and any(c.islower() for c in text):
+            out.append(text)
+    return out
 
 
 def reply_gate(s: Store, address: str, now: datetime, per_hour: int) -> str:
@@ -43,7 +54,7 @@ def reply_gate(s: Store, address: str, now: datetime, per_hour: int) -> str:
 def copies_judge_mail(s: Store, lines: list[str], in_reply_to: str,
                       references: list[str]) -> bool:
     """The mail answers one of the judge's own mails and repeats its text unquoted."""
-    mine = [x.strip() for x in lines if len(x.strip()) >= _LONG]
+    mine = _prose(lines)
     if len(mine) < _COPIED_MIN:
         return False
     ids = [m for m in dict.fromkeys([in_reply_to, *references[-10:]]) if m]
@@ -54,7 +65,7 @@ def copies_judge_mail(s: Store, lines: list[str], in_reply_to: str,
     marks = ",".join("?" * len(ids))
     for row in s.all(f"SELECT raw FROM outbox WHERE message_id IN ({marks}) LIMIT 10", ids):
         msg, _ = parse_safely(bytes(row["raw"]))
-        theirs = {x.strip() for x in body_text(msg).splitlines() if len(x.strip()) >= _LONG}
+        theirs = set(_prose(body_text(msg).splitlines()))
         copied = sum(1 for x in mine if x in theirs)
         if copied >= _COPIED_MIN and copied * 2 >= len(mine):
             return True
