@@ -233,9 +233,10 @@ MIGRATIONS: list[str] = [
         token TEXT PRIMARY KEY,
         game_id INTEGER NOT NULL REFERENCES games(id),
         address TEXT NOT NULL COLLATE NOCASE,
+        role TEXT NOT NULL DEFAULT 'observer', -- observer | list (the game's mailing list)
         requested TEXT NOT NULL,         -- UTC, the request expires after a week
         inbox_id INTEGER,                -- the OBSERVE mail
-        message_id TEXT                  -- the reply that asks for confirmation
+        message_id TEXT                  -- the mail that asks for confirmation
     );
     CREATE INDEX observer_requests_message ON observer_requests(message_id);
     CREATE INDEX outbox_message_id ON outbox(message_id);

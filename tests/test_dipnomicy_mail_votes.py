@@ -319,6 +319,10 @@ def test_observers_and_the_games_list_receive_the_public_reports(tmp_path):
     g.reply(GM, "CREATE obs sgpass VARIANT dipnomicy", "new")
     r = g.reply(GM, "MASTER obs sgpass\nSET LIST obs-list@lists.test", "list")
     assert not r.subject.startswith("[ERROR]"), r.body
+    [ask] = [m for m in g.mail if m.rcpt == "obs-list@lists.test"]  # double opt-in
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", ask.flat).group(1)
+    r = g.reply("owner@lists.test", f"CONFIRM {code}", "confirm")
+    assert "is now the mailing list of game obs" in r.flat, r.body
     g.start()
     r = g.reply("watcher@players.test", "OBSERVE obs", "observe")
     assert not r.subject.startswith("[ERROR]"), r.body

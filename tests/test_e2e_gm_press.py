@@ -89,6 +89,11 @@ def test_grey_press_gm_reads_all_and_no_press(judge):
 def test_observers_list_headers_and_queries(judge):
     g = "ob1"
     new_game(judge, g, ["REMINDER OFF", "LIST dip-ob1@players.test"])
+    # the list address confirms before it receives anything (double opt-in)
+    [ask] = judge.sink.for_rcpt("dip-ob1@players.test")
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", ask.flat).group(1)
+    judge.send("owner@players.test", f"CONFIRM {code}")
+    assert "is now the mailing list of game ob1" in judge.pump()[0].flat
     judge.send("watcher@players.test", f"OBSERVE {g}")
     out = judge.pump()
     code = re.search(r"CONFIRM ([0-9a-f]{16})", out[0].flat).group(1)  # double opt-in

@@ -315,3 +315,34 @@ def test_a_player_resending_the_orders_the_judge_showed_is_still_answered(judge)
                                  In_Reply_To=first["Message-ID"]))
     assert [m.rcpt for m in sent] == [france]
     assert "Orders for France in game g1" in sent[0].flat
+
+
+def test_a_hostile_master_cannot_make_a_stranger_the_games_list(judge):
+    """SET LIST names any address: it gets one confirmation request a day, whatever number
+    of games name it, and no report until someone there confirms."""
+    for name in ("g1", "g2", "g3"):
+        sent = judge.send(ATTACKER, f"CREATE {name} masterpw\nSET LIST {VICTIM}\nOPEN")
+        assert "confirmation request has been sent" in sent[0].flat or \
+            "was asked less than a day ago" in sent[0].flat
+        if name == "g1":
+            [ask] = to(sent, VICTIM)
+            assert "Nothing is sent here unless someone at this address confirms" in ask.flat
+        else:
+            assert to(sent, VICTIM) == []
+    for p in POWERS:
+        judge.send(f"{p.lower()}@players.test", f"SIGNON {p} g1 pw-{p.lower()}")
+    got = judge.send(ATTACKER, "MASTER g1 masterpw\nSTART")
+    assert to(got, "france@players.test") and to(got, VICTIM) == []
+    got = judge.send(ATTACKER, "MASTER g1 masterpw\nPROCESS")
+    assert to(got, "france@players.test") and to(got, VICTIM) == []
+
+    # the list's owner confirms; then its reports carry the way out, and UNOBSERVE works
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", ask.flat).group(1)
+    [ok] = judge.send("owner@innocent.test", f"CONFIRM {code}")
+    assert "is now the mailing list of game g1" in ok.flat
+    got = judge.send(ATTACKER, "MASTER g1 masterpw\nPROCESS")
+    [report] = to(got, VICTIM)
+    assert "subject=UNOBSERVE%20g1" in report["List-Unsubscribe"]
+    judge.deliver(compose(VICTIM, judge.cfg.address, "", subject="UNOBSERVE g1"))
+    got = judge.send(ATTACKER, "MASTER g1 masterpw\nPROCESS")
+    assert to(got, "france@players.test") and to(got, VICTIM) == []

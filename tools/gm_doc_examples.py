@@ -98,16 +98,19 @@ def main() -> None:
 | `GMPRESS` | `ON`/`OFF`: the master receives and can read all press; players are told | `OFF` |
 | `OBSERVERPRESS` | `ON`/`OFF`: observers receive broadcast press | `OFF` |
 | `DRAW` | `ALL` (all survivors) or `SUBSET` (a vote may name some survivors) | `ALL` |
-| `LIST` | an address, or `OFF`: a mailing list that receives every public report | none |
+| `LIST` | an address, or `OFF`: a mailing list that receives every public report, once it confirms (`CONFIRM <code>` from the mail the judge sends it) | none |
 | `ANONYMOUS` | `ON`/`OFF`: `WHOIS` and `LIST <game>` hide players' addresses | `OFF` |
 | `ABSENCE` | a duration: the longest absence a player may declare | `14d` |
 | `MOVEMENT`, `RETREAT`, `ADJUSTMENT` | a duration: that phase length, from the next phase | `CREATE`'s |
 
 """, end="")
-    example(doc, gm, "new game", "CREATE spring26 s3cret DEADLINES 48h 24h 24h\n"
+    out = example(doc, gm, "new game", "CREATE spring26 s3cret DEADLINES 48h 24h 24h\n"
             "SET ZONE Europe/Paris\nSET TIME 18:00\nSET DAYS MON-FRI\nSET GRACE 1d\n"
             "SET REMINDER 12h\nSET SETTLE 10m\nSET PRESS BOTH\nSET LIST dip-spring26@example.net\n"
             "SET MISSED WATT\nOPEN")
+    code = [m for m in out if m.rcpt == "dip-spring26@example.net"][0].flat.split(
+        "CONFIRM ")[1].split()[0]
+    doc.send("owner@example.net", f"CONFIRM {code}", "confirm")  # the list's double opt-in
     for p in POWERS:
         doc.send(addr[p], f"SIGNON {p} spring26 pw-{p.lower()}", "join")
     doc.send(gm, "MASTER spring26 s3cret\nSTART", "start")

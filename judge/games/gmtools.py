@@ -147,6 +147,8 @@ def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
                 f"{reports.duration(parse_duration(cmd.args[1]) or 0)} (from the next phase "
                 "on; DEADLINE changes the current one).", "text", None)
     name, value = S.parse_setting(key, cmd.args[1:])
+    if name == "list" and value and value.lower() != (S.load(game)["list"] or "").lower():
+        return _list_request(actor, ses, game, value, now)
     stored = json.loads(game.get("settings") or "{}")
     stored[name] = value
     s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(stored), game["id"]))
@@ -231,6 +233,34 @@ def _observe(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             f"confirm: reply to this mail, or send CONFIRM {token}. Nothing is sent to this "
             f"address until then; the request expires in {O.CONFIRM_DAYS} days. If you did "
             "not ask for this, ignore this mail.", "text", None)
+
+
+def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
+                  now: datetime) -> Reply:
+    """SET LIST <address>: the list receives reports once it confirms (double opt-in), so a
+    master cannot make the judge mail a stranger."""
+    token = O.request(actor.s, game, address, now, ses.inbox_id, role="list")
+    if token is None:
+        return (f"Game {game['name']}: {address} was asked less than a day ago to confirm "
+                "that it takes a game's reports; it becomes the game's list once it answers.",
+                "text", None)
+
+    def send() -> None:
+        from email.utils import make_msgid
+
+        mid = make_msgid(domain=actor.cfg.domain)
+        actor.outbox.queue(kind="notice", to=address,
+                           subject=f"Confirm: reports of Diplomacy game {game['name']}",
+                           template="list_confirm.txt.j2",
+                           context={"game": game["name"], "token": token,
+                                    "days": O.CONFIRM_DAYS}, game_id=game["id"],
+                           message_id=mid)
+        O.request_sent(actor.s, token, mid)
+
+    ses.later.append(send)
+    return (f"Game {game['name']}: a confirmation request has been sent to {address}; it "
+            "becomes the game's mailing list once someone there sends back the code in it "
+            f"(within {O.CONFIRM_DAYS} days).", "text", None)
 
 
 def _confirm(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:

@@ -6,10 +6,14 @@ Observing is double opt-in, as on every mailing list: ``OBSERVE <game>`` only re
 request with a random token, sent in the reply; the address becomes an observer when it
 answers that reply or sends ``CONFIRM <token>`` within CONFIRM_DAYS. So nobody can subscribe
 someone else (a forged From gets that address one confirmation request a day, no reports).
+The game's mailing list (``SET LIST <address>``, a master's setting) is confirmed the same
+way: the list address is sent one request (at most one a day, whichever game asks), and
+receives reports only once someone there sends the code back.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -77,12 +81,22 @@ def observe(s: Store, game: dict, address: str, now: datetime) -> bool:
 
 
 def unobserve(s: Store, game: dict, address: str) -> bool:
-    """Stop observing; also withdraws unanswered requests (True when either was there)."""
+    """Stop observing (or, from the game's list address, stop the list); also withdraws
+    unanswered requests. True when any was there."""
     cur = s.execute("DELETE FROM observers WHERE game_id = ? AND address = ?",
                     (game["id"], address))
     pending = s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ?",
                         (game["id"], address))
-    return bool(cur.rowcount or pending.rowcount)
+    was_list = (S.load(game)["list"] or "").lower() == address.lower()
+    if was_list:
+        _set_list(s, game, "")
+    return bool(cur.rowcount or pending.rowcount or was_list)
+
+
+def _set_list(s: Store, game: dict, address: str) -> None:
+    stored = json.loads(game.get("settings") or "{}")
+    stored["list"] = address
+    s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(stored), game["id"]))
 
 
 def observes(s: Store, game: dict, address: str) -> bool:
@@ -90,35 +104,52 @@ def observes(s: Store, game: dict, address: str) -> bool:
                  (game["id"], address)) is not None
 
 
-def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None
-            ) -> str | None:
-    """A new confirmation token for ``address`` to observe ``game``; None when one was sent
-    to it less than RESEND_AFTER ago (the forged-sender case must not flood anyone)."""
+def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None,
+            role: str = "observer") -> str | None:
+    """A new confirmation token for ``address`` to observe ``game`` (or be its list); None
+    when one was sent to it less than RESEND_AFTER ago (for this game; for a list, for any
+    game): the forged-sender and hostile-master cases must not flood anyone."""
     if game["status"] == "finished":
         raise G.GameError(f"game {game['name']} has ended: there is nothing left to observe")
-    recent = s.one("SELECT 1 AS x FROM observer_requests WHERE game_id = ? AND address = ? "
-                   "AND requested >= ?", (game["id"], address, iso(now - RESEND_AFTER)))
+    if role == "list":
+        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role = 'list' AND "
+                       "address = ? AND requested >= ?", (address, iso(now - RESEND_AFTER)))
+    else:
+        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE game_id = ? AND "
+                       "address = ? AND role = ? AND requested >= ?",
+                       (game["id"], address, role, iso(now - RESEND_AFTER)))
     if recent is not None:
         return None
     token = secrets.token_hex(8)
-    s.execute("INSERT INTO observer_requests (token, game_id, address, requested, inbox_id) "
-              "VALUES (?, ?, ?, ?, ?)", (token, game["id"], address, iso(now), inbox_id))
+    s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
+              "inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
+              (token, game["id"], address, role, iso(now), inbox_id))
     return token
+
+
+def request_sent(s: Store, token: str, message_id: str) -> None:
+    s.execute("UPDATE observer_requests SET message_id = ? WHERE token = ?",
+              (message_id, token))
 
 
 def requests_sent(s: Store, inbox_id: int, message_id: str) -> None:
     """The requests made by mail ``inbox_id`` went out in the reply ``message_id``."""
     s.execute("UPDATE observer_requests SET message_id = ? WHERE inbox_id = ? AND "
-              "message_id IS NULL", (message_id, inbox_id))
+              "message_id IS NULL AND role = 'observer'", (message_id, inbox_id))
 
 
 def _take(s: Store, row: dict, now: datetime) -> str:
     game = s.game_by_id(row["game_id"])
     assert game is not None
-    s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ?",
-              (game["id"], row["address"]))
+    s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ? AND role = ?",
+              (game["id"], row["address"], row["role"]))
     if game["status"] == "finished":
         return f"Game {game['name']} has ended meanwhile: there is nothing left to observe."
+    if row["role"] == "list":
+        _set_list(s, game, row["address"])
+        return (f"Confirmed: {row['address']} is now the mailing list of game {game['name']} "
+                f"and receives its public reports. UNOBSERVE {game['name']} from that address "
+                "stops them.")
     observe(s, game, row["address"], now)
     return (f"Confirmed: {row['address']} now observes game {game['name']} and receives its "
             f"public reports. UNOBSERVE {game['name']} stops them.")
