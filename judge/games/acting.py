@@ -214,7 +214,8 @@ class Actor:
         subject = parse_lines([_base_subject(ib.subject)])
         name = subject[0].name if subject else ""
         if name in ("UNOBSERVE", "CONFIRM") and all(c.name != name for c in commands):
-            return subject + [c for c in commands if c.name != "ORDER"]
+            plain = all(c.name == "ORDER" for c in commands)  # text, not commands
+            return subject + ([] if plain else commands)
         if not commands and not ses.items and name and name not in (
                 "ORDER", "SIGNON", "JOIN", "MASTER", "CREATE"):
             return subject
