@@ -1,4 +1,12 @@
-"""Building the judge's outgoing mail: every body is a Jinja2 template in ``templates/``."""
+"""Building the judge's outgoing mail: every body is a Jinja2 template in ``templates/``.
+
+The MIME is built by hand on the compat32 policy (what every existing mail, test and Maildir
+file was written with), and every header value the judge copies from a sender is cleaned
+first (:func:`clean_header`, :func:`clean_msgid`): compat32 folds a value at its spaces, and
+the cleaning leaves no word it cannot fold under RFC 5322's 998 characters. (The standard
+library's ``EmailMessage`` with ``policy.SMTP`` would fold too, but would change the bytes of
+every mail the judge sends for no further gain.)
+"""
 
 from __future__ import annotations
 
