@@ -346,3 +346,22 @@ def test_a_hostile_master_cannot_make_a_stranger_the_games_list(judge):
     judge.deliver(compose(VICTIM, judge.cfg.address, "", subject="UNOBSERVE g1"))
     got = judge.send(ATTACKER, "MASTER g1 masterpw\nPROCESS")
     assert to(got, "france@players.test") and to(got, VICTIM) == []
+
+
+def test_replies_resume_an_hour_after_the_final_notice(tmp_path):
+    from datetime import timedelta
+
+    from judge.storage import iso, now_utc, parse_iso
+
+    judge = InProcessJudge(tmp_path, replies_per_hour=2)
+    got = [m for i in range(4) for m in judge.send("busy@players.test", "LIST",
+                                                    subject=f"n{i}")]
+    assert [m.subject.startswith("[LIMIT]") for m in got] == [False, False, True]
+    assert judge.send("busy@players.test", "LIST") == []
+    assert judge.inbox_states()[-1] == "done"  # still carried out, only not answered
+    for row in judge.store.all("SELECT id, created FROM outbox"):  # an hour and a bit later
+        judge.store.execute("UPDATE outbox SET created = ? WHERE id = ?",
+                            (iso(parse_iso(row["created"]) - timedelta(minutes=61)), row["id"]))
+    assert parse_iso(judge.store.one("SELECT max(created) AS t FROM outbox")["t"]) < now_utc()
+    [again] = judge.send("busy@players.test", "LIST")
+    assert "No games yet" in again.flat

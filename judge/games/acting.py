@@ -178,8 +178,10 @@ class Actor:
                context: dict, attachments: list[Attachment] | None = None,
                message_id: str = "") -> bool:
         """Queue a reply to the author unless the address has had its replies for this hour
-        (guard.reply_gate): then the one final notice, or nothing. True when it was queued."""
-        now = self.clock()
+        (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
+        The hour is real time, like the outbox's ``created`` it is counted on (the judge's
+        injectable clock is game time)."""
+        now = now_utc()
         gate = guard.reply_gate(self.s, inbound.sender, now, self.cfg.replies_per_hour)
         if gate == "reply":
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
