@@ -208,7 +208,7 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
         _text_part(msg, body)
     msg["MIME-Version"] = "1.0"
     msg["From"] = formataddr((clean_header(from_name, 100), from_addr))
-    msg["To"] = clean_header(to, MSGID_CHARS)
+    msg["To"] = clean_header(to, 900)
     msg["Subject"] = _encoded(clean_header(subject))
     msg["Date"] = format_datetime(now_utc())
     message_id = message_id or make_msgid(domain=domain)
