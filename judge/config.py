@@ -127,6 +127,12 @@ class Config(Section):
     default_settle: Delay = "5m"
     # an HTTPS endpoint of the deployment that handles RFC 8058 one-click unsubscribes
     unsubscribe_url: str = ""
+    # the reply policy (docs/operating.md, "Security"): a reply quotes at most this many
+    # lines of the mail it answers, is cut at this size, and one address gets at most this
+    # many replies an hour (then one notice, then silence until the hour has passed)
+    reply_quote_lines: AtLeastOne = 20
+    reply_max_bytes: AtLeastOne = 200_000
+    replies_per_hour: AtLeastOne = 30
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)

@@ -227,7 +227,7 @@ MIGRATIONS: list[str] = [
         at TEXT NOT NULL
     )
     """,
-    # 8: guessing passwords (judge/games/auth.py): each wrong password for a power or a
+    # 6: guessing passwords (judge/games/auth.py): each wrong password for a power or a
     # game's master (scope "<game id>:<POWER>" or "<game id>:MASTER"), and the locks that
     # too many of them set; games created per address per day are counted on games itself
     """
@@ -246,11 +246,29 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX games_master_created ON games(master_address COLLATE NOCASE, created);
     """,
-    # 6: why the sender gave a message up (judge/mail/sender.py): 'permanent' (the address or
+    # 7: why the sender gave a message up (judge/mail/sender.py): 'permanent' (the address or
     # the server refused it for good) or 'expired' (temporary failures for longer than
     # [outbound] give_up_hours); NULL while it is pending or once sent
     """
     ALTER TABLE outbox ADD COLUMN failure TEXT;
+    """,
+    # 8: the inbound policy (docs/operating.md, "Security"): OBSERVE waits until the address
+    # confirms (double opt-in: the token it was sent, or a reply to the request's Message-ID);
+    # the judge's own Message-IDs (a mail that references one and copies its text is a loop)
+    # and the replies to one address in the last hour (the ceiling) are found by index
+    """
+    CREATE TABLE observer_requests (
+        token TEXT PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        address TEXT NOT NULL COLLATE NOCASE,
+        role TEXT NOT NULL DEFAULT 'observer', -- observer | list (the game's mailing list)
+        requested TEXT NOT NULL,         -- UTC, the request expires after a week
+        inbox_id INTEGER,                -- the OBSERVE mail
+        message_id TEXT                  -- the mail that asks for confirmation
+    );
+    CREATE INDEX observer_requests_message ON observer_requests(message_id);
+    CREATE INDEX outbox_message_id ON outbox(message_id);
+    CREATE INDEX outbox_rcpt_nocase ON outbox(rcpt COLLATE NOCASE, created);
     """,
 ]
 
@@ -275,6 +293,20 @@ def iso(dt: datetime) -> str:
 def parse_iso(text: str) -> datetime:
     dt = datetime.fromisoformat(text)
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def content_hash(raw: bytes) -> str:
+    """A hash of what the author wrote: the From, Subject and Date lines and the body."""
+    end = raw.find(b"\r\n\r\n")
+    cut = end + 4 if end >= 0 else raw.find(b"\n\n") + 2
+    head, body = (raw[:cut], raw[cut:]) if cut > 1 else (raw, b"")
+    h = hashlib.sha256()
+    for line in head.replace(b"\r\n", b"\n").split(b"\n"):
+        if line[:5].lower() in (b"from:", b"date:") or line[:8].lower() == b"subject:":
+            h.update(line.strip() + b"\n")
+    h.update(b"\n")
+    h.update(body.replace(b"\r\n", b"\n"))
+    return h.hexdigest()[:32]
 
 
 class Store:
@@ -342,9 +374,13 @@ class Store:
     # ----------------------------------------------------------------- inbox
     @staticmethod
     def message_key(message_id: str | None, raw: bytes) -> str:
+        """The key that makes a delivery a duplicate: the Message-ID with a hash of what the
+        author wrote (From, Subject, Date and the body; not the trace headers that differ
+        between two deliveries of one mail), so a different mail that reuses a Message-ID is
+        kept as a mail of its own. Without a Message-ID: a hash of the bytes."""
         mid = (message_id or "").strip()
         if mid:
-            return mid
+            return f"{mid[:300]} {content_hash(raw)}"
         return "sha256:" + hashlib.sha256(raw).hexdigest()
 
     def store_inbound(self, key: str, raw: bytes, source: str,

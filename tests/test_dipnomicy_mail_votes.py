@@ -5,6 +5,8 @@ the game's start: 5 to 7 players, countries drawn from the game's seed."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from dipkit import GM, DipGame, cheap_passwords, labels, play_turn_with_votes, proposal  # noqa: F401 (fixture)
 
@@ -321,13 +323,23 @@ def test_observers_and_the_games_list_receive_the_public_reports(tmp_path):
     g.reply(GM, "CREATE obs sgpass VARIANT dipnomicy", "new")
     r = g.reply(GM, "MASTER obs sgpass\nSET LIST obs-list@lists.test", "list")
     assert not r.subject.startswith("[ERROR]"), r.body
+    [ask] = [m for m in g.mail if m.rcpt == "obs-list@lists.test"]  # double opt-in
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", ask.flat).group(1)
+    r = g.reply("owner@lists.test", f"CONFIRM {code}", "confirm")
+    assert "is now the mailing list of game obs" in r.flat, r.body
     g.start()
     r = g.reply("watcher@players.test", "OBSERVE obs", "observe")
     assert not r.subject.startswith("[ERROR]"), r.body
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", r.flat).group(1)  # double opt-in
+    r = g.reply("watcher@players.test", f"CONFIRM {code}", "confirm")
+    assert "now observes game obs" in r.flat, r.body
     got = g.to_deadline()
     report = g.published(got, "move report, turn 1")
     assert {"watcher@players.test", "obs-list@lists.test"} <= set(report)
     for address in ("watcher@players.test", "obs-list@lists.test"):
         mail = report[address]
-        assert mail.body == report[GM].body
+        # an observer's copy ends with how to stop it (docs/operating.md, "Security")
+        body, _, footer = mail.body.partition("\nYou receive this because you observe")
+        assert body == report[GM].body
+        assert bool(footer) == (address == "watcher@players.test")
         assert "obs" in mail["List-Id"] and "UNOBSERVE" in mail["List-Unsubscribe"]

@@ -4,6 +4,8 @@ HISTORY with press only for those who could see it, SUMMARY, WHOIS."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from gmkit import FakeClock, LiveJudge, addr, gm_addr, hold_all, new_game, orders, subj, to
 from mailkit import POWERS
@@ -87,9 +89,16 @@ def test_grey_press_gm_reads_all_and_no_press(judge):
 def test_observers_list_headers_and_queries(judge):
     g = "ob1"
     new_game(judge, g, ["REMINDER OFF", "LIST dip-ob1@players.test"])
+    # the list address confirms before it receives anything (double opt-in)
+    [ask] = judge.sink.for_rcpt("dip-ob1@players.test")
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", ask.flat).group(1)
+    judge.send("owner@players.test", f"CONFIRM {code}")
+    assert "is now the mailing list of game ob1" in judge.pump()[0].flat
     judge.send("watcher@players.test", f"OBSERVE {g}")
     out = judge.pump()
-    assert "You observe game ob1" in out[0].flat
+    code = re.search(r"CONFIRM ([0-9a-f]{16})", out[0].flat).group(1)  # double opt-in
+    judge.send("watcher@players.test", f"CONFIRM {code}")
+    assert "watcher@players.test now observes game ob1" in judge.pump()[0].flat
     judge.send(addr(g, "FRANCE"), f"OBSERVE {g}")
     assert "you already receive its reports" in judge.pump()[0].flat
 

@@ -221,9 +221,11 @@ def test_stray_line_gets_a_specific_error_and_changes_nothing(judge):
     assert "No games yet" in reply.flat  # the good command still ran
 
 
-def test_reply_to_header_is_answered(judge):
+def test_reply_goes_to_the_author_never_to_reply_to(judge):
+    """Anyone can write any Reply-To: the judge answers the From address only
+    (docs/operating.md, "Security")."""
     sent = judge.send(ALICE, "HELP", Reply_To="alice.home@players.test")
-    assert only_reply(sent, "alice.home@players.test")
+    assert only_reply(sent, ALICE)
 
 
 def test_an_internal_error_is_answered_and_changes_nothing(judge, monkeypatch):

@@ -98,16 +98,19 @@ def main() -> None:
 | `GMPRESS` | `ON`/`OFF`: the master receives and can read all press; players are told | `OFF` |
 | `OBSERVERPRESS` | `ON`/`OFF`: observers receive broadcast press | `OFF` |
 | `DRAW` | `ALL` (all survivors) or `SUBSET` (a vote may name some survivors) | `ALL` |
-| `LIST` | an address, or `OFF`: a mailing list that receives every public report | none |
+| `LIST` | an address, or `OFF`: a mailing list that receives every public report, once it confirms (`CONFIRM <code>` from the mail the judge sends it) | none |
 | `ANONYMOUS` | `ON`/`OFF`: `WHOIS` and `LIST <game>` hide players' addresses | `OFF` |
 | `ABSENCE` | a duration: the longest absence a player may declare | `14d` |
 | `MOVEMENT`, `RETREAT`, `ADJUSTMENT` | a duration: that phase length, from the next phase | `CREATE`'s |
 
 """, end="")
-    example(doc, gm, "new game", "CREATE spring26 s3cret DEADLINES 48h 24h 24h\n"
+    out = example(doc, gm, "new game", "CREATE spring26 s3cret DEADLINES 48h 24h 24h\n"
             "SET ZONE Europe/Paris\nSET TIME 18:00\nSET DAYS MON-FRI\nSET GRACE 1d\n"
             "SET REMINDER 12h\nSET SETTLE 10m\nSET PRESS BOTH\nSET LIST dip-spring26@example.net\n"
             "SET MISSED WATT\nOPEN")
+    code = [m for m in out if m.rcpt == "dip-spring26@example.net"][0].flat.split(
+        "CONFIRM ")[1].split()[0]
+    doc.send("owner@example.net", f"CONFIRM {code}", "confirm")  # the list's double opt-in
     for p in POWERS:
         doc.send(addr[p], f"SIGNON {p} spring26 pw-{p.lower()}", "join")
     doc.send(gm, "MASTER spring26 s3cret\nSTART", "start")
@@ -142,11 +145,23 @@ archived and shown by `HISTORY` to those who could see it. The master may send p
             "Peace in our time.\nENDPRESS", also=["press from an anonymous power"])
     print("## OBSERVE and UNOBSERVE\n")
     print("""Anyone may observe a game: observers receive its public reports and notices (and broadcast
-press in an `OBSERVERPRESS ON` game). Every report carries `List-Unsubscribe`, whose mailto
-sends `UNOBSERVE <game>`.
+press in an `OBSERVERPRESS ON` game). Observing is double opt-in, as on every mailing list:
+`OBSERVE <game>` only asks. The reply carries a confirmation code; the address observes once
+it answers that reply (what the answer says does not matter) or sends `CONFIRM <code>`, within
+7 days. Until then nothing is sent to it, so nobody can make the judge mail someone else's
+address; a repeated `OBSERVE` within a day sends no new code. `CONFIRM <code>` may come from
+any address: the code was only ever mailed to the one that asked.
+
+Every report an observer receives ends with how to stop it, and carries `List-Unsubscribe`,
+whose mailto sends `UNOBSERVE <game>` in the subject: the judge acts on `UNOBSERVE` (and
+`CONFIRM`) in the subject whatever the mail program writes in the body, and honours it, without
+a reply, even in a mail marked `Auto-Submitted`. `UNOBSERVE` also withdraws a request not yet
+confirmed.
 
 """, end="")
-    example(doc, "watcher@example.com", "observe", "OBSERVE spring26")
+    out = example(doc, "watcher@example.com", "observe", "OBSERVE spring26")
+    code = out[0].flat.split("send CONFIRM ")[1].split(".")[0]
+    example(doc, "watcher@example.com", "confirm", f"CONFIRM {code}")
     example(doc, "watcher2@example.com", "unobserve", "UNOBSERVE spring26")
     print("## DRAW, NODRAW, CONCEDE, NOCONCEDE (players)\n")
     print("""A draw vote is secret: nobody is told of it until every survivor has voted for the same draw,

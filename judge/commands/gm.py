@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "BROADCAST": ("BROADCAST", "BROADCAST [GREY|WHITE], then the message, then ENDPRESS"),
     "OBSERVE": ("OBSERVE", "OBSERVE <game>"),
     "UNOBSERVE": ("UNOBSERVE", "UNOBSERVE <game>"),
+    "CONFIRM": ("CONFIRM", "CONFIRM <code>"),
     "DRAW": ("DRAW", "DRAW [<power> <power> ...]"),
     "NODRAW": ("NODRAW", "NODRAW"),
     "CONCEDE": ("CONCEDE", "CONCEDE <power>"),
@@ -52,6 +53,8 @@ def check(name: str, args: list[str]) -> str:
         return f"{name} takes no arguments"
     if name in ("OBSERVE", "UNOBSERVE", "SUMMARY") and n != 1:
         return f"{name} needs one game name"
+    if name == "CONFIRM" and n != 1:
+        return "CONFIRM needs the code from the judge's confirmation request"
     if name == "HISTORY" and not 1 <= n <= 3:
         return "HISTORY needs a game name and at most two phases"
     if name == "HISTORY":

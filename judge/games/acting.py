@@ -13,16 +13,18 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from email.utils import make_msgid
 from typing import Any
 
 from judge import reports
 from judge.commands.parse import PASSWORD_COMMANDS, Command, parse_duration, parse_lines
 from judge.config import Config
-from judge.games import deadlines, drivers, gmtools, plugins
+from judge.games import deadlines, drivers, gmtools, observers, plugins
 from judge.games import game as G
 from judge.games.game import GameError, WrongPassword
 from judge.games.mapcmd import map_command
 from judge.games.settings import zone
+from judge.mail import guard
 from judge.mail.compose import Attachment, deadline_text
 from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
@@ -181,19 +183,17 @@ class Actor:
         if row["size"] > self.cfg.max_message_bytes:
             return self._refuse_oversized(row)
         inbound = read_message(raw, row["mail_from"], self.cfg.address)
+        if not inbound.ignore_reason and guard.copies_judge_mail(
+                self.s, inbound.lines, inbound.in_reply_to, inbound.references):
+            inbound.ignore_reason = "the judge's own mail copied back unquoted"
         if inbound.ignore_reason:
+            self._unobserve_silently(inbound, row["id"])
             self.s.audit(command="(message)", outcome=f"not answered: {inbound.ignore_reason}",
                          inbox_id=row["id"], address=inbound.sender)
             return "ignored", inbound.ignore_reason
         session = _Session(inbound, row["id"])
-        commands = parse_lines(inbound.lines)
-        from_subject = parse_lines([_base_subject(inbound.subject)])
-        self._password_lines = [(c.line, c.masked) for c in commands + from_subject if c.hide]
-        # an empty body: a command in the subject ("HELP") will do, never one with a password
-        if not commands and from_subject and from_subject[0].name != "ORDER" and not (
-                from_subject[0].name in PASSWORD_COMMANDS or from_subject[0].hide):
-            commands = from_subject
-        if not commands:
+        commands = self._commands(session)
+        if not commands and not session.items:
             session.say(None, "This mail holds no commands. Write one command per line in the "
                         "body of a plain-text mail; send HELP for the list.", error=True)
         cap = self.cfg.limits.commands_per_mail
@@ -216,16 +216,21 @@ class Actor:
                             or "your mail to the judge")
         if session.errors:
             subject = "[ERROR] " + subject
-        self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
-                          template="reply.txt.j2",
-                          context={"items": session.items, "errors": session.errors,
-                                   "judge_name": self.cfg.name},
-                          inbox_id=row["id"], in_reply_to=inbound.message_id,
-                          references=inbound.references, attachments=session.attachments)
+        items, omitted = guard.bound_items(session.items, self.cfg.reply_quote_lines)
+        message_id = make_msgid(domain=self.cfg.domain)
+        answered = self._reply(row, inbound, subject=subject, template="reply.txt.j2",
+                               context={"items": items, "errors": session.errors,
+                                        "omitted": omitted,
+                                        "quote_lines": self.cfg.reply_quote_lines,
+                                        "judge_name": self.cfg.name},
+                               attachments=session.attachments, message_id=message_id)
+        if answered:  # a reply to this reply confirms the OBSERVE requests it carries
+            observers.requests_sent(self.s, row["id"], message_id)
         for queue in session.later:  # game mail after the reply
             queue()
         reports.queue_turns(self.outbox, self.s, turns)
-        return "done", f"{len(commands)} command(s), {session.errors} error(s)"
+        note = f"{len(commands)} command(s), {session.errors} error(s)"
+        return "done", note if answered else note + ", not answered: reply ceiling"
 
     LOOP_LIMIT = 10  # error-only replies to one address ...
     LOOP_WINDOW = timedelta(minutes=10)  # ... within this window; then silence
@@ -235,6 +240,71 @@ class Actor:
         since = self.clock() - self.LOOP_WINDOW
         return self.s.recent_error_replies(address, since) >= self.LOOP_LIMIT
 
+    def _reply(self, row: dict, inbound: Inbound, *, subject: str, template: str,
+               context: dict, attachments: list[Attachment] | None = None,
+               message_id: str = "") -> bool:
+        """Queue a reply to the author unless the address has had its replies for this hour
+        (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
+        The hour is real time, like the outbox's ``created`` it is counted on (the judge's
+        injectable clock is game time)."""
+        now = now_utc()
+        gate = guard.reply_gate(self.s, inbound.sender, now, self.cfg.replies_per_hour)
+        if gate == "reply":
+            self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
+                              template=template, context=context, inbox_id=row["id"],
+                              in_reply_to=inbound.message_id, references=inbound.references,
+                              attachments=attachments, message_id=message_id)
+            return True
+        if gate == "final":
+            self.outbox.queue(kind="limit", to=inbound.sender,
+                              subject="[LIMIT] Replies to you are paused for an hour",
+                              template="reply_limit.txt.j2",
+                              context={"limit": self.cfg.replies_per_hour,
+                                       "until": now + guard.HOUR},
+                              inbox_id=row["id"], in_reply_to=inbound.message_id,
+                              references=inbound.references)
+        self.s.audit(command="(message)", outcome=f"not answered: reply ceiling ({gate})",
+                     inbox_id=row["id"], address=inbound.sender)
+        return False
+
+    def _commands(self, ses: _Session) -> list[Command]:
+        """The mail's commands. A reply to an OBSERVE confirmation request confirms it
+        (double opt-in), whatever it says; a subject UNOBSERVE or CONFIRM (what a
+        List-Unsubscribe mailto sends) is acted on whatever the mail program put in the
+        body; a mail with an empty body may hold its command in the subject ("HELP")."""
+        ib = ses.inbound
+        commands = parse_lines(ib.lines)
+        for text in observers.confirm_by_reply(self.s, [ib.in_reply_to, *ib.references],
+                                               ib.sender, self.clock()):
+            ses.say(None, text)
+        if ses.items and all(c.name == "ORDER" for c in commands):
+            commands = []
+        subject = parse_lines([_base_subject(ib.subject)])
+        # every password the mail carries, body or subject, is masked wherever it is echoed
+        self._password_lines = [(c.line, c.masked) for c in commands + subject if c.hide]
+        name = subject[0].name if subject else ""
+        if name in ("UNOBSERVE", "CONFIRM") and all(c.name != name for c in commands):
+            plain = all(c.name == "ORDER" for c in commands)  # text, not commands
+            return subject + ([] if plain else commands)
+        # an empty body: a command in the subject ("HELP") will do, never one with a password
+        if not commands and not ses.items and name and name not in (
+                "ORDER", "SIGNON", "JOIN", "MASTER", "CREATE") and not (
+                name in PASSWORD_COMMANDS or subject[0].hide):
+            return subject
+        return commands
+
+    def _unobserve_silently(self, inbound: Inbound, inbox_id: int) -> None:
+        """An unsubscribe that is not to be answered (an auto-submitted List-Unsubscribe
+        mail) is still honoured; the judge's own text coming back is not read at all."""
+        if not inbound.sender or "judge" in inbound.ignore_reason:
+            return
+        cmds = parse_lines([_base_subject(inbound.subject)])
+        if cmds and cmds[0].name == "UNOBSERVE" and not cmds[0].error:
+            game = self.s.game(cmds[0].args[0])
+            if game is not None and observers.unobserve(self.s, game, inbound.sender):
+                self.s.audit(command=cmds[0].masked, outcome="ok: unobserved (not answered)",
+                             inbox_id=inbox_id, address=inbound.sender, game=game["name"])
+
     def _apologise(self, row: dict) -> None:
         """The judge failed on this mail: tell the sender that nothing was changed."""
         try:
@@ -243,28 +313,28 @@ class Actor:
             return
         if inbound.ignore_reason or not inbound.sender:
             return
-        self.outbox.queue(kind="reply", to=inbound.sender,
-                          subject="[ERROR] Re: " + (_base_subject(inbound.subject)
-                                                    or "your mail"),
-                          template="internal_error.txt.j2", context={"ref": row["id"]},
-                          inbox_id=row["id"], in_reply_to=inbound.message_id,
-                          references=inbound.references)
+        self._reply(row, inbound,
+                    subject="[ERROR] Re: " + (_base_subject(inbound.subject) or "your mail"),
+                    template="internal_error.txt.j2", context={"ref": row["id"]})
 
     def _refuse_oversized(self, row: dict) -> tuple[str, str]:
         # read the headers only: the body may be huge
         raw: bytes = row["raw"]
         end = raw.find(b"\r\n\r\n")
         end = raw.find(b"\n\n") if end < 0 else end
-        head = raw[: end if end > 0 else 65536] + b"\r\n\r\n"
+        head = raw[: end if end > 0 else 65536][:262144] + b"\r\n\r\n"
         inbound = read_message(head, row["mail_from"], self.cfg.address)
         if inbound.ignore_reason or not inbound.sender:
             return "ignored", f"oversized and {inbound.ignore_reason or 'no sender'}"
+        if guard.answers_refusal(self.s, inbound.in_reply_to, inbound.references):
+            # an oversized answer to the judge's own size refusal: a responder sending the
+            # big mail back; it was told once
+            self.s.audit(command="(message)", outcome="not answered: oversized answer to a "
+                         "size refusal", inbox_id=row["id"], address=inbound.sender)
+            return "ignored", "oversized, answering the judge's size refusal"
         subject = "[ERROR] Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
-        self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
-                          template="refused_size.txt.j2",
-                          context={"size": row["size"], "limit": self.cfg.max_message_bytes},
-                          inbox_id=row["id"], in_reply_to=inbound.message_id,
-                          references=inbound.references)
+        self._reply(row, inbound, subject=subject, template="refused_size.txt.j2",
+                    context={"size": row["size"], "limit": self.cfg.max_message_bytes})
         self.s.audit(command="(message)", outcome=f"refused: {row['size']} bytes",
                      inbox_id=row["id"], address=inbound.sender)
         return "refused", f"{row['size']} bytes > {self.cfg.max_message_bytes}"

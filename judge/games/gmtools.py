@@ -148,6 +148,8 @@ def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
                 f"{reports.duration(parse_duration(cmd.args[1]) or 0)} (from the next phase "
                 "on; DEADLINE changes the current one).", "text", None)
     name, value = S.parse_setting(key, cmd.args[1:])
+    if name == "list" and value and value.lower() != (S.load(game)["list"] or "").lower():
+        return _list_request(actor, ses, game, value, now)
     stored = json.loads(game.get("settings") or "{}")
     stored[name] = value
     s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(stored), game["id"]))
@@ -220,11 +222,50 @@ def _observe(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     address = ses.inbound.sender
     if any(p["address"].lower() == address.lower() for p in actor.s.players(game["id"])):
         raise GameError(f"you play in game {game['name']}: you already receive its reports")
-    if O.observe(actor.s, game, address, now):
-        return (f"You observe game {game['name']}: you will receive its public reports"
-                f"{' and broadcast press' if S.load(game)['observerpress'] else ''}. "
-                f"UNOBSERVE {game['name']} stops them.", "text", None)
-    return f"You already observe game {game['name']}.", "text", None
+    if O.observes(actor.s, game, address):
+        return f"You already observe game {game['name']}.", "text", None
+    token = O.request(actor.s, game, address, now, ses.inbox_id)  # double opt-in
+    if token is None:
+        return (f"A confirmation request to observe game {game['name']} was sent to "
+                f"{address} less than a day ago: answer it to receive the game's reports.",
+                "text", None)
+    return (f"To receive game {game['name']}'s public reports"
+            f"{' and broadcast press' if S.load(game)['observerpress'] else ''} at {address}, "
+            f"confirm: reply to this mail, or send CONFIRM {token}. Nothing is sent to this "
+            f"address until then; the request expires in {O.CONFIRM_DAYS} days. If you did "
+            "not ask for this, ignore this mail.", "text", None)
+
+
+def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
+                  now: datetime) -> Reply:
+    """SET LIST <address>: the list receives reports once it confirms (double opt-in), so a
+    master cannot make the judge mail a stranger."""
+    token = O.request(actor.s, game, address, now, ses.inbox_id, role="list")
+    if token is None:
+        return (f"Game {game['name']}: {address} was asked less than a day ago to confirm "
+                "that it takes a game's reports; it becomes the game's list once it answers.",
+                "text", None)
+
+    def send() -> None:
+        from email.utils import make_msgid
+
+        mid = make_msgid(domain=actor.cfg.domain)
+        actor.outbox.queue(kind="notice", to=address,
+                           subject=f"Confirm: reports of Diplomacy game {game['name']}",
+                           template="list_confirm.txt.j2",
+                           context={"game": game["name"], "token": token,
+                                    "days": O.CONFIRM_DAYS}, game_id=game["id"],
+                           message_id=mid)
+        O.request_sent(actor.s, token, mid)
+
+    ses.later.append(send)
+    return (f"Game {game['name']}: a confirmation request has been sent to {address}; it "
+            "becomes the game's mailing list once someone there sends back the code in it "
+            f"(within {O.CONFIRM_DAYS} days).", "text", None)
+
+
+def _confirm(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+    return O.confirm(actor.s, cmd.args[0], now), "text", None
 
 
 def _unobserve(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
@@ -597,7 +638,7 @@ def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
 
 
 _HANDLERS = {
-    "SET": _set, "PRESS": _press, "BROADCAST": _press, "OBSERVE": _observe,
+    "SET": _set, "PRESS": _press, "BROADCAST": _press, "OBSERVE": _observe, "CONFIRM": _confirm,
     "UNOBSERVE": _unobserve, "DRAW": _draw, "NODRAW": _draw, "CONCEDE": _draw,
     "NOCONCEDE": _draw, "LIST": _list_game, "HISTORY": _history, "SUMMARY": _summary,
     "WHOIS": _whois, "TAKEOVER": _takeover, "PROCESS": _process, "PREVIEW": _preview,

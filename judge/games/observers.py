@@ -1,18 +1,31 @@
 """Who receives a game's public mail: players, the master, observers and the game's mailing list,
 and the list headers every report carries (RFC 2919 List-Id, RFC 2369 List-Unsubscribe, RFC
 8058 one-click List-Unsubscribe-Post when the deployment has an address that handles it).
+
+Observing is double opt-in, as on every mailing list: ``OBSERVE <game>`` only records a
+request with a random token, sent in the reply; the address becomes an observer when it
+answers that reply or sends ``CONFIRM <token>`` within CONFIRM_DAYS. So nobody can subscribe
+someone else (a forged From gets that address one confirmation request a day, no reports).
+The game's mailing list (``SET LIST <address>``, a master's setting) is confirmed the same
+way: the list address is sent one request (at most one a day, whichever game asks), and
+receives reports only once someone there sends the code back.
 """
 
 from __future__ import annotations
 
+import json
+import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from judge.games import game as G
 from judge.games import settings as S
 from judge.storage import Store, iso
+
+CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
+RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +81,99 @@ def observe(s: Store, game: dict, address: str, now: datetime) -> bool:
 
 
 def unobserve(s: Store, game: dict, address: str) -> bool:
+    """Stop observing (or, from the game's list address, stop the list); also withdraws
+    unanswered requests. True when any was there."""
     cur = s.execute("DELETE FROM observers WHERE game_id = ? AND address = ?",
                     (game["id"], address))
-    return bool(cur.rowcount)
+    pending = s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ?",
+                        (game["id"], address))
+    was_list = (S.load(game)["list"] or "").lower() == address.lower()
+    if was_list:
+        _set_list(s, game, "")
+    return bool(cur.rowcount or pending.rowcount or was_list)
+
+
+def _set_list(s: Store, game: dict, address: str) -> None:
+    stored = json.loads(game.get("settings") or "{}")
+    stored["list"] = address
+    s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(stored), game["id"]))
+
+
+def observes(s: Store, game: dict, address: str) -> bool:
+    return s.one("SELECT 1 AS x FROM observers WHERE game_id = ? AND address = ?",
+                 (game["id"], address)) is not None
+
+
+def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None,
+            role: str = "observer") -> str | None:
+    """A new confirmation token for ``address`` to observe ``game`` (or be its list); None
+    when one was sent to it less than RESEND_AFTER ago (for this game; for a list, for any
+    game): the forged-sender and hostile-master cases must not flood anyone."""
+    if game["status"] == "finished":
+        raise G.GameError(f"game {game['name']} has ended: there is nothing left to observe")
+    if role == "list":
+        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role = 'list' AND "
+                       "address = ? AND requested >= ?", (address, iso(now - RESEND_AFTER)))
+    else:
+        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE game_id = ? AND "
+                       "address = ? AND role = ? AND requested >= ?",
+                       (game["id"], address, role, iso(now - RESEND_AFTER)))
+    if recent is not None:
+        return None
+    token = secrets.token_hex(8)
+    s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
+              "inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
+              (token, game["id"], address, role, iso(now), inbox_id))
+    return token
+
+
+def request_sent(s: Store, token: str, message_id: str) -> None:
+    s.execute("UPDATE observer_requests SET message_id = ? WHERE token = ?",
+              (message_id, token))
+
+
+def requests_sent(s: Store, inbox_id: int, message_id: str) -> None:
+    """The requests made by mail ``inbox_id`` went out in the reply ``message_id``."""
+    s.execute("UPDATE observer_requests SET message_id = ? WHERE inbox_id = ? AND "
+              "message_id IS NULL AND role = 'observer'", (message_id, inbox_id))
+
+
+def _take(s: Store, row: dict, now: datetime) -> str:
+    game = s.game_by_id(row["game_id"])
+    assert game is not None
+    s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ? AND role = ?",
+              (game["id"], row["address"], row["role"]))
+    if game["status"] == "finished":
+        return f"Game {game['name']} has ended meanwhile: there is nothing left to observe."
+    if row["role"] == "list":
+        _set_list(s, game, row["address"])
+        return (f"Confirmed: {row['address']} is now the mailing list of game {game['name']} "
+                f"and receives its public reports. UNOBSERVE {game['name']} from that address "
+                "stops them.")
+    observe(s, game, row["address"], now)
+    return (f"Confirmed: {row['address']} now observes game {game['name']} and receives its "
+            f"public reports. UNOBSERVE {game['name']} stops them.")
+
+
+def confirm(s: Store, token: str, now: datetime) -> str:
+    """``CONFIRM <token>``: the request's address observes from now on (whoever sends the
+    token: only the address it was mailed to can know it)."""
+    row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ?",
+                (token.strip().lower(), iso(now - timedelta(days=CONFIRM_DAYS))))
+    if row is None:
+        raise G.GameError(f"{token!r} is not a confirmation code the judge sent in the last "
+                          f"{CONFIRM_DAYS} days; send OBSERVE <game> again")
+    return _take(s, row, now)
+
+
+def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime
+                     ) -> list[str]:
+    """A reply from ``address`` to a confirmation request confirms it; what was done."""
+    ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
+    if not ids or not address:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
+                 f"address = ? AND requested >= ?",
+                 (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
+    return [_take(s, row, now) for row in rows]

@@ -1,9 +1,19 @@
-"""Building the judge's outgoing mail: every body is a Jinja2 template in ``templates/``."""
+"""Building the judge's outgoing mail: every body is a Jinja2 template in ``templates/``.
+
+The MIME is built by hand on the compat32 policy (what every existing mail, test and Maildir
+file was written with), and every header value the judge copies from a sender is cleaned
+first (:func:`clean_header`, :func:`clean_msgid`): compat32 folds a value at its spaces, and
+the cleaning leaves no word it cannot fold under RFC 5322's 998 characters. (The standard
+library's ``EmailMessage`` with ``policy.SMTP`` would fold too, but would change the bytes of
+every mail the judge sends for no further gain.)
+"""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import quopri
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -87,6 +97,43 @@ def render(template: str, **context: object) -> str:
     return environment().get_template(template).render(**context)
 
 
+# ------------------------------------------------------------ header hygiene
+SUBJECT_CHARS = 200  # a Subject longer than this is cut (RFC 5322 asks for 78 a line, 998 max)
+MSGID_CHARS = 250  # a longer Message-ID cannot be folded under 998 and is dropped
+MAX_REFERENCES = 10
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MSGID = re.compile(r"<[^<>\s@]+@[^<>\s@]+>")
+
+
+def clean_header(value: str, limit: int = SUBJECT_CHARS) -> str:
+    """A header value safe to send: no control characters (NUL, CR, LF...), one space between
+    words, at most ``limit`` characters (cut with "...")."""
+    text = " ".join(_CONTROL.sub(" ", value or "").split())
+    if len(text) > limit:
+        text = text[: limit - 3].rstrip() + "..."
+    return text
+
+
+def clean_msgid(value: str) -> str:
+    """``<left@right>`` when ``value`` is one well-formed Message-ID of sane length, else ''."""
+    value = (value or "").strip()
+    return value if len(value) <= MSGID_CHARS and _MSGID.fullmatch(value) else ""
+
+
+def clean_references(values: list[str] | None) -> list[str]:
+    """The last MAX_REFERENCES well-formed Message-IDs of a References chain."""
+    return [m for m in (clean_msgid(v) for v in values or []) if m][-MAX_REFERENCES:]
+
+
+def marker(address: str) -> str:
+    """The judge's mark in every mail it writes (a header and, in replies, a body line): a
+    mail that carries it back unquoted is the judge's own text coming back (a loop)."""
+    return "JR-" + hashlib.sha256(address.strip().lower().encode()).hexdigest()[:10]
+
+
+MARKER_HEADER = "X-Judge-Mark"
+
+
 def _encoded(value: str) -> str:
     """A header value, RFC 2047-encoded when it is not plain ASCII."""
     try:
@@ -144,30 +191,38 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
                   domain: str, in_reply_to: str = "", references: list[str] | None = None,
                   auto: str = "auto-replied",
                   attachments: list[Attachment] | None = None,
-                  headers: dict[str, str] | None = None) -> tuple[bytes, str]:
+                  headers: dict[str, str] | None = None,
+                  message_id: str = "") -> tuple[bytes, str]:
     """An RFC 5322 message (bytes, CRLF) and its Message-ID; with ``attachments`` it is
-    multipart/mixed, otherwise a single text part as before."""
+    multipart/mixed, otherwise a single text part as before.
+
+    Every header value is cleaned (:func:`clean_header`): no control characters, a Subject of
+    at most SUBJECT_CHARS, only well-formed Message-IDs in In-Reply-To and References, so no
+    header line is longer than RFC 5322's 998 characters whatever the sender wrote."""
     if attachments:
         msg = _with_attachments(body, attachments)
     else:
         msg = Message()
         _text_part(msg, body)
     msg["MIME-Version"] = "1.0"
-    msg["From"] = formataddr((from_name, from_addr))
-    msg["To"] = to
-    msg["Subject"] = _encoded(subject)
+    msg["From"] = formataddr((clean_header(from_name, 100), from_addr))
+    msg["To"] = clean_header(to, 900)
+    msg["Subject"] = _encoded(clean_header(subject))
     msg["Date"] = format_datetime(now_utc())
-    message_id = make_msgid(domain=domain)
+    message_id = message_id or make_msgid(domain=domain)
     msg["Message-ID"] = message_id
+    in_reply_to = clean_msgid(in_reply_to)
+    refs = clean_references(references)
+    if in_reply_to and in_reply_to not in refs:
+        refs = (refs + [in_reply_to])[-MAX_REFERENCES:]
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
-        refs = list(references or [])
-        if in_reply_to not in refs:
-            refs.append(in_reply_to)
-        msg["References"] = " ".join(refs[-10:])
+    if refs:
+        msg["References"] = " ".join(refs)  # folded between the IDs
     msg["Auto-Submitted"] = auto  # RFC 3834: never answer this automatically
     msg["Precedence"] = "bulk" if auto == "auto-generated" else "auto_reply"
     msg["X-Auto-Response-Suppress"] = "All"
+    msg[MARKER_HEADER] = marker(from_addr)
     for name, value in (headers or {}).items():  # e.g. List-Id, List-Unsubscribe
-        msg[name] = _encoded(value)
+        msg[name] = _encoded(clean_header(value, 900))
     return msg.as_bytes(policy=_SMTP32), message_id

@@ -1,7 +1,8 @@
 """Intake: the built-in SMTP receiver (aiosmtpd) and the IMAP poller (imapclient).
 
-Both only STORE: each message is written whole to the inbox table (keyed by Message-ID, or a
-hash of the bytes when it has none) and then the actor is woken. The SMTP receiver answers
+Both only STORE: each message is written whole to the inbox table (keyed by Message-ID and a
+hash of what its author wrote, or a hash of the bytes when it has none: a second, different
+mail that reuses a Message-ID is kept and acted on) and then the actor is woken. The SMTP receiver answers
 ``250`` only after the message is committed; the IMAP poller flags a message ``$Judged`` (and
 moves it to the processed folder) only after it is committed, so a crash loses nothing and a
 message fetched twice is stored once.
@@ -21,26 +22,35 @@ from typing import Any
 
 from judge.check import connection_error
 from judge.config import Config
-from judge.storage import Store
+from judge.storage import Store, content_hash
 
 log = logging.getLogger("judge.intake")
 
 JUDGED = b"$Judged"
 
 
-def message_key(raw: bytes) -> str:
+def _message_id(raw: bytes) -> str:
     try:
         headers = BytesHeaderParser(policy=compat32).parsebytes(raw[:200_000], headersonly=True)
-        mid = str(headers.get("Message-ID") or "").strip()
+        return str(headers.get("Message-ID") or "").strip()
     except Exception:
-        mid = ""
-    return Store.message_key(mid, raw)
+        return ""
+
+
+def message_key(raw: bytes) -> str:
+    return Store.message_key(_message_id(raw), raw)
 
 
 def store_message(store: Store, raw: bytes, source: str, mail_from: str | None = None
                   ) -> int | None:
-    """Store one raw message; None when it was already stored (a duplicate)."""
-    return store.store_inbound(message_key(raw), raw, source, mail_from)
+    """Store one raw message; None when it was already stored (a duplicate: the same bytes,
+    or the same Message-ID with the same author's text)."""
+    mid = _message_id(raw)
+    if mid:  # stored before keys had the content hash: keyed by the bare Message-ID
+        old = store.one("SELECT raw FROM inbox WHERE key = ?", (mid,))
+        if old is not None and content_hash(bytes(old["raw"])) == content_hash(raw):
+            return None
+    return store.store_inbound(Store.message_key(mid, raw), raw, source, mail_from)
 
 
 # ------------------------------------------------------------ SMTP receiver

@@ -5,7 +5,13 @@
 * quoted replies (``> `` lines, "On ... wrote:", Outlook's "-----Original Message-----" and
   ``From:/Sent:`` blocks) and signatures (``-- ``, "Sent from my ...") are dropped;
 * auto-replies, bounces and list traffic are never answered (RFC 3834 ``Auto-Submitted``,
-  ``Precedence: bulk|junk|list``, ``List-Id``, the null sender, ``MAILER-DAEMON``, DSNs).
+  ``Precedence: bulk|junk|list``, ``List-Id``, the null sender, ``MAILER-DAEMON``, DSNs), nor
+  is the judge's own text coming back (its mark, :func:`judge.mail.compose.marker`, in the
+  headers or unquoted in the text);
+* the address answered is the author's (``From``, else the envelope sender), never
+  ``Reply-To``: anyone can write any Reply-To (docs/operating.md, "Security");
+* a message nested too deeply for the parser (about 1,000 multiparts) is read shallowly: its
+  headers and its first plain-text part.
 """
 
 from __future__ import annotations
@@ -16,17 +22,24 @@ import re
 from dataclasses import dataclass, field
 from email.header import Header, decode_header, make_header
 from email.message import Message
+from email.parser import BytesHeaderParser
+from email.policy import compat32
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
+
+from judge.mail.compose import MARKER_HEADER, clean_header, marker
 
 
 @dataclass(slots=True)
 class Inbound:
     message: Message
-    sender: str  # the address to answer ('' when none can be found)
-    subject: str
+    sender: str  # the author, the address answered: From, else the envelope sender
+    subject: str  # control characters removed
     message_id: str
     references: list[str]
+    in_reply_to: str = ""
+    reply_to: str = ""  # what the mail asked for; never answered (kept for the audit)
+    shallow: bool = False  # nested too deeply: only its first plain-text part was read
     lines: list[str] = field(default_factory=list)  # the command text, quotes/signature dropped
     ignore_reason: str = ""  # non-empty: never answer (auto-reply, bounce, list, loop)
 
@@ -35,6 +48,67 @@ def parse_bytes(raw: bytes) -> Message:
     """The message, parsed with the lenient and fast compat32 policy (headers decoded on
     demand by :func:`_header`)."""
     return email.message_from_bytes(raw)
+
+
+def parse_safely(raw: bytes) -> tuple[Message, bool]:
+    """:func:`parse_bytes`, or for a message nested too deeply for the parser's recursion a
+    shallow copy (True): the top headers and the first plain-text part found in the bytes."""
+    try:
+        return parse_bytes(raw), False
+    except RecursionError:
+        return _shallow(raw), True
+
+
+_BOUNDARY = re.compile(rb'boundary\s*=\s*"?([^";\r\n]+)"?', re.IGNORECASE)
+
+
+def _shallow(raw: bytes) -> Message:
+    head = BytesHeaderParser(policy=compat32).parsebytes(raw, headersonly=True)
+    msg = Message()
+    for name, value in head.items():
+        if not name.lower().startswith("content-"):
+            msg[name] = value
+    lines = raw.split(b"\n")
+    boundaries = {b"--" + m.group(1).strip() for m in _BOUNDARY.finditer(raw[:4_000_000])}
+    i, n = 0, len(lines)
+    while i < n:
+        if lines[i].rstrip(b"\r") not in boundaries:
+            i += 1
+            continue
+        j = i + 1
+        while j < n and lines[j].strip():
+            j += 1
+        part = BytesHeaderParser(policy=compat32).parsebytes(b"\n".join(lines[i + 1:j]) + b"\n\n")
+        if part.get_content_type() == "text/plain" and \
+                part.get_content_disposition() != "attachment":
+            k = j + 1
+            while k < n and lines[k].rstrip(b"\r").rstrip(b"-") not in boundaries:
+                k += 1
+            for name in ("Content-Type", "Content-Transfer-Encoding"):
+                if part[name]:
+                    msg[name] = part[name]
+            msg.set_payload(b"\n".join(lines[j + 1:k]).decode("ascii", "surrogateescape"))
+            return msg
+        i = j
+    msg["Content-Type"] = "text/plain"
+    msg.set_payload("")
+    return msg
+
+
+def _parts(msg: Message) -> list[Message]:
+    """The leaf parts, depth first, without recursion (``Message.walk`` recurses and fails
+    on deep nesting)."""
+    out: list[Message] = []
+    stack: list[Message] = [msg]
+    while stack:
+        part = stack.pop()
+        if part.is_multipart():
+            children = part.get_payload()
+            if isinstance(children, list):
+                stack.extend(c for c in reversed(children) if isinstance(c, Message))
+            continue
+        out.append(part)
+    return out
 
 
 def _header(msg: Message, name: str) -> str:
@@ -97,6 +171,8 @@ def ignore_reason(msg: Message, sender: str, mail_from: str | None, own_address:
         return f"automatic sender ({local})"
     if sender.lower() == own_address.lower():
         return "mail from the judge itself (loop)"
+    if _header(msg, MARKER_HEADER):
+        return "the judge's own mail sent back (its mark header)"
     return ""
 
 
@@ -168,9 +244,7 @@ def body_text(msg: Message) -> str:
     """The message's text: the first text/plain part, else the first text/html as text."""
     plain: Message | None = None
     markup: Message | None = None
-    for part in msg.walk():
-        if part.is_multipart():
-            continue
+    for part in _parts(msg):
         if part.get_content_disposition() == "attachment":
             continue
         ctype = part.get_content_type()
@@ -257,17 +331,21 @@ def command_lines(text: str) -> list[str]:
 
 
 def read_message(raw: bytes, mail_from: str | None, own_address: str) -> Inbound:
-    msg = parse_bytes(raw)
-    sender = _address(msg, "Reply-To") or _address(msg, "From")
-    if not sender and mail_from:
-        sender = mail_from
-    subject = _header(msg, "Subject")
+    msg, shallow = parse_safely(raw)
+    # the author, never Reply-To: a forged Reply-To must not make the judge mail a stranger
+    sender = _address(msg, "From")
+    if not sender and mail_from and mail_from.strip() not in ("", "<>"):
+        sender = mail_from.strip().strip("<>")
+    subject = clean_header(_header(msg, "Subject"), 1000)
     message_id = _header(msg, "Message-ID")
     refs = _header(msg, "References").split()
-    inbound = Inbound(msg, sender, subject, message_id, refs)
-    # From, not Reply-To, decides whether this is the judge's own mail
-    inbound.ignore_reason = ignore_reason(msg, _address(msg, "From") or sender, mail_from,
-                                          own_address)
+    in_reply_to = (_header(msg, "In-Reply-To").split() or [""])[0]
+    inbound = Inbound(msg, sender, subject, message_id, refs, in_reply_to=in_reply_to,
+                      reply_to=_address(msg, "Reply-To"), shallow=shallow)
+    inbound.ignore_reason = ignore_reason(msg, sender, mail_from, own_address)
     if not inbound.ignore_reason:
         inbound.lines = command_lines(body_text(msg))
+        mark = marker(own_address)
+        if any(mark in line for line in inbound.lines):
+            inbound.ignore_reason = "the judge's own text copied back unquoted (its mark)"
     return inbound
