@@ -157,6 +157,8 @@ def test_a_masked_base64_mail_still_reads_the_same(judge):
 def test_a_thousand_guesses_in_one_mail_check_only_the_first(judge):
     new_game(judge)
     judge.cfg.limits.commands_per_mail = 2000  # all of it is read
+    judge.cfg.reply_quote_lines = 2000  # and all of it is shown in the reply
+    judge.cfg.reply_max_bytes = 10_000_000
     guesses = "\n".join(f"SIGNON France g1 guess{i:04d}" for i in range(1000))
     r = reply_to(judge.send("attacker@evil.test", guesses + "\nSIGNON France g1 pw-france\n"
                             "A PAR - BUR"), "attacker@evil.test")
@@ -405,6 +407,7 @@ def test_passwords_per_mail_are_capped(judge):
     """Right passwords cost a deliberate hash each: a mail may carry only so many."""
     new_game(judge)
     most = judge.cfg.limits.passwords_per_mail
+    judge.cfg.reply_quote_lines = 100  # every line shown in the reply
     body = "\n".join(["SIGNON France g1 pw-france"] * (most + 5))
     r = reply_to(judge.send(addr("FRANCE"), body), addr("FRANCE"))
     assert r.flat.count("Signed on as France") == most
