@@ -27,7 +27,7 @@ from functools import lru_cache
 from xml.sax.saxutils import escape, quoteattr
 
 SVG_NS = "http://www.w3.org/2000/svg"
-SCALE = 1.0  # pixels per SVG unit of a mailed picture
+SCALE = 0.85  # pixels per SVG unit of a mailed picture
 COLOURS = 48  # palette size of a mailed PNG
 BOARD_LAYERS = ("ground", "labels")  # the same for every phase of a variant
 _TRANSLATE = re.compile(r"^\s*translate\(\s*([-\d.]+)[\s,]+([-\d.]+)\s*\)\s*$")
@@ -60,8 +60,8 @@ def png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
         if tag == "g" and child.get("class") not in BOARD_LAYERS:
             layers.append(child)
         elif tag not in ("defs", "title"):
-            board.append(_canon(child))
-    canvas = _board(width, height, "".join(board), scale).copy()
+            board.append(child)
+    canvas = _board(width, height, _board_text(svg, board), scale).copy()
     vector: list[str] = []
 
     def flush() -> None:
@@ -101,6 +101,20 @@ def png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
 
 
 # ------------------------------------------------------------------------------ the parts
+def _board_text(svg: str, board: list[ET.Element]) -> str:
+    """The board's markup: as written when :func:`~judge.render.svg.render_svg` wrote it
+    (background, then the board layers, just after the definitions: the text itself is the
+    cache key, no need to write it again), else rebuilt from the elements."""
+    start = svg.find("</defs>") + len("</defs>")
+    ends = [svg.find(f'<g class="{name}">', start) for name in BOARD_LAYERS]
+    end = svg.find('<g class="', max(ends) + 1) if min(ends) >= start else -1
+    if start >= len("</defs>") and end > 0:
+        text = svg[start:end]
+        if text.count("<g ") == len(BOARD_LAYERS) and len(board) == len(BOARD_LAYERS) + 1:
+            return text
+    return "".join(_canon(e) for e in board)
+
+
 def _tag(element: ET.Element) -> str:
     return element.tag.rpartition("}")[2]
 
@@ -200,13 +214,15 @@ def _rasterise(svg: str, scale: float):
 
 
 def _encode(image, colours: int | None) -> bytes:
+    """PNG bytes; with ``colours``, a palette of that many chosen from a quarter-size copy (as
+    good as from the whole picture for flat map colours, and a fraction of the time)."""
     from PIL import Image
 
     out = io.BytesIO()
+    flat = image.convert("RGB") if image.mode == "RGBA" else image  # the board is opaque
     if colours:
-        flat = image.convert("RGB") if image.mode == "RGBA" else image  # the board is opaque
-        flat.quantize(colours, method=Image.Quantize.FASTOCTREE).save(out, "PNG",
-                                                                       compress_level=6)
-    else:
-        image.save(out, "PNG", compress_level=6)
+        sample = flat.reduce(4) if min(flat.size) >= 256 else flat
+        palette = sample.quantize(colours, method=Image.Quantize.FASTOCTREE)
+        flat = flat.quantize(palette=palette, dither=Image.Dither.NONE)
+    flat.save(out, "PNG", compress_level=6)
     return out.getvalue()
