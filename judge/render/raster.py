@@ -68,7 +68,7 @@ def png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
         if vector:
             defs = f"<defs>{''.join(markers.values())}</defs>"
             overlay = _rasterise(_document(width, height, defs + "".join(vector)), scale)
-            canvas.alpha_composite(overlay)
+            canvas.paste(overlay, (0, 0), overlay)
             vector.clear()
 
     for layer in layers:
@@ -191,12 +191,13 @@ def _document(width: float, height: float, body: str,
 
 @lru_cache(maxsize=16)
 def _board(width: int, height: int, board: str, scale: float):
-    """The board layers, rasterised once per distinct board and scale."""
-    return _rasterise(_document(width, height, board), scale)
+    """The board layers, rasterised once per distinct board and scale (opaque: RGB)."""
+    return _rasterise(_document(width, height, board), scale).convert("RGB")
 
 
 def _paste(canvas, image, left: int, top: int) -> None:
-    """``image`` composited onto the opaque ``canvas`` at (left, top) (Pillow clips)."""
+    """``image`` (RGBA) composited onto the opaque ``canvas`` at (left, top): over an opaque
+    background, pasting through the image's own alpha is compositing (Pillow clips)."""
     canvas.paste(image, (left, top), image)
 
 
