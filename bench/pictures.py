@@ -1,15 +1,17 @@
 """Map pictures: the ways of making a report's picture, measured side by side.
 
-    .venv/bin/python bench/pictures.py [--phases N] [--warm N]
+    .venv/bin/python bench/pictures.py [--games N] [--warm N]
 
-Builds N random standard movement phases (22-34 units, every unit ordered, adjudicated), draws
-each as the report does (the board after the phase, the orders as arrows), and times each way
-of turning the SVG into an attachment, per picture: the median and 90th percentile of CPU time
-(``time.process_time``: steadier than the wall clock on a shared machine) and of wall time,
-and the median and largest size. The cached options are first warmed on ``--warm`` other
-phases (a judge serving many games soon has every sprite of a board); their first picture in
-a fresh process is reported as ``cold_ms``. The last line is one JSON object: the figures per
-option and the option the judge uses (``chosen``).
+Plays ``--games`` random standard games from the start (every unit a random legal order) and
+draws the first ten movement phases of each as the report does (the board after the phase,
+the orders as arrows); times each way of turning the SVG into an attachment, per picture: the
+median and 90th percentile of CPU time (``time.process_time``: steadier than the wall clock
+on a shared machine) and the median wall time, and the median and largest size. The cached
+options first draw ``--warm`` other games (a judge serving many games soon holds the common
+sprites); their first picture in a fresh process is ``cold_ms``. The chosen option is also
+measured on 30 phases of 22-34 units scattered anywhere with random orders (``_scattered``:
+the worst case for its caches). The last line is one JSON object: the figures per option and
+the option the judge uses (``chosen``).
 
 Options: cairosvg whole to full-colour PNG (the judge before this), resvg (``resvg-py``, when
 installed), cairosvg whole then a 48-colour palette (zlib level 6 or 9, full or 0.85 scale),
@@ -32,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judge.engine.position import Phase  # noqa: E402
+from judge.engine.position import Phase, Position  # noqa: E402
 from judge.engine.randomgame import random_orders, random_position  # noqa: E402
 from judge.render import raster  # noqa: E402
 from judge.render.svg import render_svg  # noqa: E402
@@ -42,16 +44,34 @@ VARIANT = get_variant("standard")
 BOARD = VARIANT.board
 
 
-def phase_svg(seed: int) -> str:
-    """A report's picture of one random standard movement phase."""
+def picture(before: Position, outcome) -> str:
+    """A report's picture: the board after the phase, the phase's orders as arrows."""
+    return render_svg("standard", VARIANT.write_position(outcome.position),
+                      [r.to_json() for r in outcome.results], title="bench Standard",
+                      supply_centres=BOARD.supply_centres, orders_of=str(before.phase))
+
+
+def game_svgs(seed: int, phases: int = 10) -> list[str]:
+    """The pictures of the first ``phases`` movement phases of a random game from the start
+    (every unit given a random legal order; retreats and builds left to the defaults)."""
+    rng, position, out = random.Random(seed), VARIANT.initial_position(), []
+    while len(out) < phases:
+        if position.phase.kind == "M":
+            outcome = VARIANT.adjudicate(position, random_orders(BOARD, position, rng))
+            out.append(picture(position, outcome))
+        else:
+            outcome = VARIANT.adjudicate(position, [])
+        position = outcome.position
+    return out
+
+
+def scattered_svg(seed: int) -> str:
+    """The worst case for the caches: 22-34 units anywhere on the board, random orders."""
     rng = random.Random(seed)
     position = random_position(BOARD, rng, rng.randint(22, 34))
     position.variant = "standard"
     position.phase = Phase(rng.choice("SF"), 1903, "M")
-    outcome = VARIANT.adjudicate(position, random_orders(BOARD, position, rng))
-    return render_svg("standard", VARIANT.write_position(outcome.position),
-                      [r.to_json() for r in outcome.results], title="bench Standard",
-                      supply_centres=BOARD.supply_centres, orders_of=str(position.phase))
+    return picture(position, VARIANT.adjudicate(position, random_orders(BOARD, position, rng)))
 
 
 def palette(svg: str, scale: float, level: int) -> bytes:
@@ -101,18 +121,19 @@ def measure(fn: Callable[[str], bytes], svgs: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--phases", type=int, default=30)
-    ap.add_argument("--warm", type=int, default=300)
+    ap.add_argument("--games", type=int, default=3, help="games measured (10 phases each)")
+    ap.add_argument("--warm", type=int, default=30, help="other games drawn first")
     args = ap.parse_args()
-    svgs = [phase_svg(seed) for seed in range(args.phases)]
+    svgs = [svg for g in range(args.games) for svg in game_svgs(g)]
+    warm = [svg for g in range(args.warm) for svg in game_svgs(1_000 + g)]
     figures: dict[str, dict] = {}
 
     t = time.process_time()
-    for seed in range(args.phases):
-        phase_svg(seed)
+    for g in range(args.games):
+        game_svgs(g)
     sizes = [len(s.encode()) for s in svgs]
     figures["svg_attached"] = {
-        "cpu_ms_p50": round((time.process_time() - t) * 1000 / args.phases, 1),
+        "cpu_ms_p50": round((time.process_time() - t) * 1000 / len(svgs), 1),
         "bytes_p50": int(statistics.median(sizes)),
         "gzip_bytes_p50": int(statistics.median(len(gzip.compress(s.encode())) for s in svgs))}
 
@@ -123,17 +144,20 @@ def main() -> None:
         cold = None
         if name.startswith("layered"):
             c = time.process_time()
-            fn(phase_svg(10_000))  # the first picture of a fresh process
+            fn(scattered_svg(0))  # the first picture of a fresh process
             cold = round((time.process_time() - c) * 1000, 1)
-            for seed in range(args.warm):
-                fn(phase_svg(20_000 + seed))
+            for svg in warm:
+                fn(svg)
         figures[name] = measure(fn, svgs)
         if cold is not None:
             figures[name]["cold_ms"] = cold
         print(name, figures[name], file=sys.stderr)
-    print(json.dumps({"phases": args.phases, "warm": args.warm,
-                      "chosen": f"layered_palette_scale{raster.SCALE:g}",
-                      "options": figures}))
+    chosen = f"layered_palette_scale{raster.SCALE:g}"
+    scattered = [scattered_svg(seed) for seed in range(1, 31)]
+    figures[chosen + "_scattered"] = measure(raster.png, scattered)
+    print(json.dumps({"pictures": len(svgs), "warm_pictures": len(warm), "chosen": chosen,
+                      "sprites_cached": len(raster._SPRITES),
+                      "sprite_mb": round(raster._SPRITES.bytes / 2**20, 1), "options": figures}))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ from __future__ import annotations
 import io
 import re
 import xml.etree.ElementTree as ET
+from collections import OrderedDict
 from functools import lru_cache
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -35,8 +37,35 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _ABSOLUTE_PATH = re.compile(r"^[MLZ\d\s.,-]+$")
 _REF = re.compile(r"url\(#([^)]+)\)")
 
-SPRITES = 8192  # sprites kept per process (a standard map needs a few thousand at most)
-_SPRITES: dict[tuple, object] = {}  # sprite cache, oldest first (a memo: results only)
+SPRITE_BYTES = 48 << 20  # pixels kept per process for sprites (least recently used go first)
+
+
+class _Sprites:
+    """The sprites drawn so far, least recently used first, within :data:`SPRITE_BYTES`
+    (a memo: it holds only results, so it changes no picture)."""
+
+    def __init__(self) -> None:
+        self.images: OrderedDict[tuple, Any] = OrderedDict()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def get(self, key: tuple) -> Any:
+        image = self.images.get(key)
+        if image is not None:
+            self.images.move_to_end(key)
+        return image
+
+    def put(self, key: tuple, image: Any) -> None:
+        self.images[key] = image
+        self.bytes += image.width * image.height * 4
+        while self.bytes > SPRITE_BYTES and len(self.images) > 1:
+            _, old = self.images.popitem(last=False)
+            self.bytes -= old.width * old.height * 4
+
+
+_SPRITES = _Sprites()
 
 
 def whole_png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
@@ -53,7 +82,7 @@ def png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
         return whole_png(svg, scale, colours)
     width, height = int(float(root.get("width", "0"))), int(float(root.get("height", "0")))
     markers = {m.get("id", ""): _canon(m) for d in root.iter(f"{{{SVG_NS}}}defs") for m in d}
-    board: list[str] = []
+    board: list[ET.Element] = []
     layers: list[ET.Element] = []
     for child in root:
         tag = _tag(child)
@@ -92,9 +121,7 @@ def png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
                 x0, y0, x1, y1 = box
                 image = _rasterise(_document(x1 - x0, y1 - y0, defs + body,
                                              (x0, y0, x1 - x0, y1 - y0)), scale)
-                if len(_SPRITES) >= SPRITES:
-                    del _SPRITES[next(iter(_SPRITES))]  # the oldest
-            _SPRITES[key] = image
+                _SPRITES.put(key, image)
             _paste(canvas, image, round((x + box[0]) * scale), round((y + box[1]) * scale))
     flush()
     return _encode(canvas, colours)
