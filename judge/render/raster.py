@@ -57,11 +57,11 @@ class _Sprites:
             self.images.move_to_end(key)
         return image
 
-    def put(self, key: tuple, image: Any) -> None:
-        self.images[key] = image
-        self.bytes += image.width * image.height * 4
+    def put(self, key: tuple, sprite: tuple[Any, int, int]) -> None:
+        self.images[key] = sprite
+        self.bytes += sprite[0].width * sprite[0].height * 4
         while self.bytes > SPRITE_BYTES and len(self.images) > 1:
-            _, old = self.images.popitem(last=False)
+            _, (old, _, _) = self.images.popitem(last=False)
             self.bytes -= old.width * old.height * 4
 
 
@@ -114,15 +114,15 @@ def png(svg: str, scale: float = SCALE, colours: int | None = COLOURS) -> bytes:
                 continue
             flush()
             key = (tuple(_key(e) for e in parts), box, scale)
-            image = _SPRITES.get(key)
-            if image is None:
+            sprite = _SPRITES.get(key)
+            if sprite is None:
                 body = "".join(_canon(e) for e in parts)
                 defs = "".join(markers.get(r, "") for r in sorted(set(_REF.findall(body))))
-                x0, y0, x1, y1 = box
-                image = _rasterise(_document(x1 - x0, y1 - y0, defs + body,
-                                             (x0, y0, x1 - x0, y1 - y0)), scale)
-                _SPRITES.put(key, image)
-            _paste(canvas, image, round((x + box[0]) * scale), round((y + box[1]) * scale))
+                sprite = _draw_sprite(defs + body, box, scale)
+                _SPRITES.put(key, sprite)
+            image, dx, dy = sprite
+            _paste(canvas, image, round((x + box[0]) * scale) + dx,
+                   round((y + box[1]) * scale) + dy)
     flush()
     return _encode(canvas, colours)
 
@@ -220,6 +220,14 @@ def _document(width: float, height: float, body: str,
 def _board(width: int, height: int, board: str, scale: float):
     """The board layers, rasterised once per distinct board and scale (opaque: RGB)."""
     return _rasterise(_document(width, height, board), scale).convert("RGB")
+
+
+def _draw_sprite(body: str, box: Box, scale: float) -> tuple[Any, int, int]:
+    """``body`` drawn within ``box``, cropped to what it paints: (image, x, y offset)."""
+    x0, y0, x1, y1 = box
+    image = _rasterise(_document(x1 - x0, y1 - y0, body, (x0, y0, x1 - x0, y1 - y0)), scale)
+    painted = image.getchannel("A").getbbox() or (0, 0, 1, 1)
+    return image.crop(painted), painted[0], painted[1]
 
 
 def _paste(canvas, image, left: int, top: int) -> None:
