@@ -8,6 +8,7 @@ private map holds only that player's part of the position, and the public report
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
@@ -52,7 +53,7 @@ def report_view(variant: Any, events: Iterable[Any], reader: str | None) -> Hash
     """What decides one reader's report picture: readers with equal views get the same
     picture (so it is drawn once), None when the reader gets none (the public report of a
     hidden game). In an open game every reader who sees the same orders shares one view."""
-    results = tuple(tuple(sorted(e.fields.items())) for e in events
+    results = tuple(json.dumps(e.fields, sort_keys=True, default=str) for e in events
                     if e.kind == "order" and e.visible_to(reader))
     if variant.name in HIDDEN:
         return None if reader is None else (reader, results)
