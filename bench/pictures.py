@@ -38,7 +38,7 @@ from judge.engine.position import Phase, Position  # noqa: E402
 from judge.engine.randomgame import random_orders, random_position  # noqa: E402
 from judge.render import raster  # noqa: E402
 from judge.render.svg import render_svg  # noqa: E402
-from variants import get_variant  # noqa: E402
+from judge.variants import get_variant  # noqa: E402
 
 VARIANT = get_variant("standard")
 BOARD = VARIANT.board

@@ -26,7 +26,7 @@ from judge.render.drawing import VARIANTS, drawing_for
 from judge.render.raster import SCALE, whole_png
 from judge.render.shapes import build
 from judge.render.svg import NEUTRAL, power_colours
-from variants import get_variant, variant_names
+from judge.variants import get_variant, variant_names
 
 NS = "{http://www.w3.org/2000/svg}"
 ORDERED_KINDS = {"move", "support", "convoy", "retreat"}

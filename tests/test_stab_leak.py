@@ -2,7 +2,7 @@
 private notice is read back and checked against the full adjudication.
 
 The checks here are an oracle written from the rules' text, independently of
-``variants.stab.visibility``: each entry must be true (the unit is there, of that power and
+``judge.variants.stab.visibility``: each entry must be true (the unit is there, of that power and
 type, with that order), and the public report must be exactly what rule 2 reveals
 (:func:`rule2`: every unit it reveals, as much as it reveals, and no other); the private
 notices and the other public lines must be allowed by rules 1 and 3-6; any line the oracle
@@ -21,10 +21,10 @@ from judge.engine.board import province_of
 from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, UnitRef
 from judge.engine.position import Phase
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
-from variants.stab.report import StabSettings, render, stab_turn_events, unit_text
-from variants.stab.rules import IfDislodged, Reveal
-from variants.standard.movement import MovementPhase
+from judge.variants import get_variant
+from judge.variants.stab.report import StabSettings, render, stab_turn_events, unit_text
+from judge.variants.stab.rules import IfDislodged, Reveal
+from judge.variants.standard.movement import MovementPhase
 
 VARIANT = get_variant("stab")
 BOARD = VARIANT.board
@@ -279,7 +279,7 @@ def rule2(f: Facts, reveal: dict[str, list[str]]) -> tuple[dict[int, str], dict[
 
 
 def order_text(order) -> str:
-    from variants.stab.report import loc_text
+    from judge.variants.stab.report import loc_text
 
     u = unit_text(order.unit.kind, order.unit.location)
     if isinstance(order, Move):
@@ -493,7 +493,7 @@ def _fails_somewhere(mode: str = "with_orders", seeds: int = 60) -> bool:
 
 
 def _mutated_analyse(monkeypatch, change) -> None:
-    import variants.stab.visibility as vis
+    import judge.variants.stab.visibility as vis
 
     real = vis.analyse
 
@@ -534,7 +534,7 @@ def test_oracle_catches_too_many_supports(monkeypatch):
 def test_oracle_catches_a_retreat_told_to_everyone(monkeypatch):
     import dataclasses
 
-    import variants.stab.visibility as vis
+    import judge.variants.stab.visibility as vis
 
     real = vis._retreat_events
 
@@ -587,7 +587,7 @@ def test_oracle_catches_an_omitted_move_into_an_own_unit_that_was_dislodged(monk
 
 
 def test_oracle_catches_other_supports_than_the_rule_chooses(monkeypatch):
-    from variants.standard.movement import SUPPORT_HOLD
+    from judge.variants.standard.movement import SUPPORT_HOLD
 
     def swap(ph, a):
         for s in [s for s, level in a.show.items() if level == "order"
@@ -611,7 +611,7 @@ def test_oracle_catches_a_hidden_recipient_of_an_attack(monkeypatch):
 
 def test_no_leaks_in_placement_turns():
     from judge.engine.orders import Unit
-    from variants.stab.rules import Place
+    from judge.variants.stab.rules import Place
 
     for seed in range(60):
         rng = random.Random(seed)

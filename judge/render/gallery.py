@@ -8,7 +8,7 @@ from pathlib import Path
 
 from judge.render.raster import whole_png
 from judge.render.svg import render_svg
-from variants import get_variant, variant_names
+from judge.variants import get_variant, variant_names
 
 
 def write_gallery(folder: Path) -> list[Path]:
