@@ -193,7 +193,11 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
 
 class _Pictures:
     """The map attached to each reader's report (issue 10): drawn from what that reader may
-    see (:func:`judge.render.views.report_picture`), rasterised once per distinct picture."""
+    see (:func:`judge.render.views.report_picture`), once per distinct view: the public
+    picture of a phase is drawn once for all its readers, a Stab! player's private map once
+    for that player. A picture that cannot be drawn is logged once and its reports go out
+    without it. Drawing is :func:`judge.render.svg_to_png` of the SVG, a pure function, so it
+    can move to worker processes without changing what is attached."""
 
     def __init__(self, variant: Any, previous: Position, after: Position, events: list[Event],
                  title: str) -> None:
@@ -201,9 +205,24 @@ class _Pictures:
         self.previous = variant.write_position(previous)
         self.after = variant.write_position(after)
         self.phase = str(previous.phase)
-        self.png: dict[str, bytes] = {}
+        self.drawn: dict[Any, Attachment | None] = {}
 
     def for_reader(self, power: str | None) -> list[Attachment]:
+        from judge.render.views import report_view
+
+        try:
+            view = report_view(self.variant, self.events, power)
+        except Exception:  # a picture that cannot be drawn must not stop the report
+            log.exception("map for %s %s could not be drawn", self.title, self.phase)
+            return []
+        if view is None:
+            return []
+        if view not in self.drawn:
+            self.drawn[view] = self._draw(power)
+        picture = self.drawn[view]
+        return [picture] if picture is not None else []
+
+    def _draw(self, power: str | None) -> Attachment | None:
         from judge.render import svg_to_png
         from judge.render.views import report_picture
 
@@ -211,13 +230,12 @@ class _Pictures:
             svg = report_picture(self.variant, self.previous, self.after, self.events, power,
                                  self.title)
             if svg is None:
-                return []
-            if svg not in self.png:
-                self.png[svg] = svg_to_png(svg)
+                return None
+            return Attachment(f"{self.phase}.png", "image/png", svg_to_png(svg))
         except Exception:  # a picture that cannot be drawn must not stop the report
-            log.exception("map for %s %s could not be drawn", self.title, self.phase)
-            return []
-        return [Attachment(f"{self.phase}.png", "image/png", self.png[svg])]
+            log.exception("map for %s %s could not be drawn: the report goes without it",
+                          self.title, self.phase)
+            return None
 
 
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:

@@ -7,6 +7,7 @@ unit's symbol stands inside its own province's outline on the picture.
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import re
@@ -22,6 +23,7 @@ from judge.engine.position import Position
 from judge.engine.randomgame import random_orders, random_position
 from judge.render import render_svg, svg_to_png
 from judge.render.drawing import drawing_for
+from judge.render.raster import SCALE, whole_png
 from judge.render.shapes import build
 from judge.render.svg import NEUTRAL, power_colours
 from judge.resources import variant_file
@@ -264,7 +266,31 @@ def test_png_is_rendered_from_the_svg() -> None:
     png = svg_to_png(svg)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    assert (width, height) == (drawing_for("standard").width, drawing_for("standard").height)
+    d = drawing_for("standard")
+    assert (width, height) == (round(d.width * SCALE), round(d.height * SCALE))
+
+
+def test_cached_layers_draw_the_same_picture_as_one_pass() -> None:
+    """The PNG built from the cached board and sprites is the SVG drawn in one pass (up to
+    antialiasing and sub-pixel placement), and does not depend on what was drawn before."""
+    from PIL import Image, ImageChops
+
+    variant, rng = get_variant("standard"), random.Random(7)
+    svgs = []
+    for _ in range(2):
+        position = random_position(variant.board, rng, 30)
+        outcome = variant.adjudicate(position, random_orders(variant.board, position, rng))
+        svgs.append(render_svg("standard", variant.write_position(outcome.position),
+                               [r.to_json() for r in outcome.results], title="t",
+                               supply_centres=variant.board.supply_centres))
+    first = svg_to_png(svgs[0])
+    svg_to_png(svgs[1])
+    assert svg_to_png(svgs[0]) == first  # the same bytes, whatever the caches hold
+    layered = Image.open(io.BytesIO(first)).convert("RGB")
+    whole = Image.open(io.BytesIO(whole_png(svgs[0]))).convert("RGB")
+    assert layered.size == whole.size
+    histogram = ImageChops.difference(layered, whole).convert("L").histogram()
+    assert sum(histogram[60:]) < 0.01 * layered.width * layered.height
 
 
 def test_judge_render_writes_png_and_svg(tmp_path: Path) -> None:

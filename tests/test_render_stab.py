@@ -62,8 +62,12 @@ def test_a_private_map_shows_only_its_readers_knowledge(seed: int, which: str) -
         svg = report_picture(VARIANT, previous, after, events, power, "g")
         assert svg is not None
         units, centres, drawn = picture_content(svg)
-        assert units == {(power, u) for u in previous["units"].get(power, [])}
-        assert centres == {(c, power) for c in previous["centres"].get(power, [])}
+        # the board after the phase (the orders drawn on what they produced), theirs only
+        beaten = {d if isinstance(d, str) else d["unit"]
+                  for d in (after.get("dislodged") or {}).get(power, [])}
+        assert units == {(power, u) for u in after["units"].get(power, [])} | \
+            {(power, u) for u in beaten}
+        assert centres == {(c, power) for c in after["centres"].get(power, [])}
         assert all(o["data-power"] == power and o["data-result"] == "" for o in drawn)
         if which == "all public":  # the player's own orders are still drawn
             mine = [str(o) for p, o in orders if p == power and re.search(r" [-SC] ", str(o))]

@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "RESUME": ("RESUME", "RESUME"),
     "CLEAR": ("CLEAR", "CLEAR"),
     "STATUS": ("STATUS", "STATUS [game]"),
-    "MAP": ("MAP", "MAP [game] [phase]"),
+    "MAP": ("MAP", "MAP [game] [phase] [SVG]"),
     "SIGNOFF": ("END", "SIGNOFF"),
     "END": ("END", "END"),
 }
@@ -161,8 +161,8 @@ def _parse_line(line: str) -> Command:
                        "digits, '-' or '_')")
         cmd.args, cmd.hide = args, (2 + skip,)
         return cmd
-    if name == "MAP":
-        if len(args) > 2:
+    if name == "MAP":  # a last word PNG or SVG chooses the picture's format
+        if len(args) - (1 if args and args[-1].upper() in ("PNG", "SVG") else 0) > 2:
             return bad("MAP takes a game name and a phase at most")
         return cmd
     if name in ("LIST", "STATUS"):

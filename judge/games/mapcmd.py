@@ -1,5 +1,6 @@
-"""``MAP [game] [phase]``: the picture of a game's position, mailed back as an SVG file
-(with the orders as arrows when the phase is a movement already adjudicated).
+"""``MAP [game] [phase] [SVG]``: the picture of a game's position, mailed back as a PNG file
+(an SVG file when asked), with the orders as arrows when the phase is a movement already
+adjudicated.
 
 Kept apart from :mod:`judge.games.acting` so the command is one call there. Who may see what
 follows the reports: in an open game anyone may ask (the reports show everyone the whole
@@ -15,23 +16,31 @@ from judge.engine.position import Phase
 from judge.games import game as G
 from judge.games.game import GameError
 from judge.mail.compose import Attachment
+from judge.render import svg_to_png
 from judge.render.views import HIDDEN, map_for
 from judge.storage import Store
+
+FORMATS = {"png": "image/png", "svg": "image/svg+xml"}  # the last word of MAP may choose
 
 
 def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
                 master_game: dict | None) -> tuple[str, Attachment]:
-    """The reply text and the SVG for ``MAP [game] [phase]``.
+    """The reply text and the picture for ``MAP [game] [phase] [SVG|PNG]`` (PNG unless the
+    last word asks for SVG: most mail clients show a PNG, an SVG opens in a browser).
 
     ``power_game`` is the game and power this mail signed on as, ``master_game`` the game it
     signed on to as master (either may be None).
     """
+    kind = "png"
+    if args and args[-1].lower() in FORMATS:
+        kind, args = args[-1].lower(), args[:-1]
     game_name = args[0] if args else None
     phase_text = args[1] if len(args) > 1 else None
     if game_name is None:
         signed = power_game[0] if power_game else master_game
         if signed is None:
-            raise GameError("MAP needs a game name (MAP <game> [phase]), or a SIGNON before it")
+            raise GameError("MAP needs a game name (MAP <game> [phase] [SVG]), or a SIGNON "
+                            "before it")
         game = G.refresh(s, signed)
     else:
         game = G.find_game(s, game_name)
@@ -68,7 +77,8 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
                   master=is_master and reader is None)
     if svg is None:  # pragma: no cover - every case above has a reader or the master
         raise GameError("no map can be shown")
-    filename = f"{game['name']}-{row['phase']}.svg"
+    filename = f"{game['name']}-{row['phase']}.{kind}"
     whose = f" (what {reader.title()} knows)" if reader else ""
+    data = svg_to_png(svg) if kind == "png" else svg.encode("utf-8")
     return (f"The map of game {game['name']}, {row['phase']}{whose}, is attached as {filename}.",
-            Attachment(filename, "image/svg+xml", svg.encode("utf-8")))
+            Attachment(filename, FORMATS[kind], data))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from judge.render.svg import render_svg, svg_to_png
+from judge.render.raster import whole_png
+from judge.render.svg import render_svg
 from judge.variants import get_variant, variant_names
 
 
@@ -17,7 +18,7 @@ def write_gallery(folder: Path) -> list[Path]:
         svg = render_svg(name, v.write_position(v.initial_position()), title=v.title,
                          supply_centres=v.board.supply_centres)
         path = folder / f"map-{name}.png"
-        path.write_bytes(svg_to_png(svg))
+        path.write_bytes(whole_png(svg))
         out.append(path)
     return out
 

@@ -1,4 +1,4 @@
-"""Drawing a position as SVG (and PNG through cairosvg).
+"""Drawing a position as SVG (PNG from it: :mod:`judge.render.raster`).
 
 Input is what the rest of the judge already writes: the position JSON of the contract (as the
 variant writes it, so ``2A BUR``, ``2A/F KIE``, ``G ATH`` and ``K e1`` all arrive as text) and
@@ -82,8 +82,8 @@ class Picture:
         self.colours = colours
         self.title = title
         self.layers: dict[str, list[str]] = {k: [] for k in
-                                              ("ground", "owned", "labels", "centres",
-                                               "orders", "units", "legend")}
+                                              ("ground", "labels", "owned", "centres",
+                                               "orders", "legend", "units")}
         self.markers: dict[str, str] = {}
 
     def colour(self, power: str | None) -> str:
@@ -299,9 +299,12 @@ def _short(a: Point, b: Point, by: float) -> Point:
 
 def render_svg(variant: str, position: Mapping[str, Any],
                results: Iterable[Mapping[str, str]] = (), *, title: str = "",
-               supply_centres: Iterable[str] | None = None) -> str:
+               supply_centres: Iterable[str] | None = None, orders_of: str = "") -> str:
     """The picture of ``position`` (contract JSON as the variant writes it), with the orders
     of ``results`` as arrows when given.
+
+    ``orders_of`` names the phase the orders were given in when it is not the position's own
+    (a report draws a phase's orders on the board they produced): the legend says both.
 
     ``supply_centres`` are the board's centres, drawn white when nobody owns them; None draws
     only the owned ones (a private map must not say more than its reader knows, and the
@@ -317,7 +320,9 @@ def render_svg(variant: str, position: Mapping[str, Any],
     colours = power_colours(drawing, powers)
     owners = {c: p for p, cs in centres.items() for c in cs}
     heading = [title] if title else []
-    if position.get("phase"):
+    if orders_of and orders_of != position.get("phase"):
+        heading.append(f"{orders_of} orders \u2192 {position.get('phase') or ''}".strip())
+    elif position.get("phase"):
         heading.append(str(position["phase"]))
     pic = Picture(drawing, colours, " ".join(heading) or variant)
     pic.ground(owners, seas)
@@ -347,10 +352,3 @@ def render_svg(variant: str, position: Mapping[str, Any],
     pic.legend(heading)
     return pic.svg()
 
-
-def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
-    """Rasterise with cairosvg (imported here so that the judge runs without it until a
-    picture is asked for)."""
-    import cairosvg
-
-    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=scale)

@@ -8,7 +8,8 @@ private map holds only that player's part of the position, and the public report
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from judge.render.svg import render_svg
@@ -28,7 +29,8 @@ def private_position(position: Mapping[str, Any], power: str) -> dict[str, Any]:
 
 def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
             results: Iterable[Mapping[str, str]] = (), *, title: str = "",
-            supply_centres: Iterable[str] = (), master: bool = False) -> str | None:
+            supply_centres: Iterable[str] = (), master: bool = False,
+            orders_of: str = "") -> str | None:
     """The SVG ``reader`` (a power, or None for the public and observers) may be shown, or
     None when there is none for them (the public report of a hidden game).
 
@@ -37,29 +39,40 @@ def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
     """
     if variant not in HIDDEN or master:  # a game's master sees the whole board
         return render_svg(variant, position, results, title=title,
-                          supply_centres=supply_centres)
+                          supply_centres=supply_centres, orders_of=orders_of)
     if reader is None:
         return None
     # Own orders only, and without their fate: whether a support or convoy failed can tell
     # what another power ordered, which a Stab! player is not told (docs/stab.md).
     own = [{**r, "result": ""} for r in results if r.get("power") == reader]
-    return render_svg(variant, private_position(position, reader), own, title=title)
+    return render_svg(variant, private_position(position, reader), own, title=title,
+                      orders_of=orders_of)
+
+
+def report_view(variant: Any, events: Iterable[Any], reader: str | None) -> Hashable | None:
+    """What decides one reader's report picture: readers with equal views get the same
+    picture (so it is drawn once), None when the reader gets none (the public report of a
+    hidden game). In an open game every reader who sees the same orders shares one view."""
+    results = tuple(json.dumps(e.fields, sort_keys=True, default=str) for e in events
+                    if e.kind == "order" and e.visible_to(reader))
+    if variant.name in HIDDEN:
+        return None if reader is None else (reader, results)
+    return (None, results)
 
 
 def report_picture(variant: Any, previous: Mapping[str, Any], after: Mapping[str, Any],
                    events: Iterable[Any], reader: str | None, title: str) -> str | None:
     """The SVG for one reader's report of a phase, from the events that reader may see.
 
-    A movement phase is drawn as the board its orders were given on, with the orders as
-    arrows (the orders are what the report is about); a retreat or adjustment phase as the
-    board after it. Order arrows come from the reader's visible ``order`` events only, so a
-    variant that hides orders from someone hides their arrows too.
+    One picture shows both the orders and what they did: the board after the phase, with the
+    phase's orders as arrows from where each unit stood (a failed order crossed in red, so its
+    unit is still at the arrow's tail; a dislodged unit ringed in red beside the province it
+    lost). Order arrows come from the reader's visible ``order`` events only, so a variant
+    that hides orders from someone hides their arrows too.
     """
     from judge.variants import get_variant
 
     results = [dict(e.fields) for e in events if e.kind == "order" and e.visible_to(reader)]
-    movement = str(previous.get("phase", "")).endswith("M")
-    shown = previous if movement else after
     centres = sorted(get_variant(variant.name).board.supply_centres)
-    return map_for(variant.name, shown, reader, results if movement else (), title=title,
-                   supply_centres=centres)
+    return map_for(variant.name, after, reader, results, title=title, supply_centres=centres,
+                   orders_of=str(previous.get("phase") or ""))
