@@ -215,9 +215,7 @@ class TurnRules(StandardRules):
         # adjacent territory left empty at the end of the turn (the attacker's origin too).
         dislodged = [Dislodged(unit, phase.prov[by], self._retreats_from(unit, None, occupied, ()))
                      for unit, by in beaten]
-        nxt = Position(position.variant, position.phase, new_units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, extra=dict(position.extra))
+        nxt = position.following(new_units, dislodged=dislodged)
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged),
                           disbanded=[units[i] for i in sorted(merged_away)])
         return self.after_movement(outcome)
@@ -410,9 +408,9 @@ def with_home_ownership(position: Position, active: Active) -> Position:
                 changed = True
     if not changed:
         return position
-    return Position(position.variant, position.phase, list(position.units), centres,
-                    list(position.dislodged), position.standoffs, position.winner,
-                    dict(position.extra))
+    return position.following(list(position.units), centres=centres,
+                              dislodged=list(position.dislodged),
+                              standoffs=position.standoffs, winner=position.winner)
 
 
 def assign_countries(players: Sequence[str], seed: int) -> dict[str, str]:
@@ -439,11 +437,6 @@ def move_deadline_days(position: Position) -> int | None:
     is in force (the game's own deadline then applies). For the scheduler."""
     active = Ruleset.from_position_keys(position.extra).active()
     return int(active.param("deadline", "days")) if active.on("deadline") else None
-
-
-def vote_deadline_days(position: Position) -> int:
-    """Days players have to vote after the move report (the game's ``vote_days`` setting)."""
-    return int(Ruleset.from_position_keys(position.extra).setting("vote_days"))
 
 
 def phase_days(position: Position) -> int | None:

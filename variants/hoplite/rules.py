@@ -277,9 +277,10 @@ class HopliteRules(MultiplicityRules):
             pending: dict[str, str] = dict(position.extra.get("claims") or {})
             for claim, dests in claims.values():
                 pending.update(dict.fromkeys(dests, claim))
-            position = Position(position.variant, position.phase, position.units,
-                                position.centres, position.dislodged, position.standoffs,
-                                position.winner, {**position.extra, "claims": pending})
+            position = position.following(
+                position.units, centres=position.centres, dislodged=position.dislodged,
+                standoffs=position.standoffs, winner=position.winner,
+                extra={**position.extra, "claims": pending})
         outcome = super()._adjudicate_movement(position, plain)
         nxt = outcome.position
         found = {f.province: f for f in self.forces(nxt.units)}
@@ -572,9 +573,7 @@ class HopliteRules(MultiplicityRules):
                 removed.append(unit)
                 extra.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
                                          "civil disorder: removal not ordered"))
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+        nxt = position.following(units)
         outcome = Outcome(position, nxt, [r for r in results if r is not None] + extra,
                           disbanded=removed, built=built)
         self._advance(nxt, outcome)

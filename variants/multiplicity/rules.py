@@ -634,10 +634,8 @@ class MultiplicityRules(StandardRules):
             retreats = self.force_retreats(force, blocked, occupied, standoffs)
             for u in force.units():
                 dislodged.append(Dislodged(u, attacker_from, retreats))
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, frozenset(standoffs) if dislodged else frozenset(),
-                       extra=dict(position.extra))
+        nxt = position.following(units, dislodged=dislodged,
+                                 standoffs=frozenset(standoffs) if dislodged else frozenset())
         return nxt, dislodged
 
     # -------------------------------------------------------------- retreats
@@ -731,9 +729,7 @@ class MultiplicityRules(StandardRules):
                 results.append(OrderResult(force.player, f"{Force(force.player, force.location, mobile)} D",
                                            SUCCEEDS, "no retreat order: disbanded"))
             disbanded.extend(Force(force.player, force.location, mobile).units() if mobile else [])
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+        nxt = position.following(units)
         outcome = Outcome(position, nxt, results, disbanded=disbanded)
         self._advance(nxt, outcome)
         return outcome
@@ -903,9 +899,7 @@ class MultiplicityRules(StandardRules):
                     removed.append(unit)
                     results.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
                                                "civil disorder: removal not ordered"))
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+        nxt = position.following(units)
         outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
         self._after_adjustments(nxt, outcome)
         self._advance(nxt, outcome)

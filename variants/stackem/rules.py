@@ -84,11 +84,6 @@ class StackRules(StandardRules):
     """Stack 'em Diplo on the standard board."""
 
     variant_name = "stackem"
-    # For the order-taking code (the mail loop): in standard play a later order for a space
-    # replaces an earlier one; here several orders for one space are orders for different
-    # units of its stack (rule 2), bound in written order, and an order too many fails in
-    # adjudication with its reason. Code that replaces orders per space should check this.
-    one_order_per_space = False
 
     def initial_position(self) -> Position:
         position = super().initial_position()
@@ -504,9 +499,7 @@ class StackRules(StandardRules):
                 origin = None if phase.convoyed[by] else attacker_from
                 retreats = self._retreat_places(unit, origin, occupier, blocked)
                 dislodged.append(Dislodged(unit, attacker_from, retreats))
-        nxt = Position(position.variant, position.phase, new_units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, frozenset(blocked), extra=dict(position.extra))
+        nxt = position.following(new_units, dislodged=dislodged, standoffs=frozenset(blocked))
         outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
         return self.after_movement(outcome)
 
@@ -551,9 +544,7 @@ class StackRules(StandardRules):
         for r, line in zip(results, lines, strict=False):
             if line:
                 self._verdict(r, [outcomes[i] for i in line])
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+        nxt = position.following(units)
         outcome = Outcome(position, nxt, results, disbanded=disbanded)
         self._advance(nxt, outcome)
         return outcome
@@ -609,9 +600,7 @@ class StackRules(StandardRules):
             used[power] = n + (count if isinstance(checked, Remove) else 1)
             results.append(OrderResult(power, text, SUCCEEDS))
         self.remove_in_civil_disorder(position, counts, used, units, removed, results)
-        nxt = Position(position.variant, position.phase, units + built,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
+        nxt = position.following(units + built)
         outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
         self._advance(nxt, outcome)
         return outcome
