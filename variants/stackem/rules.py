@@ -48,7 +48,7 @@ from judge.engine.position import Dislodged, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.stackem.movement import StackMovementPhase
 from judge.variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
-from judge.variants.standard.movement import UnitOutcome
+from judge.variants.standard.movement import MovementPhase, UnitOutcome
 from judge.variants.standard.rules import StandardRules
 
 _TYPE_NAME = {ARMY: "army", FLEET: "fleet"}
@@ -473,35 +473,25 @@ class StackRules(StandardRules):
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
                 results.append(OrderResult(unit.power, f"{unit} H",
                                            SUCCEEDS if o.succeeded else FAILS, reason))
-        new_units: list[Unit] = []
-        dislodged_units: list[tuple[Unit, int]] = []
-        for i, unit in enumerate(units):
-            if phase.moved(i):
-                new_units.append(Unit(unit.power, unit.kind, phase.dest_loc[i]))  # type: ignore[arg-type]
-                continue
-            by = phase.dislodger(i)
-            if by is None:
-                new_units.append(unit)
-            else:
-                dislodged_units.append((unit, by))
-        dislodged: list[Dislodged] = []
-        blocked: set[str] = set()
-        if dislodged_units:
-            occupier = {u.province: u.power for u in new_units}
-            # Rule 6: a space held by the retreating power is open unless contested, i.e.
-            # another power tried to move there; empty spaces follow the standard rule.
-            contested = {p for p, who in occupier.items() if phase.attempted_by(p) - {who}}
-            blocked = phase.standoffs() | contested
-            for unit, by in dislodged_units:
-                attacker_from = phase.prov[by]
-                # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat
-                # to the province that army came from.
-                origin = None if phase.convoyed[by] else attacker_from
-                retreats = self._retreat_places(unit, origin, occupier, blocked)
-                dislodged.append(Dislodged(unit, attacker_from, retreats))
-        nxt = position.following(new_units, dislodged=dislodged, standoffs=frozenset(blocked))
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
-        return self.after_movement(outcome)
+        return self.board_after_moves(position, phase, results)
+
+    def dislodgements(self, phase: MovementPhase, after: list[Unit],
+                      beaten: list[tuple[Unit, int]]) -> tuple[list[Dislodged], frozenset[str]]:
+        """Rule 6: a space held by the retreating power is open unless contested, i.e.
+        another power tried to move there; empty spaces follow the standard rule."""
+        assert isinstance(phase, StackMovementPhase)
+        occupier = {u.province: u.power for u in after}
+        contested = {p for p, who in occupier.items() if phase.attempted_by(p) - {who}}
+        blocked = phase.standoffs() | contested
+        dislodged = []
+        for unit, by in beaten:
+            attacker_from = phase.prov[by]
+            # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat
+            # to the province that army came from.
+            origin = None if phase.convoyed[by] else attacker_from
+            retreats = self._retreat_places(unit, origin, occupier, blocked)
+            dislodged.append(Dislodged(unit, attacker_from, retreats))
+        return dislodged, frozenset(blocked)
 
     def _adjudicate_stack_retreats(self, position: Position,
                                    orders: list[tuple[str, Order]]) -> Outcome:

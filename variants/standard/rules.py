@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from judge.engine.board import ARMY, FLEET, Board, province_of
 from judge.engine.errors import OrderError
@@ -452,32 +453,62 @@ class StandardRules:
             else:
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
                 results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
-        # The board after the moves.
-        new_units: list[Unit] = []
-        dislodged_units: list[tuple[Unit, int]] = []
-        for i, unit in enumerate(units):
+        return self.board_after_moves(position, phase, results, details=phase)
+
+    # ------------------------------------------------------ the board after the moves
+    def board_after_moves(self, position: Position, phase: MovementPhase,
+                          results: list[OrderResult], **fields: Any) -> Outcome:
+        """The end of every movement phase, once ``phase`` is resolved and ``results`` are
+        written: each unit after the moves (hook :meth:`unit_after_moves`), the dislodged
+        units with their retreats (hook :meth:`dislodgements`), the next position
+        (:meth:`Position.following`), then :meth:`after_movement` moves the calendar on.
+        ``fields`` go into the :class:`Outcome` (``details=``, ``disbanded=``)."""
+        after: list[Unit] = []
+        beaten: list[tuple[Unit, int]] = []
+        for i, unit in enumerate(phase.units):
             if phase.moved(i):
-                new_units.append(Unit(unit.power, unit.kind, phase.dest_loc[i]))  # type: ignore[arg-type]
-                continue
-            by = phase.dislodger(i)
-            if by is None:
-                new_units.append(unit)
+                moved = self.unit_after_moves(phase, i, unit, phase.dest_loc[i])
             else:
-                dislodged_units.append((unit, by))
-        occupied = {u.province for u in new_units} if dislodged_units else set()
-        standoffs = phase.standoffs() if dislodged_units else set()
+                by = phase.dislodger(i)
+                if by is not None:
+                    beaten.append((unit, by))
+                    continue
+                moved = self.unit_after_moves(phase, i, unit, None)
+            if moved is not None:
+                after.append(moved)
+        dislodged: list[Dislodged] = []
+        standoffs: frozenset[str] = frozenset()
+        if beaten:
+            dislodged, standoffs = self.dislodgements(phase, after, beaten)
+        nxt = position.following(after, dislodged=dislodged, standoffs=standoffs)
+        outcome = Outcome(position, nxt, results, dislodged=list(dislodged), **fields)
+        return self.after_movement(outcome)
+
+    def unit_after_moves(self, phase: MovementPhase, i: int, unit: Unit,
+                         destination: str | None) -> Unit | None:
+        """Hook: unit ``i`` of ``phase`` once the moves are made -- ``destination`` is where it
+        moved, None when it stayed (it was not dislodged). None takes it off the board
+        (Dipnomicy: merged into another unit); a variant keeps what else a unit carries."""
+        if destination is None:
+            return unit
+        return Unit(unit.power, unit.kind, destination)
+
+    def dislodgements(self, phase: MovementPhase, after: list[Unit],
+                      beaten: list[tuple[Unit, int]]) -> tuple[list[Dislodged], frozenset[str]]:
+        """Hook: the dislodged units, each with where it may retreat, and the standoffs the
+        retreat phase keeps. ``after`` is the board after the moves; ``beaten`` the units
+        dislodged, each with the index of the unit that dislodged it."""
+        occupied = {u.province for u in after}
+        standoffs = phase.standoffs()
         dislodged = []
-        for unit, by in dislodged_units:
+        for unit, by in beaten:
             attacker_from = phase.prov[by]
             # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat to
             # the province that army came from.
             blocked = None if phase.convoyed[by] else attacker_from
             retreats = self._retreats_from(unit, blocked, occupied, standoffs)
             dislodged.append(Dislodged(unit, attacker_from, retreats))
-        nxt = position.following(new_units, dislodged=dislodged,
-                                 standoffs=frozenset(standoffs) if dislodged else frozenset())
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged), details=phase)
-        return self.after_movement(outcome)
+        return dislodged, frozenset(standoffs)
 
     def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         pending = position.dislodged
