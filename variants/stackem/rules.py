@@ -49,7 +49,7 @@ from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.stackem.movement import StackMovementPhase
 from judge.variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
 from judge.variants.standard.movement import MovementPhase, UnitOutcome
-from judge.variants.standard.rules import StandardRules
+from judge.variants.standard.rules import Adjustments, StandardRules
 
 _TYPE_NAME = {ARMY: "army", FLEET: "fleet"}
 _TYPE_PLURAL = {ARMY: "armies", FLEET: "fleets"}
@@ -372,7 +372,7 @@ class StackRules(StandardRules):
             return self._adjudicate_stack_movement(position, orders)
         if kind == "R":
             return self._adjudicate_stack_retreats(position, orders)
-        return self._adjudicate_stack_adjustments(position, orders)
+        return self._adjudicate_adjustments(position, orders)
 
     @staticmethod
     def _free(units: list[Unit]) -> dict[tuple[str, str, str], list[int]]:
@@ -539,58 +539,36 @@ class StackRules(StandardRules):
         self._advance(nxt, outcome)
         return outcome
 
-    def _adjudicate_stack_adjustments(self, position: Position,
-                                      orders: list[tuple[str, Order]]) -> Outcome:
-        results: list[OrderResult] = []
-        units = list(position.units)
-        counts = {p: self.adjustment_count(position, p) for p in position.powers()}
-        built: list[Unit] = []
-        removed: list[Unit] = []
-        used: dict[str, int] = {}
-        built_in: set[str] = set()
-        for power, order in orders:
-            base, count, _ = unpack(order)
-            try:
-                checked = self._check_stack_adjustment(position, power, base, count)
-            except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            due = abs(counts.get(power, 0))
-            n = used.get(power, 0)
-            text = counted_text(checked, count)
-            if n + (count if isinstance(checked, Remove) else 1) > due:
-                what = "builds" if counts.get(power, 0) > 0 else "removals"
-                left = due - n
-                results.append(OrderResult(power, text, FAILS,
-                                           f"no more {what} due" if left <= 0
-                                           else f"only {left} more {what} due"))
-                continue
-            if isinstance(checked, Build):
-                prov = checked.unit.province
-                if prov in built_in:
-                    # Rule 11: one build per home centre per year.
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"a unit was already built in {self.name(prov)}"))
-                    continue
-                built_in.add(prov)
-                built.append(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
-            elif isinstance(checked, Remove):
-                gone = [u for u in units if u.power == power and u.kind == checked.unit.kind
-                        and u.location == checked.unit.location][:count]
-                if len(gone) < count:
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"only {_plural(checked.unit.kind or ARMY, len(gone))}"
-                                               f" left in {self.name(checked.unit.province)}"))
-                    continue
-                for u in gone:
-                    units.remove(u)
-                    removed.append(u)
-            else:
-                assert isinstance(checked, Waive)
-            used[power] = n + (count if isinstance(checked, Remove) else 1)
-            results.append(OrderResult(power, text, SUCCEEDS))
-        self.remove_in_civil_disorder(position, counts, used, units, removed, results)
-        nxt = position.following(units + built)
-        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
-        self._advance(nxt, outcome)
-        return outcome
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """A removal may name several units of a stack (``2A PAR``); rule 11: one build per
+        home centre per year."""
+        checked, count, _ = unpack(order)
+        due = abs(adj.counts.get(power, 0))
+        n = adj.used.get(power, 0)
+        text = counted_text(checked, count)
+        size = count if isinstance(checked, Remove) else 1
+        if n + size > due:
+            what = "builds" if adj.counts.get(power, 0) > 0 else "removals"
+            left = due - n
+            return OrderResult(power, text, FAILS, f"no more {what} due" if left <= 0
+                               else f"only {left} more {what} due")
+        if isinstance(checked, Build):
+            prov = checked.unit.province
+            if prov in adj.taken:
+                return OrderResult(power, text, FAILS,
+                                   f"a unit was already built in {self.name(prov)}")
+            adj.taken.add(prov)
+            adj.build(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
+        elif isinstance(checked, Remove):
+            gone = [u for u in adj.units if u.power == power and u.kind == checked.unit.kind
+                    and u.location == checked.unit.location][:count]
+            if len(gone) < count:
+                return OrderResult(power, text, FAILS,
+                                   f"only {_plural(checked.unit.kind or ARMY, len(gone))}"
+                                   f" left in {self.name(checked.unit.province)}")
+            for u in gone:
+                adj.remove(u)
+        else:
+            assert isinstance(checked, Waive)
+        adj.used[power] = n + size
+        return OrderResult(power, text, SUCCEEDS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from judge.engine.board import ARMY, FLEET, Board, province_of
@@ -46,6 +47,31 @@ def _ref_for(ref: UnitRef, unit: Unit) -> UnitRef:
     if ref.kind == unit.kind and ref.location == unit.location:
         return ref
     return UnitRef(unit.kind, unit.location)
+
+
+@dataclass(slots=True)
+class Adjustments:
+    """An adjustment phase while it is worked out: what the skeleton
+    (:meth:`StandardRules._adjudicate_adjustments`) and its hooks share."""
+
+    position: Position
+    # what each power is due: builds (> 0) or removals (< 0); Hoplite: a budget in centres
+    counts: dict[str, Any]
+    # the board so far: removals taken out, builds added (at the end, in the order made)
+    units: list[Unit]
+    built: list[Unit] = field(default_factory=list)
+    removed: list[Unit] = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=dict)  # builds or removals made, per power
+    taken: set[str] = field(default_factory=set)  # provinces already built in (removed from)
+    disorder: list[OrderResult] = field(default_factory=list)  # civil disorder's results
+
+    def build(self, unit: Unit) -> None:
+        self.units.append(unit)
+        self.built.append(unit)
+
+    def remove(self, unit: Unit) -> None:
+        self.units.remove(unit)
+        self.removed.append(unit)
 
 
 class StandardRules:
@@ -540,53 +566,75 @@ class StandardRules:
 
     def _adjudicate_adjustments(self, position: Position,
                                 orders: list[tuple[str, Order]]) -> Outcome:
-        results: list[OrderResult] = []
-        units = list(position.units)
-        counts = {p: self.adjustment_count(position, p) for p in position.powers()}
-        built: list[Unit] = []
-        removed: list[Unit] = []
-        used: dict[str, int] = {}
-        taken: set[str] = set()
-        for power, order in orders:
+        """The adjustment phase skeleton: count what each power is due (hook
+        :meth:`adjustment_counts`), check every order against the position, carry out the good
+        ones (hook :meth:`apply_adjustment`, in the order :meth:`adjustment_sequence` gives),
+        make the removals still owed (hook :meth:`civil_disorder`), then the next position.
+        Results are in the order the orders were given, civil disorder's after them."""
+        adj = Adjustments(position, self.adjustment_counts(position), list(position.units))
+        results: list[OrderResult | None] = [None] * len(orders)
+        checked: list[tuple[int, str, Order]] = []
+        for k, (power, order) in enumerate(orders):
+            power = self.order_power(position, power, order)
             try:
-                checked = self.check(position, power, order)
+                checked.append((k, power, self.check(position, power, order)))
             except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            count = counts.get(power, 0)
-            n = used.get(power, 0)
-            text = str(checked)
-            if n >= abs(count):
-                what = "builds" if count > 0 else "removals"
-                results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
-                continue
-            if isinstance(checked, (Build, Remove)):
-                prov = checked.unit.province
-                if prov in taken:
-                    verb = "built in" if isinstance(checked, Build) else "removed from"
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"a unit was already {verb} {self.name(prov)}"))
-                    continue
-                taken.add(prov)
-                if isinstance(checked, Build):
-                    built.append(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
-                else:
-                    unit = next(u for u in units if u.province == prov)
-                    units.remove(unit)
-                    removed.append(unit)
-            used[power] = n + 1
-            results.append(OrderResult(power, text, SUCCEEDS))
-        self.remove_in_civil_disorder(position, counts, used, units, removed, results)
-        nxt = position.following(units + built)
-        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
+                results[k] = OrderResult(power, str(order), FAILS, str(exc))
+        for k, power, order in self.adjustment_sequence(checked):
+            results[k] = self.apply_adjustment(adj, power, order)
+        self.civil_disorder(adj)
+        nxt = position.following(adj.units)
+        outcome = Outcome(position, nxt, [r for r in results if r is not None] + adj.disorder,
+                          disbanded=adj.removed, built=adj.built)
         self._advance(nxt, outcome)
         return outcome
 
-    def remove_in_civil_disorder(self, position: Position, counts: dict[str, int],
-                                 used: dict[str, int], units: list[Unit], removed: list[Unit],
-                                 results: list[OrderResult]) -> None:
-        remove_in_civil_disorder(self.civil_disorder_removals, position, counts, used, units,
-                                 removed, results)
+    def adjustment_counts(self, position: Position) -> dict[str, Any]:
+        """Hook, counting for adjustments: what each power is due this winter, builds (> 0)
+        or removals (< 0) -- :meth:`adjustment_count` for every power in the game. A variant
+        may count otherwise (Hoplite: a budget in half centres)."""
+        return {p: self.adjustment_count(position, p) for p in position.powers()}
+
+    def order_power(self, position: Position, power: str, order: Order) -> str:  # noqa: ARG002
+        """Hook: whose adjustments an order is for (Hoplite: a major may order its minor's
+        builds). In standard play, the power that gave it."""
+        return power
+
+    def adjustment_sequence(self, checked: list[tuple[int, str, Order]]
+                            ) -> list[tuple[int, str, Order]]:
+        """Hook: the order in which the checked adjustment orders ``(index, power, order)``
+        are carried out (Hoplite: removals first). In standard play, as given."""
+        return checked
+
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """Hook, applying an adjustment: carry out one checked order on ``adj`` (the board so
+        far, what each power is due and has used) and return its result. In standard play
+        a power makes as many builds or removals as it is due, one per province."""
+        count = adj.counts.get(power, 0)
+        n = adj.used.get(power, 0)
+        text = str(order)
+        if n >= abs(count):
+            what = "builds" if count > 0 else "removals"
+            return OrderResult(power, text, FAILS, f"no more {what} due")
+        if isinstance(order, (Build, Remove)):
+            prov = order.unit.province
+            if prov in adj.taken:
+                verb = "built in" if isinstance(order, Build) else "removed from"
+                return OrderResult(power, text, FAILS,
+                                   f"a unit was already {verb} {self.name(prov)}")
+            adj.taken.add(prov)
+            if isinstance(order, Build):
+                adj.build(Unit(power, order.unit.kind or ARMY, order.unit.location))
+            else:
+                adj.remove(next(u for u in adj.units if u.province == prov))
+        adj.used[power] = n + 1
+        return OrderResult(power, text, SUCCEEDS)
+
+    def civil_disorder(self, adj: Adjustments) -> None:
+        """Hook, civil disorder: make the removals each power owed but did not order, the
+        units chosen by :meth:`civil_disorder_removals`, each reported in ``adj.disorder``."""
+        remove_in_civil_disorder(self.civil_disorder_removals, adj.position, adj.counts,
+                                 adj.used, adj.units, adj.removed, adj.disorder)
 
     def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
                                 count: int) -> list[Unit]:
