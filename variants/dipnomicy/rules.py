@@ -33,7 +33,7 @@ from judge.engine.orders import (
 )
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Phase, Position
-from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
+from judge.engine.variant import FAILS, OrderResult, Outcome
 from judge.variants.dipnomicy.catalogue import POWERS, Active
 from judge.variants.dipnomicy.mapdata import BASE_BOARD, board_with_centres
 from judge.variants.dipnomicy.movement import DipnomicyMovement
@@ -173,16 +173,7 @@ class TurnRules(StandardRules):
         phase = DipnomicyMovement(
             self.board, units,
             [None if i in merges else chosen.get(i) for i in range(len(units))], self.active)
-        outcomes = phase.resolve()
-        for i, unit in enumerate(units):
-            o = outcomes[i]
-            verdict = SUCCEEDS if o.succeeded else FAILS
-            if i in slot:
-                r = results[slot[i]]
-                r.result, r.reason = verdict, o.reason
-            else:
-                reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
-                results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
+        self._verdicts(phase, slot, results)
         # Merges take effect at the end of the turn, between units that were not beaten out;
         # a unit grows by one merge a turn (the sizes must be equal when it is ordered).
         merged_away, growth = phase.merged_away, phase.growth

@@ -730,10 +730,7 @@ class MultiplicityRules(StandardRules):
                 results.append(OrderResult(force.player, f"{Force(force.player, force.location, mobile)} D",
                                            SUCCEEDS, "no retreat order: disbanded"))
             disbanded.extend(Force(force.player, force.location, mobile).units() if mobile else [])
-        nxt = position.following(units)
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, units, results, disbanded=disbanded)
 
     # ----------------------------------------------------------- adjustments
     def components(self, position: Position, power: str) -> int:

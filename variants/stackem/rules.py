@@ -534,10 +534,7 @@ class StackRules(StandardRules):
         for r, line in zip(results, lines, strict=False):
             if line:
                 self._verdict(r, [outcomes[i] for i in line])
-        nxt = position.following(units)
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, units, results, disbanded=disbanded)
 
     def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
         """A removal may name several units of a stack (``2A PAR``); rule 11: one build per

@@ -469,8 +469,17 @@ class StandardRules:
         results: list[OrderResult] = []
         chosen, slot = self._checked(position, orders, results, key)
         phase = MovementPhase(self.board, units, [chosen.get(i) for i in range(len(units))])
+        self._verdicts(phase, slot, results)
+        return self.board_after_moves(position, phase, results, details=phase)
+
+    @staticmethod
+    def _verdicts(phase: MovementPhase, slot: dict[int, int],
+                  results: list[OrderResult]) -> None:
+        """Resolve ``phase`` and write each unit's fate into the result of its order
+        (``slot``: unit index -> result index, from :meth:`_checked`); a unit without an
+        order holds, and its result is added."""
         outcomes = phase.resolve()
-        for i, unit in enumerate(units):
+        for i, unit in enumerate(phase.units):
             o = outcomes[i]
             verdict = SUCCEEDS if o.succeeded else FAILS
             if i in slot:
@@ -479,7 +488,6 @@ class StandardRules:
             else:
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
                 results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
-        return self.board_after_moves(position, phase, results, details=phase)
 
     # ------------------------------------------------------ the board after the moves
     def board_after_moves(self, position: Position, phase: MovementPhase,
@@ -559,10 +567,7 @@ class StandardRules:
             elif isinstance(order, Retreat):
                 r = results[slot[i]]
                 r.result, r.reason = FAILS, self.RETREAT_CLASH_REASON
-        nxt = position.following(units)
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, units, results, disbanded=disbanded)
 
     def _adjudicate_adjustments(self, position: Position,
                                 orders: list[tuple[str, Order]]) -> Outcome:
@@ -583,11 +588,9 @@ class StandardRules:
         for k, power, order in self.adjustment_sequence(checked):
             results[k] = self.apply_adjustment(adj, power, order)
         self.civil_disorder(adj)
-        nxt = position.following(adj.units)
-        outcome = Outcome(position, nxt, [r for r in results if r is not None] + adj.disorder,
-                          disbanded=adj.removed, built=adj.built)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, adj.units,
+                               [r for r in results if r is not None] + adj.disorder,
+                               disbanded=adj.removed, built=adj.built)
 
     def adjustment_counts(self, position: Position) -> dict[str, Any]:
         """Hook, counting for adjustments: what each power is due this winter, builds (> 0)
@@ -654,6 +657,16 @@ class StandardRules:
         return mine[:count]
 
     # ---------------------------------------------------------------- calendar
+    def phase_over(self, position: Position, units: list[Unit], results: list[OrderResult],
+                   **fields: Any) -> Outcome:
+        """The end of a retreat or adjustment phase: the next position with ``units``
+        (:meth:`Position.following`), its outcome (``fields``: ``disbanded=``, ``built=``),
+        and the calendar moved on to the next phase that needs play."""
+        nxt = position.following(units)
+        outcome = Outcome(position, nxt, results, **fields)
+        self._advance(nxt, outcome)
+        return outcome
+
     def after_movement(self, outcome: Outcome) -> Outcome:
         """Move a movement phase's outcome on: to its retreat phase when a unit was
         dislodged, else to the next phase that needs play."""
