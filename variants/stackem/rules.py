@@ -483,15 +483,10 @@ class StackRules(StandardRules):
         occupier = {u.province: u.power for u in after}
         contested = {p for p, who in occupier.items() if phase.attempted_by(p) - {who}}
         blocked = phase.standoffs() | contested
-        dislodged = []
-        for unit, by in beaten:
-            attacker_from = phase.prov[by]
-            # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat
-            # to the province that army came from.
-            origin = None if phase.convoyed[by] else attacker_from
-            retreats = self._retreat_places(unit, origin, occupier, blocked)
-            dislodged.append(Dislodged(unit, attacker_from, retreats))
-        return dislodged, frozenset(blocked)
+        return self.dislodged_with(
+            phase, beaten,
+            lambda unit, closed: self._retreat_places(unit, closed, occupier, blocked)
+        ), frozenset(blocked)
 
     def _adjudicate_stack_retreats(self, position: Position,
                                    orders: list[tuple[str, Order]]) -> Outcome:

@@ -534,15 +534,24 @@ class StandardRules:
         dislodged, each with the index of the unit that dislodged it."""
         occupied = {u.province for u in after}
         standoffs = phase.standoffs()
-        dislodged = []
+        return self.dislodged_with(
+            phase, beaten,
+            lambda unit, closed: self._retreats_from(unit, closed, occupied, standoffs)
+        ), frozenset(standoffs)
+
+    @staticmethod
+    def dislodged_with(phase: MovementPhase, beaten: list[tuple[Unit, int]],
+                       retreats: Callable[[Unit, str | None], tuple[str, ...]]
+                       ) -> list[Dislodged]:
+        """Each beaten unit with the province its attacker came from and its retreats,
+        ``retreats(unit, closed)``: ``closed`` is the attacker's province, or None when the
+        attacker was a convoyed army (2023 rules, DATC 4.A.5: the unit may retreat there)."""
+        out = []
         for unit, by in beaten:
             attacker_from = phase.prov[by]
-            # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat to
-            # the province that army came from.
-            blocked = None if phase.convoyed[by] else attacker_from
-            retreats = self._retreats_from(unit, blocked, occupied, standoffs)
-            dislodged.append(Dislodged(unit, attacker_from, retreats))
-        return dislodged, frozenset(standoffs)
+            closed = None if phase.convoyed[by] else attacker_from
+            out.append(Dislodged(unit, attacker_from, retreats(unit, closed)))
+        return out
 
     def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         pending = position.dislodged
