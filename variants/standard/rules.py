@@ -3,9 +3,11 @@
 :class:`StandardRules` is the plug-in the engine calls for a standard game: it checks orders
 against a position (with a specific reason for every refusal), adjudicates each kind of phase,
 and moves the game on to the next phase. Movement is decided by
-:class:`~judge.variants.standard.movement.MovementPhase` on the generic resolver. Other variants
-subclass this class and override the parts their rules change. The DATC choices are listed in
-``docs/adjudication.md``.
+:class:`~judge.variants.standard.movement.MovementPhase` on the generic resolver. Each kind of
+phase is one skeleton here; other variants subclass this class and override the named hooks
+their rules change (the board after the moves, applying an adjustment, counting for
+adjustments, civil disorder, ...), listed in ``docs/engine.md`` ("The phases: skeletons and
+hooks"). The DATC choices are listed in ``docs/adjudication.md``.
 """
 
 from __future__ import annotations
