@@ -1,9 +1,9 @@
 """Units and orders: small immutable values.
 
 A :class:`Unit` is what stands on the board. An order names the unit it is given to by its type
-and location (as the player wrote them, after names are read); :func:`judge.engine.validate`
-binds it to the unit actually there. ``str(order)`` is the canonical text the judge writes back
-in acknowledgements and reports (``F NTH C A LON - BEL``).
+and location (as the player wrote them, after names are read); the variant's rules
+(``Rules.read_order``) bind it to the unit actually there. ``str(order)`` is the canonical text
+the judge writes back in acknowledgements and reports (``F NTH C A LON - BEL``).
 
 Variants add their own order classes (merge, split, support-convoy, castle, ...) beside these;
 the resolver never looks inside an order, the variant's rules do.

@@ -1,8 +1,8 @@
 """Reading one order line, as a player writes it, into an order value.
 
 :func:`parse_order` reads syntax and names only. It does not look at the position: whether a
-unit stands there, whether it can reach, whether it is yours, is for
-:mod:`judge.engine.validate`. A line it cannot read raises
+unit stands there, whether it can reach, whether it is yours, is for the variant's rules
+(``Rules.read_order``, e.g. :meth:`judge.variants.standard.rules.StandardRules.check`). A line it cannot read raises
 :class:`~judge.engine.errors.OrderSyntaxError` whose message names the word at fault
 (``unknown place 'Paaris'``, ``no destination after '-'``).
 

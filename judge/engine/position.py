@@ -172,22 +172,26 @@ class Position:
         out.update(self.extra)
         return out
 
-    def following(self, units: list[Unit], **fields: Any) -> Position:
-        """The position after this phase's units moved: same variant and phase (the caller
-        moves the phase on), centres and variant keys copied, ``units`` as given."""
-        return Position(self.variant, self.phase, units,
-                        {p: set(cs) for p, cs in self.centres.items()},
-                        extra=dict(self.extra), **fields)
+    def following(self, units: list[Unit], *, phase: Phase | None = None,
+                  centres: dict[str, set[str]] | None = None,
+                  dislodged: list[Dislodged] | None = None,
+                  standoffs: frozenset[str] = frozenset(), winner: str | None = None,
+                  extra: dict[str, Any] | None = None) -> Position:
+        """The one way to make a position from this one (rules never call ``Position(...)``
+        for that): same variant and phase (the caller moves the phase on), ``units`` as
+        given, centres and variant keys (``extra``) copied, and no dislodged units,
+        standoffs or winner unless given. A copy of the whole position is
+        ``p.following(list(p.units), dislodged=list(p.dislodged), standoffs=p.standoffs,
+        winner=p.winner)``."""
+        return Position(
+            self.variant, self.phase if phase is None else phase, units,
+            {p: set(cs) for p, cs in self.centres.items()} if centres is None else centres,
+            [] if dislodged is None else dislodged, standoffs, winner,
+            dict(self.extra) if extra is None else extra)
 
     # --------------------------------------------------------------- queries
     def units_of(self, power: str) -> list[Unit]:
         return [u for u in self.units if u.power == power]
-
-    def owner_of(self, centre: str) -> str | None:
-        for power, cs in self.centres.items():
-            if centre in cs:
-                return power
-        return None
 
     def powers(self) -> list[str]:
         """Powers with a unit or a centre (the ones still in the game)."""

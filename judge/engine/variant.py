@@ -108,7 +108,8 @@ class OrderLine:
 
 
 class Rules(Protocol):
-    """The plug-in a variant gives the engine (see ``docs/engine.md``)."""
+    """The plug-in a variant gives the engine (see ``docs/engine.md``). Most variants
+    subclass :class:`judge.variants.standard.rules.StandardRules` and override its hooks."""
 
     def initial_position(self) -> Position: ...
 

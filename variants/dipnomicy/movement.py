@@ -60,6 +60,10 @@ class DipnomicyMovement(MovementPhase):
         # number of the extra decision "the fleet gets through": a decision, not a plain
         # function, so that passages depending on each other are cycles the resolver sees.
         n = len(self.units)
+        # Merges carried out at the end of the turn (set by the rules once it is resolved):
+        # the units merged away, and how much each unit merged into grows.
+        self.merged_away: set[int] = set()
+        self.growth: dict[int, int] = {}
         self.via: list[str | None] = [None] * n
         self.through: dict[str, list[int]] = {}
         self.passage: dict[int, int] = {}

@@ -388,9 +388,8 @@ def renumber(ruleset: Ruleset, old: int, new: int) -> Ruleset:
 def with_ruleset(position: Position, ruleset: Ruleset) -> Position:
     """A copy of ``position`` under ``ruleset``: what the next turn is played with."""
     extra = {**position.extra, **ruleset.to_position_keys()}
-    nxt = Position(position.variant, position.phase, list(position.units),
-                   {p: set(cs) for p, cs in position.centres.items()},
-                   list(position.dislodged), position.standoffs, position.winner, extra)
+    nxt = position.following(list(position.units), dislodged=list(position.dislodged),
+                             standoffs=position.standoffs, winner=position.winner, extra=extra)
     return with_home_ownership(nxt, ruleset.active())
 
 

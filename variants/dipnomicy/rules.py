@@ -33,7 +33,7 @@ from judge.engine.orders import (
 )
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Phase, Position
-from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
+from judge.engine.variant import FAILS, OrderResult, Outcome
 from judge.variants.dipnomicy.catalogue import POWERS, Active
 from judge.variants.dipnomicy.mapdata import BASE_BOARD, board_with_centres
 from judge.variants.dipnomicy.movement import DipnomicyMovement
@@ -46,6 +46,7 @@ from judge.variants.dipnomicy.orders import (
     sized,
 )
 from judge.variants.dipnomicy.ruleset import Ruleset, initial_ruleset
+from judge.variants.standard.movement import MovementPhase
 from judge.variants.standard.rules import StandardRules
 
 FIRST_YEAR = 1901
@@ -172,20 +173,10 @@ class TurnRules(StandardRules):
         phase = DipnomicyMovement(
             self.board, units,
             [None if i in merges else chosen.get(i) for i in range(len(units))], self.active)
-        outcomes = phase.resolve()
-        for i, unit in enumerate(units):
-            o = outcomes[i]
-            verdict = SUCCEEDS if o.succeeded else FAILS
-            if i in slot:
-                r = results[slot[i]]
-                r.result, r.reason = verdict, o.reason
-            else:
-                reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
-                results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
+        self._verdicts(phase, slot, results)
         # Merges take effect at the end of the turn, between units that were not beaten out;
         # a unit grows by one merge a turn (the sizes must be equal when it is ordered).
-        merged_away: set[int] = set()
-        growth: dict[int, int] = {}
+        merged_away, growth = phase.merged_away, phase.growth
         for i in sorted(merges, key=lambda i: slot[i]):
             t = key[merges[i].into.province]
             r = results[slot[i]]
@@ -196,31 +187,26 @@ class TurnRules(StandardRules):
             else:
                 merged_away.add(i)
                 growth[t] = 1
-        new_units: list[Unit] = []
-        beaten: list[tuple[Unit, int]] = []
-        for i, unit in enumerate(units):
-            if i in merged_away:
-                continue
-            size = size_of(unit) + growth.get(i, 0)
-            if phase.moved(i):
-                new_units.append(sized(Unit(unit.power, unit.kind, phase.dest_loc[i]), size))  # type: ignore[arg-type]
-                continue
-            by = phase.dislodger(i)
-            if by is None:
-                new_units.append(sized(unit, size))
-            else:
-                beaten.append((unit, by))
-        occupied = {u.province for u in new_units}
-        # P1: the unit must make "a legal move action removing it from the territory": any
-        # adjacent territory left empty at the end of the turn (the attacker's origin too).
-        dislodged = [Dislodged(unit, phase.prov[by], self._retreats_from(unit, None, occupied, ()))
-                     for unit, by in beaten]
-        nxt = Position(position.variant, position.phase, new_units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged),
-                          disbanded=[units[i] for i in sorted(merged_away)])
-        return self.after_movement(outcome)
+        return self.board_after_moves(position, phase, results,
+                                      disbanded=[units[i] for i in sorted(merged_away)])
+
+    def unit_after_moves(self, phase: MovementPhase, i: int, unit: Unit,
+                         destination: str | None) -> Unit | None:
+        """A unit merged away leaves the board; the one it merged into grows by one (P6)."""
+        assert isinstance(phase, DipnomicyMovement)
+        if i in phase.merged_away:
+            return None
+        size = size_of(unit) + phase.growth.get(i, 0)
+        return sized(unit if destination is None
+                     else Unit(unit.power, unit.kind, destination), size)
+
+    def dislodgements(self, phase: MovementPhase, after: list[Unit],
+                      beaten: list[tuple[Unit, int]]) -> tuple[list[Dislodged], frozenset[str]]:
+        """P1: the unit must make "a legal move action removing it from the territory": any
+        adjacent territory left empty at the end of the turn (the attacker's origin too)."""
+        occupied = {u.province for u in after}
+        return [Dislodged(unit, phase.prov[by], self._retreats_from(unit, None, occupied, ()))
+                for unit, by in beaten], frozenset()
 
     # The standard retreat phase, in this game's words, keeping each unit's size (P6).
     NO_RETREAT_REASON = "not moved away: disbanded"
@@ -410,9 +396,9 @@ def with_home_ownership(position: Position, active: Active) -> Position:
                 changed = True
     if not changed:
         return position
-    return Position(position.variant, position.phase, list(position.units), centres,
-                    list(position.dislodged), position.standoffs, position.winner,
-                    dict(position.extra))
+    return position.following(list(position.units), centres=centres,
+                              dislodged=list(position.dislodged),
+                              standoffs=position.standoffs, winner=position.winner)
 
 
 def assign_countries(players: Sequence[str], seed: int) -> dict[str, str]:
@@ -439,11 +425,6 @@ def move_deadline_days(position: Position) -> int | None:
     is in force (the game's own deadline then applies). For the scheduler."""
     active = Ruleset.from_position_keys(position.extra).active()
     return int(active.param("deadline", "days")) if active.on("deadline") else None
-
-
-def vote_deadline_days(position: Position) -> int:
-    """Days players have to vote after the move report (the game's ``vote_days`` setting)."""
-    return int(Ruleset.from_position_keys(position.extra).setting("vote_days"))
 
 
 def phase_days(position: Position) -> int | None:

@@ -46,6 +46,7 @@ from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
 from judge.variants.multiplicity.rules import MultiplicityRules
 from judge.variants.multiplicity.units import ARMY, FLEET, GARRISON, Force, format_kind, parse_kind
+from judge.variants.standard.rules import Adjustments
 
 FIRST_AUTUMN_YEAR = -450  # rule 6: the colonies declare at the end of the first Autumn
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}
@@ -277,9 +278,10 @@ class HopliteRules(MultiplicityRules):
             pending: dict[str, str] = dict(position.extra.get("claims") or {})
             for claim, dests in claims.values():
                 pending.update(dict.fromkeys(dests, claim))
-            position = Position(position.variant, position.phase, position.units,
-                                position.centres, position.dislodged, position.standoffs,
-                                position.winner, {**position.extra, "claims": pending})
+            position = position.following(
+                position.units, centres=position.centres, dislodged=position.dislodged,
+                standoffs=position.standoffs, winner=position.winner,
+                extra={**position.extra, "claims": pending})
         outcome = super()._adjudicate_movement(position, plain)
         nxt = outcome.position
         found = {f.province: f for f in self.forces(nxt.units)}
@@ -517,68 +519,59 @@ class HopliteRules(MultiplicityRules):
             loc = prov
         return Transform(UnitRef(ARMY, prov), FLEET, loc)
 
-    def _adjudicate_adjustments(self, position: Position,
-                                orders: list[tuple[str, Order]]) -> Outcome:
-        """Adjustments in half centres: garrison disbands and removals first, then builds
-        (a garrison freed this winter pays for a build), then transforms."""
-        units = list(position.units)
-        budget = {p: self.balance(position, p) for p in self.adjusting_powers(position)}
-        results: list[OrderResult | None] = [None] * len(orders)
-        checked: list[tuple[int, str, Order]] = []
-        for k, (power, order) in enumerate(orders):
-            power = self.order_power(position, power, order)
-            try:
-                good = self.check(position, power, order)
-            except OrderError as exc:
-                results[k] = OrderResult(power, str(order), FAILS, str(exc))
-                continue
-            checked.append((k, power, good))
-        built, removed = [], []
-        rank = {Remove: 0, Build: 1, Transform: 2, Waive: 3}
-        for k, power, good in sorted(checked, key=lambda t: (rank[type(t[2])], t[0])):
-            text = str(good)
-            try:
-                if isinstance(good, Remove):
-                    cost = self._cost(good.unit.kind)
-                    a, f, _ = parse_kind(good.unit.kind or "")
-                    if (a or f) and budget[power] >= 0:
-                        raise OrderError(f"no more removals due for {power}")
-                    units = self._take_unit(units, power, good.unit)
-                    budget[power] += cost
-                    removed.append(self._unit(power, good.unit))
-                elif isinstance(good, Build):
-                    cost = self._cost(good.unit.kind)
-                    if budget[power] < cost:
-                        raise OrderError(f"{power} has {format_value(max(budget[power], 0))} "
-                                         f"to build with; {good.unit} costs {format_value(cost)}")
-                    budget[power] -= cost
-                    unit = self._unit(power, good.unit)
-                    units = self._add_unit(units, unit)
-                    built.append(unit)
-                elif isinstance(good, Transform):
-                    units = self._take_unit(units, power, good.unit)
-                    units = self._add_unit(units, self._unit(
-                        power, UnitRef(good.into, good.location)))
-                results[k] = OrderResult(power, text, SUCCEEDS)
-            except OrderError as exc:
-                results[k] = OrderResult(power, text, FAILS, str(exc))
-        extra: list[OrderResult] = []
-        for power, left in sorted(budget.items()):
+    # Adjustments in half centres: garrison disbands and removals first, then builds (a
+    # garrison freed this winter pays for a build), then transforms.
+    _RANK = {Remove: 0, Build: 1, Transform: 2, Waive: 3}
+
+    def adjustment_counts(self, position: Position) -> dict[str, Any]:
+        """Each power's budget: its balance in half centres (:meth:`balance`)."""
+        return {p: self.balance(position, p) for p in self.adjusting_powers(position)}
+
+    def adjustment_sequence(self, checked: list[tuple[int, str, Order]]
+                            ) -> list[tuple[int, str, Order]]:
+        return sorted(checked, key=lambda t: (self._RANK[type(t[2])], t[0]))
+
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """Removals pay into the budget, builds are paid from it, transforms cost nothing."""
+        text = str(order)
+        budget = adj.counts
+        try:
+            if isinstance(order, Remove):
+                cost = self._cost(order.unit.kind)
+                a, f, _ = parse_kind(order.unit.kind or "")
+                if (a or f) and budget[power] >= 0:
+                    raise OrderError(f"no more removals due for {power}")
+                adj.units = self._take_unit(adj.units, power, order.unit)
+                budget[power] += cost
+                adj.removed.append(self._unit(power, order.unit))
+            elif isinstance(order, Build):
+                cost = self._cost(order.unit.kind)
+                if budget[power] < cost:
+                    raise OrderError(f"{power} has {format_value(max(budget[power], 0))} "
+                                     f"to build with; {order.unit} costs {format_value(cost)}")
+                budget[power] -= cost
+                unit = self._unit(power, order.unit)
+                adj.units = self._add_unit(adj.units, unit)
+                adj.built.append(unit)
+            elif isinstance(order, Transform):
+                adj.units = self._take_unit(adj.units, power, order.unit)
+                adj.units = self._add_unit(adj.units, self._unit(
+                    power, UnitRef(order.into, order.location)))
+        except OrderError as exc:
+            return OrderResult(power, text, FAILS, str(exc))
+        return OrderResult(power, text, SUCCEEDS)
+
+    def civil_disorder(self, adj: Adjustments) -> None:
+        """Components go until the budget is no longer negative."""
+        for power, left in sorted(adj.counts.items()):
             while left < 0:
-                units, unit = self.take_in_disorder(position, power, units)
+                adj.units, unit = self.take_in_disorder(adj.position, power, adj.units)
                 if unit is None:
                     break
                 left += self._cost(unit.kind)
-                removed.append(unit)
-                extra.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
-                                         "civil disorder: removal not ordered"))
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
-        outcome = Outcome(position, nxt, [r for r in results if r is not None] + extra,
-                          disbanded=removed, built=built)
-        self._advance(nxt, outcome)
-        return outcome
+                adj.removed.append(unit)
+                adj.disorder.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
+                                                "civil disorder: removal not ordered"))
 
     @staticmethod
     def _cost(kind: str | None) -> Fraction:

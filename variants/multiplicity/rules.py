@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
@@ -75,7 +76,7 @@ from judge.variants.multiplicity.units import (
     seaworthy,
     take,
 )
-from judge.variants.standard.rules import StandardRules
+from judge.variants.standard.rules import Adjustments, StandardRules
 
 Parts = tuple[tuple[str, str], ...]
 
@@ -634,10 +635,8 @@ class MultiplicityRules(StandardRules):
             retreats = self.force_retreats(force, blocked, occupied, standoffs)
             for u in force.units():
                 dislodged.append(Dislodged(u, attacker_from, retreats))
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, frozenset(standoffs) if dislodged else frozenset(),
-                       extra=dict(position.extra))
+        nxt = position.following(units, dislodged=dislodged,
+                                 standoffs=frozenset(standoffs) if dislodged else frozenset())
         return nxt, dislodged
 
     # -------------------------------------------------------------- retreats
@@ -731,12 +730,7 @@ class MultiplicityRules(StandardRules):
                 results.append(OrderResult(force.player, f"{Force(force.player, force.location, mobile)} D",
                                            SUCCEEDS, "no retreat order: disbanded"))
             disbanded.extend(Force(force.player, force.location, mobile).units() if mobile else [])
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, units, results, disbanded=disbanded)
 
     # ----------------------------------------------------------- adjustments
     def components(self, position: Position, power: str) -> int:
@@ -846,78 +840,53 @@ class MultiplicityRules(StandardRules):
                 return UnitRef(format_kind(a, f, g), ref.location)
         return UnitRef(format_kind(a, f, g), prov)
 
-    def _adjudicate_adjustments(self, position: Position,
-                                orders: list[tuple[str, Order]]) -> Outcome:
-        results: list[OrderResult] = []
-        units = list(position.units)
-        counts = {p: self.adjustment_count(position, p) for p in self.adjusting_powers(position)}
-        built: list[Unit] = []
-        removed: list[Unit] = []
-        used: dict[str, int] = {}
-        built_at: set[str] = set()
-        for power, order in orders:
-            power = self.order_power(position, power, order)
+    def adjustment_counts(self, position: Position) -> dict[str, Any]:
+        return {p: self.adjustment_count(position, p) for p in self.adjusting_powers(position)}
+
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """A unit of several components takes as many builds or removals; builds join the
+        power's unit there (rule 3), removals take components out of it."""
+        count = adj.counts.get(power, 0)
+        n = adj.used.get(power, 0)
+        text = str(order)
+        size = sum(parse_kind(order.unit.kind)) if isinstance(order, (Build, Remove)) \
+            and order.unit.kind else 1  # type: ignore[union-attr]
+        if n + size > abs(count):
+            what = "builds" if count > 0 else "removals"
+            left = abs(count) - n
+            reason = (f"{order.unit.kind} would take {size} {what}; {power} has "  # type: ignore[union-attr]
+                      f"{left} left" if left > 0 else f"no more {what} due")
+            return OrderResult(power, text, FAILS, reason)
+        if isinstance(order, Build):
+            prov = order.unit.province
+            if prov in adj.taken and not self.stacking(adj.position):
+                return OrderResult(power, text, FAILS,
+                                   f"a unit was already built in {self.name(prov)}")
+            adj.taken.add(prov)
+            unit = Unit(power, order.unit.kind, order.unit.location)  # type: ignore[arg-type]
+            adj.units = self._add_unit(adj.units, unit)
+            adj.built.append(unit)
+        elif isinstance(order, Remove):
             try:
-                checked = self.check(position, power, order)
+                adj.units = self._take_unit(adj.units, power, order.unit)
             except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            count = counts.get(power, 0)
-            n = used.get(power, 0)
-            text = str(checked)
-            size = sum(parse_kind(checked.unit.kind)) if isinstance(checked, (Build, Remove)) \
-                and checked.unit.kind else 1  # type: ignore[union-attr]
-            if n + size > abs(count):
-                what = "builds" if count > 0 else "removals"
-                left = abs(count) - n
-                reason = (f"{checked.unit.kind} would take {size} {what}; {power} has "  # type: ignore[union-attr]
-                          f"{left} left" if left > 0 else f"no more {what} due")
-                results.append(OrderResult(power, text, FAILS, reason))
-                continue
-            if isinstance(checked, Build):
-                prov = checked.unit.province
-                if prov in built_at and not self.stacking(position):
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"a unit was already built in {self.name(prov)}"))
-                    continue
-                built_at.add(prov)
-                unit = Unit(power, checked.unit.kind, checked.unit.location)  # type: ignore[arg-type]
-                units = self._add_unit(units, unit)
-                built.append(unit)
-            elif isinstance(checked, Remove):
-                try:
-                    units = self._take_unit(units, power, checked.unit)
-                except OrderError as exc:
-                    results.append(OrderResult(power, text, FAILS, str(exc)))
-                    continue
-                removed.append(Unit(power, checked.unit.kind, checked.unit.location))  # type: ignore[arg-type]
-            used[power] = n + size
-            results.append(OrderResult(power, text, SUCCEEDS))
-        for power, count in sorted(counts.items()):
-            missing = -count - used.get(power, 0)
+                return OrderResult(power, text, FAILS, str(exc))
+            adj.removed.append(Unit(power, order.unit.kind, order.unit.location))  # type: ignore[arg-type]
+        adj.used[power] = n + size
+        return OrderResult(power, text, SUCCEEDS)
+
+    def civil_disorder(self, adj: Adjustments) -> None:
+        """One component at a time, as :meth:`take_in_disorder` chooses."""
+        for power, count in sorted(adj.counts.items()):
+            missing = -count - adj.used.get(power, 0)
             if count < 0 and missing > 0:
                 for _ in range(missing):
-                    units, unit = self.take_in_disorder(position, power, units)
+                    adj.units, unit = self.take_in_disorder(adj.position, power, adj.units)
                     if unit is None:
                         break
-                    removed.append(unit)
-                    results.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
-                                               "civil disorder: removal not ordered"))
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
-        self._after_adjustments(nxt, outcome)
-        self._advance(nxt, outcome)
-        return outcome
-
-    def _after_adjustments(self, nxt: Position, outcome: Outcome) -> None:
-        """Hook for what else happens in the adjustment phase (Hoplite: transforms)."""
-
-    def order_power(self, position: Position, power: str, order: Order) -> str:
-        """Which power's chart an adjustment order is for (Hoplite: a major may order its
-        minor's builds)."""
-        return power
+                    adj.removed.append(unit)
+                    adj.disorder.append(OrderResult(power, f"REMOVE {unit}", SUCCEEDS,
+                                                    "civil disorder: removal not ordered"))
 
     def adjusting_powers(self, position: Position) -> list[str]:
         return position.powers()

@@ -48,8 +48,8 @@ from judge.engine.position import Dislodged, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.stackem.movement import StackMovementPhase
 from judge.variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
-from judge.variants.standard.movement import UnitOutcome
-from judge.variants.standard.rules import StandardRules
+from judge.variants.standard.movement import MovementPhase, UnitOutcome
+from judge.variants.standard.rules import Adjustments, StandardRules
 
 _TYPE_NAME = {ARMY: "army", FLEET: "fleet"}
 _TYPE_PLURAL = {ARMY: "armies", FLEET: "fleets"}
@@ -84,11 +84,6 @@ class StackRules(StandardRules):
     """Stack 'em Diplo on the standard board."""
 
     variant_name = "stackem"
-    # For the order-taking code (the mail loop): in standard play a later order for a space
-    # replaces an earlier one; here several orders for one space are orders for different
-    # units of its stack (rule 2), bound in written order, and an order too many fails in
-    # adjudication with its reason. Code that replaces orders per space should check this.
-    one_order_per_space = False
 
     def initial_position(self) -> Position:
         position = super().initial_position()
@@ -377,7 +372,7 @@ class StackRules(StandardRules):
             return self._adjudicate_stack_movement(position, orders)
         if kind == "R":
             return self._adjudicate_stack_retreats(position, orders)
-        return self._adjudicate_stack_adjustments(position, orders)
+        return self._adjudicate_adjustments(position, orders)
 
     @staticmethod
     def _free(units: list[Unit]) -> dict[tuple[str, str, str], list[int]]:
@@ -478,37 +473,20 @@ class StackRules(StandardRules):
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
                 results.append(OrderResult(unit.power, f"{unit} H",
                                            SUCCEEDS if o.succeeded else FAILS, reason))
-        new_units: list[Unit] = []
-        dislodged_units: list[tuple[Unit, int]] = []
-        for i, unit in enumerate(units):
-            if phase.moved(i):
-                new_units.append(Unit(unit.power, unit.kind, phase.dest_loc[i]))  # type: ignore[arg-type]
-                continue
-            by = phase.dislodger(i)
-            if by is None:
-                new_units.append(unit)
-            else:
-                dislodged_units.append((unit, by))
-        dislodged: list[Dislodged] = []
-        blocked: set[str] = set()
-        if dislodged_units:
-            occupier = {u.province: u.power for u in new_units}
-            # Rule 6: a space held by the retreating power is open unless contested, i.e.
-            # another power tried to move there; empty spaces follow the standard rule.
-            contested = {p for p, who in occupier.items() if phase.attempted_by(p) - {who}}
-            blocked = phase.standoffs() | contested
-            for unit, by in dislodged_units:
-                attacker_from = phase.prov[by]
-                # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat
-                # to the province that army came from.
-                origin = None if phase.convoyed[by] else attacker_from
-                retreats = self._retreat_places(unit, origin, occupier, blocked)
-                dislodged.append(Dislodged(unit, attacker_from, retreats))
-        nxt = Position(position.variant, position.phase, new_units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       dislodged, frozenset(blocked), extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged))
-        return self.after_movement(outcome)
+        return self.board_after_moves(position, phase, results)
+
+    def dislodgements(self, phase: MovementPhase, after: list[Unit],
+                      beaten: list[tuple[Unit, int]]) -> tuple[list[Dislodged], frozenset[str]]:
+        """Rule 6: a space held by the retreating power is open unless contested, i.e.
+        another power tried to move there; empty spaces follow the standard rule."""
+        assert isinstance(phase, StackMovementPhase)
+        occupier = {u.province: u.power for u in after}
+        contested = {p for p, who in occupier.items() if phase.attempted_by(p) - {who}}
+        blocked = phase.standoffs() | contested
+        return self.dislodged_with(
+            phase, beaten,
+            lambda unit, closed: self._retreat_places(unit, closed, occupier, blocked)
+        ), frozenset(blocked)
 
     def _adjudicate_stack_retreats(self, position: Position,
                                    orders: list[tuple[str, Order]]) -> Outcome:
@@ -551,67 +529,38 @@ class StackRules(StandardRules):
         for r, line in zip(results, lines, strict=False):
             if line:
                 self._verdict(r, [outcomes[i] for i in line])
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, units, results, disbanded=disbanded)
 
-    def _adjudicate_stack_adjustments(self, position: Position,
-                                      orders: list[tuple[str, Order]]) -> Outcome:
-        results: list[OrderResult] = []
-        units = list(position.units)
-        counts = {p: self.adjustment_count(position, p) for p in position.powers()}
-        built: list[Unit] = []
-        removed: list[Unit] = []
-        used: dict[str, int] = {}
-        built_in: set[str] = set()
-        for power, order in orders:
-            base, count, _ = unpack(order)
-            try:
-                checked = self._check_stack_adjustment(position, power, base, count)
-            except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            due = abs(counts.get(power, 0))
-            n = used.get(power, 0)
-            text = counted_text(checked, count)
-            if n + (count if isinstance(checked, Remove) else 1) > due:
-                what = "builds" if counts.get(power, 0) > 0 else "removals"
-                left = due - n
-                results.append(OrderResult(power, text, FAILS,
-                                           f"no more {what} due" if left <= 0
-                                           else f"only {left} more {what} due"))
-                continue
-            if isinstance(checked, Build):
-                prov = checked.unit.province
-                if prov in built_in:
-                    # Rule 11: one build per home centre per year.
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"a unit was already built in {self.name(prov)}"))
-                    continue
-                built_in.add(prov)
-                built.append(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
-            elif isinstance(checked, Remove):
-                gone = [u for u in units if u.power == power and u.kind == checked.unit.kind
-                        and u.location == checked.unit.location][:count]
-                if len(gone) < count:
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"only {_plural(checked.unit.kind or ARMY, len(gone))}"
-                                               f" left in {self.name(checked.unit.province)}"))
-                    continue
-                for u in gone:
-                    units.remove(u)
-                    removed.append(u)
-            else:
-                assert isinstance(checked, Waive)
-            used[power] = n + (count if isinstance(checked, Remove) else 1)
-            results.append(OrderResult(power, text, SUCCEEDS))
-        self.remove_in_civil_disorder(position, counts, used, units, removed, results)
-        nxt = Position(position.variant, position.phase, units + built,
-                       {p: set(cs) for p, cs in position.centres.items()},
-                       extra=dict(position.extra))
-        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
-        self._advance(nxt, outcome)
-        return outcome
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """A removal may name several units of a stack (``2A PAR``); rule 11: one build per
+        home centre per year."""
+        checked, count, _ = unpack(order)
+        due = abs(adj.counts.get(power, 0))
+        n = adj.used.get(power, 0)
+        text = counted_text(checked, count)
+        size = count if isinstance(checked, Remove) else 1
+        if n + size > due:
+            what = "builds" if adj.counts.get(power, 0) > 0 else "removals"
+            left = due - n
+            return OrderResult(power, text, FAILS, f"no more {what} due" if left <= 0
+                               else f"only {left} more {what} due")
+        if isinstance(checked, Build):
+            prov = checked.unit.province
+            if prov in adj.taken:
+                return OrderResult(power, text, FAILS,
+                                   f"a unit was already built in {self.name(prov)}")
+            adj.taken.add(prov)
+            adj.build(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
+        elif isinstance(checked, Remove):
+            gone = [u for u in adj.units if u.power == power and u.kind == checked.unit.kind
+                    and u.location == checked.unit.location][:count]
+            if len(gone) < count:
+                return OrderResult(power, text, FAILS,
+                                   f"only {_plural(checked.unit.kind or ARMY, len(gone))}"
+                                   f" left in {self.name(checked.unit.province)}")
+            for u in gone:
+                adj.remove(u)
+        else:
+            assert isinstance(checked, Waive)
+        adj.used[power] = n + size
+        return OrderResult(power, text, SUCCEEDS)

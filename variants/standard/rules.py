@@ -3,15 +3,19 @@
 :class:`StandardRules` is the plug-in the engine calls for a standard game: it checks orders
 against a position (with a specific reason for every refusal), adjudicates each kind of phase,
 and moves the game on to the next phase. Movement is decided by
-:class:`~judge.variants.standard.movement.MovementPhase` on the generic resolver. Other variants
-subclass this class and override the parts their rules change. The DATC choices are listed in
-``docs/adjudication.md``.
+:class:`~judge.variants.standard.movement.MovementPhase` on the generic resolver. Each kind of
+phase is one skeleton here; other variants subclass this class and override the named hooks
+their rules change (the board after the moves, applying an adjustment, counting for
+adjustments, civil disorder, ...), listed in ``docs/engine.md`` ("The phases: skeletons and
+hooks"). The DATC choices are listed in ``docs/adjudication.md``.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
 from judge.engine.board import ARMY, FLEET, Board, province_of
 from judge.engine.errors import OrderError
@@ -45,6 +49,31 @@ def _ref_for(ref: UnitRef, unit: Unit) -> UnitRef:
     if ref.kind == unit.kind and ref.location == unit.location:
         return ref
     return UnitRef(unit.kind, unit.location)
+
+
+@dataclass(slots=True)
+class Adjustments:
+    """An adjustment phase while it is worked out: what the skeleton
+    (:meth:`StandardRules._adjudicate_adjustments`) and its hooks share."""
+
+    position: Position
+    # what each power is due: builds (> 0) or removals (< 0); Hoplite: a budget in centres
+    counts: dict[str, Any]
+    # the board so far: removals taken out, builds added (at the end, in the order made)
+    units: list[Unit]
+    built: list[Unit] = field(default_factory=list)
+    removed: list[Unit] = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=dict)  # builds or removals made, per power
+    taken: set[str] = field(default_factory=set)  # provinces already built in (removed from)
+    disorder: list[OrderResult] = field(default_factory=list)  # civil disorder's results
+
+    def build(self, unit: Unit) -> None:
+        self.units.append(unit)
+        self.built.append(unit)
+
+    def remove(self, unit: Unit) -> None:
+        self.units.remove(unit)
+        self.removed.append(unit)
 
 
 class StandardRules:
@@ -442,8 +471,17 @@ class StandardRules:
         results: list[OrderResult] = []
         chosen, slot = self._checked(position, orders, results, key)
         phase = MovementPhase(self.board, units, [chosen.get(i) for i in range(len(units))])
+        self._verdicts(phase, slot, results)
+        return self.board_after_moves(position, phase, results, details=phase)
+
+    @staticmethod
+    def _verdicts(phase: MovementPhase, slot: dict[int, int],
+                  results: list[OrderResult]) -> None:
+        """Resolve ``phase`` and write each unit's fate into the result of its order
+        (``slot``: unit index -> result index, from :meth:`_checked`); a unit without an
+        order holds, and its result is added."""
         outcomes = phase.resolve()
-        for i, unit in enumerate(units):
+        for i, unit in enumerate(phase.units):
             o = outcomes[i]
             verdict = SUCCEEDS if o.succeeded else FAILS
             if i in slot:
@@ -452,32 +490,70 @@ class StandardRules:
             else:
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
                 results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
-        # The board after the moves.
-        new_units: list[Unit] = []
-        dislodged_units: list[tuple[Unit, int]] = []
-        for i, unit in enumerate(units):
+
+    # ------------------------------------------------------ the board after the moves
+    def board_after_moves(self, position: Position, phase: MovementPhase,
+                          results: list[OrderResult], **fields: Any) -> Outcome:
+        """The end of every movement phase, once ``phase`` is resolved and ``results`` are
+        written: each unit after the moves (hook :meth:`unit_after_moves`), the dislodged
+        units with their retreats (hook :meth:`dislodgements`), the next position
+        (:meth:`Position.following`), then :meth:`after_movement` moves the calendar on.
+        ``fields`` go into the :class:`Outcome` (``details=``, ``disbanded=``)."""
+        after: list[Unit] = []
+        beaten: list[tuple[Unit, int]] = []
+        for i, unit in enumerate(phase.units):
             if phase.moved(i):
-                new_units.append(Unit(unit.power, unit.kind, phase.dest_loc[i]))  # type: ignore[arg-type]
-                continue
-            by = phase.dislodger(i)
-            if by is None:
-                new_units.append(unit)
+                moved = self.unit_after_moves(phase, i, unit, phase.dest_loc[i])
             else:
-                dislodged_units.append((unit, by))
-        occupied = {u.province for u in new_units} if dislodged_units else set()
-        standoffs = phase.standoffs() if dislodged_units else set()
-        dislodged = []
-        for unit, by in dislodged_units:
-            attacker_from = phase.prov[by]
-            # 2023 rules (DATC 4.A.5): a unit dislodged by a convoyed army may retreat to
-            # the province that army came from.
-            blocked = None if phase.convoyed[by] else attacker_from
-            retreats = self._retreats_from(unit, blocked, occupied, standoffs)
-            dislodged.append(Dislodged(unit, attacker_from, retreats))
-        nxt = position.following(new_units, dislodged=dislodged,
-                                 standoffs=frozenset(standoffs) if dislodged else frozenset())
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged), details=phase)
+                by = phase.dislodger(i)
+                if by is not None:
+                    beaten.append((unit, by))
+                    continue
+                moved = self.unit_after_moves(phase, i, unit, None)
+            if moved is not None:
+                after.append(moved)
+        dislodged: list[Dislodged] = []
+        standoffs: frozenset[str] = frozenset()
+        if beaten:
+            dislodged, standoffs = self.dislodgements(phase, after, beaten)
+        nxt = position.following(after, dislodged=dislodged, standoffs=standoffs)
+        outcome = Outcome(position, nxt, results, dislodged=list(dislodged), **fields)
         return self.after_movement(outcome)
+
+    def unit_after_moves(self, phase: MovementPhase, i: int, unit: Unit,
+                         destination: str | None) -> Unit | None:
+        """Hook: unit ``i`` of ``phase`` once the moves are made -- ``destination`` is where it
+        moved, None when it stayed (it was not dislodged). None takes it off the board
+        (Dipnomicy: merged into another unit); a variant keeps what else a unit carries."""
+        if destination is None:
+            return unit
+        return Unit(unit.power, unit.kind, destination)
+
+    def dislodgements(self, phase: MovementPhase, after: list[Unit],
+                      beaten: list[tuple[Unit, int]]) -> tuple[list[Dislodged], frozenset[str]]:
+        """Hook: the dislodged units, each with where it may retreat, and the standoffs the
+        retreat phase keeps. ``after`` is the board after the moves; ``beaten`` the units
+        dislodged, each with the index of the unit that dislodged it."""
+        occupied = {u.province for u in after}
+        standoffs = phase.standoffs()
+        return self.dislodged_with(
+            phase, beaten,
+            lambda unit, closed: self._retreats_from(unit, closed, occupied, standoffs)
+        ), frozenset(standoffs)
+
+    @staticmethod
+    def dislodged_with(phase: MovementPhase, beaten: list[tuple[Unit, int]],
+                       retreats: Callable[[Unit, str | None], tuple[str, ...]]
+                       ) -> list[Dislodged]:
+        """Each beaten unit with the province its attacker came from and its retreats,
+        ``retreats(unit, closed)``: ``closed`` is the attacker's province, or None when the
+        attacker was a convoyed army (2023 rules, DATC 4.A.5: the unit may retreat there)."""
+        out = []
+        for unit, by in beaten:
+            attacker_from = phase.prov[by]
+            closed = None if phase.convoyed[by] else attacker_from
+            out.append(Dislodged(unit, attacker_from, retreats(unit, closed)))
+        return out
 
     def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         pending = position.dislodged
@@ -502,60 +578,77 @@ class StandardRules:
             elif isinstance(order, Retreat):
                 r = results[slot[i]]
                 r.result, r.reason = FAILS, self.RETREAT_CLASH_REASON
-        nxt = position.following(units)
-        outcome = Outcome(position, nxt, results, disbanded=disbanded)
-        self._advance(nxt, outcome)
-        return outcome
+        return self.phase_over(position, units, results, disbanded=disbanded)
 
     def _adjudicate_adjustments(self, position: Position,
                                 orders: list[tuple[str, Order]]) -> Outcome:
-        results: list[OrderResult] = []
-        units = list(position.units)
-        counts = {p: self.adjustment_count(position, p) for p in position.powers()}
-        built: list[Unit] = []
-        removed: list[Unit] = []
-        used: dict[str, int] = {}
-        taken: set[str] = set()
-        for power, order in orders:
+        """The adjustment phase skeleton: count what each power is due (hook
+        :meth:`adjustment_counts`), check every order against the position, carry out the good
+        ones (hook :meth:`apply_adjustment`, in the order :meth:`adjustment_sequence` gives),
+        make the removals still owed (hook :meth:`civil_disorder`), then the next position.
+        Results are in the order the orders were given, civil disorder's after them."""
+        adj = Adjustments(position, self.adjustment_counts(position), list(position.units))
+        results: list[OrderResult | None] = [None] * len(orders)
+        checked: list[tuple[int, str, Order]] = []
+        for k, (power, order) in enumerate(orders):
+            power = self.order_power(position, power, order)
             try:
-                checked = self.check(position, power, order)
+                checked.append((k, power, self.check(position, power, order)))
             except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            count = counts.get(power, 0)
-            n = used.get(power, 0)
-            text = str(checked)
-            if n >= abs(count):
-                what = "builds" if count > 0 else "removals"
-                results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
-                continue
-            if isinstance(checked, (Build, Remove)):
-                prov = checked.unit.province
-                if prov in taken:
-                    verb = "built in" if isinstance(checked, Build) else "removed from"
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"a unit was already {verb} {self.name(prov)}"))
-                    continue
-                taken.add(prov)
-                if isinstance(checked, Build):
-                    built.append(Unit(power, checked.unit.kind or ARMY, checked.unit.location))
-                else:
-                    unit = next(u for u in units if u.province == prov)
-                    units.remove(unit)
-                    removed.append(unit)
-            used[power] = n + 1
-            results.append(OrderResult(power, text, SUCCEEDS))
-        self.remove_in_civil_disorder(position, counts, used, units, removed, results)
-        nxt = position.following(units + built)
-        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
-        self._advance(nxt, outcome)
-        return outcome
+                results[k] = OrderResult(power, str(order), FAILS, str(exc))
+        for k, power, order in self.adjustment_sequence(checked):
+            results[k] = self.apply_adjustment(adj, power, order)
+        self.civil_disorder(adj)
+        return self.phase_over(position, adj.units,
+                               [r for r in results if r is not None] + adj.disorder,
+                               disbanded=adj.removed, built=adj.built)
 
-    def remove_in_civil_disorder(self, position: Position, counts: dict[str, int],
-                                 used: dict[str, int], units: list[Unit], removed: list[Unit],
-                                 results: list[OrderResult]) -> None:
-        remove_in_civil_disorder(self.civil_disorder_removals, position, counts, used, units,
-                                 removed, results)
+    def adjustment_counts(self, position: Position) -> dict[str, Any]:
+        """Hook, counting for adjustments: what each power is due this winter, builds (> 0)
+        or removals (< 0) -- :meth:`adjustment_count` for every power in the game. A variant
+        may count otherwise (Hoplite: a budget in half centres)."""
+        return {p: self.adjustment_count(position, p) for p in position.powers()}
+
+    def order_power(self, position: Position, power: str, order: Order) -> str:  # noqa: ARG002
+        """Hook: whose adjustments an order is for (Hoplite: a major may order its minor's
+        builds). In standard play, the power that gave it."""
+        return power
+
+    def adjustment_sequence(self, checked: list[tuple[int, str, Order]]
+                            ) -> list[tuple[int, str, Order]]:
+        """Hook: the order in which the checked adjustment orders ``(index, power, order)``
+        are carried out (Hoplite: removals first). In standard play, as given."""
+        return checked
+
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """Hook, applying an adjustment: carry out one checked order on ``adj`` (the board so
+        far, what each power is due and has used) and return its result. In standard play
+        a power makes as many builds or removals as it is due, one per province."""
+        count = adj.counts.get(power, 0)
+        n = adj.used.get(power, 0)
+        text = str(order)
+        if n >= abs(count):
+            what = "builds" if count > 0 else "removals"
+            return OrderResult(power, text, FAILS, f"no more {what} due")
+        if isinstance(order, (Build, Remove)):
+            prov = order.unit.province
+            if prov in adj.taken:
+                verb = "built in" if isinstance(order, Build) else "removed from"
+                return OrderResult(power, text, FAILS,
+                                   f"a unit was already {verb} {self.name(prov)}")
+            adj.taken.add(prov)
+            if isinstance(order, Build):
+                adj.build(Unit(power, order.unit.kind or ARMY, order.unit.location))
+            else:
+                adj.remove(next(u for u in adj.units if u.province == prov))
+        adj.used[power] = n + 1
+        return OrderResult(power, text, SUCCEEDS)
+
+    def civil_disorder(self, adj: Adjustments) -> None:
+        """Hook, civil disorder: make the removals each power owed but did not order, the
+        units chosen by :meth:`civil_disorder_removals`, each reported in ``adj.disorder``."""
+        remove_in_civil_disorder(self.civil_disorder_removals, adj.position, adj.counts,
+                                 adj.used, adj.units, adj.removed, adj.disorder)
 
     def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
                                 count: int) -> list[Unit]:
@@ -575,6 +668,16 @@ class StandardRules:
         return mine[:count]
 
     # ---------------------------------------------------------------- calendar
+    def phase_over(self, position: Position, units: list[Unit], results: list[OrderResult],
+                   **fields: Any) -> Outcome:
+        """The end of a retreat or adjustment phase: the next position with ``units``
+        (:meth:`Position.following`), its outcome (``fields``: ``disbanded=``, ``built=``),
+        and the calendar moved on to the next phase that needs play."""
+        nxt = position.following(units)
+        outcome = Outcome(position, nxt, results, **fields)
+        self._advance(nxt, outcome)
+        return outcome
+
     def after_movement(self, outcome: Outcome) -> Outcome:
         """Move a movement phase's outcome on: to its retreat phase when a unit was
         dislodged, else to the next phase that needs play."""
