@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.engine.orders import Order, Unit
-from judge.engine.resolver import RESOLVED, Resolver
+from judge.engine.resolver import Resolver
 from variants.chessdip.board import ChessBoard
 from variants.chessdip.orders import (
     ANY,
@@ -110,12 +110,13 @@ class _Trial:
         v = self.values.get(j)
         if v is not None:
             return v
-        if self.r.state[j] == RESOLVED:
-            return self.r.result[j]
+        known = self.r.known(j)
+        if known is not None:
+            return known
         if j in self.busy:
             raise _Beyond(j)
         self.busy.add(j)
-        v = self.phase._decide(j, self)  # type: ignore[arg-type]
+        v = self.phase.decide(j, self)  # type: ignore[arg-type]
         self.busy.discard(j)
         self.values[j] = v
         return v
@@ -130,16 +131,8 @@ def _known(trial: _Trial, d: int) -> bool | None:
         return None
 
 
-class _Paradox(Exception):
-    def __init__(self, convoys: set[int]) -> None:
-        super().__init__(convoys)
-        self.convoys = convoys
-
-
 class _Restart(Exception):
-    def __init__(self, decision: int) -> None:
-        super().__init__(decision)
-        self.decision = decision
+    """The resolution starts again: a paradox failed a convoy already settled as holding."""
 
 
 class ChessMovement:
@@ -170,15 +163,7 @@ class ChessMovement:
         self.piece_orders: list[list[int]] = [[] for _ in self.units]
         self._expand(lines)
         self._index()
-        self._stack: list[int] = []
-        self._tried: set[int] = set()  # decisions already restarted from
-        self._marked: set[int] = set()  # decisions settled once under an outer guess
-        self._nested: set[int] = set()  # inner cycles kept provisional in this attempt
-        self._started: list[int] = [0] * (2 * len(self.kind))
-        self._clock = 0
-        self._strict = True
         self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
-        self.szykman: set[int] = set()  # convoys a paradox answer made fail (for reports)
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -313,112 +298,58 @@ class ChessMovement:
 
     # --------------------------------------------------------- decisions
     def decide(self, d: int, r: Resolver) -> bool:
-        # The decisions being evaluated, outermost first, and when each evaluation began:
-        # see _check_cycle().
-        self._stack.append(d)
-        self._clock += 1
-        self._started[d] = start = self._clock
-        mark = len(r.deps)
-        second = r.result[d]  # the resolver guesses False first, True second
-        try:
-            value = self._decide(d, r)
-        finally:
-            self._stack.pop()
-        if self._strict and len(r.deps) > mark:
-            if r.deps[mark] == d:
-                self._check_cycle(d, start, mark, second, r)
-            elif d in r.deps[mark:]:
-                # ``d`` hangs on an outer guess, so the resolver keeps it provisional; but it
-                # also used its own guess, which it never tries the other way.
-                self._nested.add(d)
-        return value
-
-    def _check_cycle(self, d: int, start: int, mark: int, second: bool, r: Resolver) -> None:
-        """``d`` used its own guess first: the resolver takes it for a cycle and will settle
-        it from this evaluation (or hand it to the backup rule). If the evaluation also used
-        a guess made before it began (an outer decision still being evaluated, or one left
-        provisional), the answer holds only under that outer guess, and settling it would
-        make the result depend on the order of evaluation.
-
-        On the first evaluation, the outer guess is recorded as used first: the resolver then
-        keeps ``d`` provisional, to be evaluated again once the outer decision is known, as it
-        does for any decision that hangs on an outer guess. On the second, it is too late for
-        that: ``d`` is marked, and the resolution starts again with ``d`` first. From then on a
-        marked decision evaluated inside another one is kept provisional from its first
-        evaluation, so it is only ever settled where no outer guess can reach it."""
-        started = self._started
-        if second:
-            # Both evaluations of ``d`` are in; if they agree, the resolver settles ``d``. An
-            # inner cycle kept provisional (below) was evaluated only under its own first
-            # guess, so agreement proves nothing: resolve that inner decision first.
-            inner = next((x for x in r.deps[mark:] if x in self._nested
-                          and x not in self._marked), None)
-            if inner is not None:
-                self._marked.add(inner)
-                raise _Restart(inner)
-        outer = next((x for x in r.deps[mark:] if x != d and started[x] < start), None)
-        if outer is None and d in self._marked and self._stack:
-            outer = self._stack[-1]
-        if outer is None:
-            return
-        if not second:
-            r.deps.insert(mark, outer)
-            self._nested.add(d)
-        elif d not in self._marked:
-            self._marked.add(d)
-            raise _Restart(d)
-
-    def _decide(self, d: int, r: Resolver) -> bool:
         o, which = divmod(d, 2)
         k = self.kind[o]
         if k == MOVE:
             if which == LAND:
                 return self._move_lands(o, r)
-            p = self.partner[o]
-            return (self.path_ok(o, r) and r.resolve(2 * o + LAND)
-                    and (p < 0 or (self.path_ok(p, r) and r.resolve(2 * p + LAND))))
+            return self._sound(o, -1, r)
         if k == SUPPORT:
             if which == LAND:
                 return self._support_holds(o, r)
             return self.path_ok(o, r) and r.resolve(2 * o + LAND)
         if k == CONVOY:
-            if o in self.paradox or not self._convoy_local(o, r):
+            if not self._convoy_local(o, r):
                 return False
             if which == ACTIVE:
-                return r.resolve(2 * self.target[o] + LAND)
-            return not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
+                holds = self._sound(self.target[o], o, r)
+            else:
+                holds = not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
+            # Asked last: a paradox met while this convoy's decision is being evaluated may
+            # make the convoy fail (backup).
+            return holds and o not in self.paradox
         return True  # holds have no decision of their own
 
+    def _sound(self, o: int, passable: int, r: Resolver) -> bool:
+        """Whether order ``o`` (a move or a support) succeeds, taking the square of convoy
+        ``passable`` as passable (-1: none): it lands (LAND), every other intermediate square
+        of its path is passable, and so is its coupled partner (rules §3.5, §3.7.4)."""
+        orders = (o,) if self.partner[o] < 0 else (o, self.partner[o])
+        return all(r.resolve(2 * c + PATH) for t in orders for c in self.convoys[t]
+                   if c != passable) and all(r.resolve(2 * t + LAND) for t in orders)
+
     def backup(self, cycle: list[int], r: Resolver) -> None:
-        if (self._strict and cycle[0] not in self._tried
-                and any(d in self._stack for d in cycle)):
-            # The cycle's two answers (or none) come from a guess made further out, on a
-            # decision still being evaluated: it is not a paradox of its own, and ruling on
-            # it would make the result depend on the order of evaluation. Start again with
-            # this decision resolved first, where no outer guess can reach it.
-            raise _Restart(cycle[0])
-        members = sorted(set(cycle))
+        """Rules §3.9, for a cycle with two consistent answers or none (see the module
+        docstring). The resolver hands over a cycle whole, never one that still hangs on a
+        guess further out, so the ruling does not depend on the order of the orders."""
+        members = sorted(set(cycle), key=self._key)
         solutions = self._solutions(members, r)
         chosen = self._choose(members, solutions) if solutions else None
         if chosen is not None:
             for d, value in zip(members, chosen, strict=True):
                 r.settle(d, value)
             return
-        if self._strict and solutions is not None:
+        if solutions is not None:
             failing = self._failing_convoy(members, r)
             if failing is not None:
-                raise _Paradox({failing})
-        convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
+                self._fail({failing}, r)
+                return
+        convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY} - self.paradox
         if convoys:
-            # Rules §3.9: "given a paradox involving a convoy, the convoy fails". A failed
-            # convoy also loses its prevent strength, which decisions outside the cycle may
-            # already have used: start again with these convoys failed from the outset.
-            if self._strict:
-                raise _Paradox(convoys)
-            self.paradox |= convoys
+            self._fail(convoys, r)
             return
-        pawns = [d for d in cycle if self.kind[d // 2] == MOVE and self.mtype[d // 2] == ATTACK
-                 and self.units[self.piece[d // 2]].kind == "P"]
+        pawns = [d for d in members if self.kind[d // 2] == MOVE
+                 and self.mtype[d // 2] == ATTACK and self.units[self.piece[d // 2]].kind == "P"]
         if pawns:
             # A pawn attack in a cycle: the pawn moves only if it dislodges, and the piece it
             # would dislodge leaves only if the pawn moves (a cycle with no consistent answer,
@@ -429,27 +360,37 @@ class ChessMovement:
                 self.ruled.add(d)
                 r.settle(d, False)
             return
-        settled = False
-        for d in cycle:
-            if self.kind[d // 2] == MOVE:
-                self.ruled.add(d)
-                r.settle(d, True)  # circular movement succeeds
-                settled = True
-        if not settled:
-            self.ruled.add(cycle[0])
-            r.settle(cycle[0], False)
+        moves = [d for d in members if self.kind[d // 2] == MOVE]
+        for d in moves:
+            self.ruled.add(d)
+            r.settle(d, True)  # circular movement succeeds
+        if not moves:
+            self.ruled.add(members[0])
+            r.settle(members[0], False)
+
+    def _fail(self, convoys: set[int], r: Resolver) -> None:
+        """"Given a paradox involving a convoy, the convoy fails": from now on the convoys'
+        decisions are false by rule (decide), and the cycle is resolved again. A convoy whose
+        decision was already settled as holding may have lent its prevent strength to
+        decisions settled since: the resolution starts again, with it failed from the
+        outset."""
+        self.paradox |= convoys
+        if any(r.known(2 * c + PATH) or r.known(2 * c + ACTIVE) for c in convoys):
+            raise _Restart
 
     def _choose(self, members: list[int],
                 solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
         """Which consistent answer of a cycle the rules pick, or None to rule otherwise.
 
         One answer: that one (the resolver's guesses can meet such a cycle when a decision
-        was settled because every guess led to the same answer). Several: if one of them
-        moves every piece any other moves, and the pieces only it moves form rings (each
-        lands where another of them leaves, or is coupled to one that does), the cycle is
-        circular movement, which succeeds (rules §3.9). Otherwise None: a paradox, which the
-        caller rules on. Convoys that merely hang on a circle (a path through a square the
-        circle enters or leaves) do not make it a paradox."""
+        was settled because every guess led to the same answer). Several: circular movement
+        succeeds (rules §3.9). An answer is taken when, against every answer that moves other
+        pieces, the circles it moves (its moves that land where another of them leaves, or
+        are coupled to one that does) strictly include the other's: the more circular
+        movement, the better, even when the other answer moves some piece this one stops (a
+        circle through an attacked convoy moves, as in DATC 6.C.4). Otherwise None: a
+        paradox, which the caller rules on. Convoys that merely hang on a circle (a path
+        through a square the circle enters or leaves) do not make it a paradox."""
         if len(solutions) == 1:
             return solutions[0][0]
         moves = [o for o in range(len(self.kind)) if self.kind[o] == MOVE]
@@ -457,19 +398,20 @@ class ChessMovement:
         # Moves caught in some other, unrelated cycle are left out of the comparison.
         moves = [o for o in moves if all(a[o] is not None for a in answers)]
         moved = [frozenset(o for o in moves if a[o]) for a in answers]
-        best = [k for k, big in enumerate(moved)
-                if all(other <= big and self._ring(big - other) for other in moved)]
+        circles = [self._circles(m) for m in moved]
+        best = [k for k in range(len(moved))
+                if all(moved[j] == moved[k] or circles[j] < circles[k]
+                       for j in range(len(moved)))]
         if not best:
             return None
         # Answers that move the same pieces differ in convoys and strengths only: the one
         # where the fewest convoys hold ("the convoy fails"), then a fixed order of the
-        # board's squares, never the order in which the orders were listed.
-        order = sorted(range(len(members)), key=lambda n: self._key(members[n]))
-        convoys = [n for n in order if self.kind[members[n] // 2] == CONVOY]
+        # board's squares (members are in that order), never the order of the listing.
+        convoys = [n for n, d in enumerate(members) if self.kind[d // 2] == CONVOY]
 
         def rank(k: int) -> tuple:
             values = solutions[k][0]
-            return (sum(values[n] for n in convoys), tuple(values[n] for n in order))
+            return (sum(values[n] for n in convoys), values)
 
         return solutions[min(best, key=rank)][0]
 
@@ -480,9 +422,18 @@ class ChessMovement:
         return (self.sq[o], self.sq[t], self.landing[t], str(self.kind[o]), self.mtype[o],
                 str(d % 2))
 
-    def _ring(self, moves: frozenset[int]) -> bool:
-        leaving = {self.sq[o] for o in moves}
-        return all(self.landing[o] in leaving or self.partner[o] in moves for o in moves)
+    def _circles(self, moves: frozenset[int]) -> frozenset[int]:
+        """The moves of ``moves`` that form circles: the largest subset in which each lands
+        where another of them leaves, or is coupled to one that does (the castling rook
+        carried by its king's circle)."""
+        ring = set(moves)
+        while True:
+            leaving = {self.sq[o] for o in ring}
+            keep = {o for o in ring if self.landing[o] in leaving or (
+                self.partner[o] in ring and self.landing[self.partner[o]] in leaving)}
+            if keep == ring:
+                return frozenset(ring)
+            ring = keep
 
     def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
         """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
@@ -500,12 +451,10 @@ class ChessMovement:
                 involved.update(self.convoys[o])
                 if self.partner[o] >= 0:
                     involved.update(self.convoys[self.partner[o]])
-        convoys = sorted(involved, key=lambda c: self._key(2 * c))
-        for c in convoys:
+        for c in sorted(involved - self.paradox, key=lambda c: self._key(2 * c)):
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
-            found = self._solutions(rest, r, forced)
-            if found:
+            if self._solutions(rest, r, forced):
                 return c
         return None
 
@@ -518,8 +467,8 @@ class ChessMovement:
         that turns out to depend on itself joins the members. None when the cycle is too
         large."""
         every = list(members)
-        settled = [d for d in range(len(r.state))
-                   if r.state[d] == RESOLVED and d not in self.ruled
+        settled = [d for d in range(len(self.kind) * 2)
+                   if r.known(d) is not None and d not in self.ruled
                    and (not forced or d not in forced)]
         while len(every) <= _MAX_CYCLE:
             try:
@@ -534,13 +483,13 @@ class ChessMovement:
         for bits in range(1 << len(every)):
             values = tuple(bool(bits >> n & 1) for n in range(len(every)))
             trial = _Trial(self, r, {**forced, **dict(zip(every, values, strict=True))})
-            if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
+            if not all(self.decide(d, trial) == v  # type: ignore[arg-type]
                        for d, v in zip(every, values, strict=True)):
                 continue
             # The decisions already settled must still follow their rules: the resolver may
             # have settled one because every guess led to the same answer, an answer that
             # holds only in some of the cycle's assignments.
-            if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
+            if all(self.decide(d, trial) == r.known(d)  # type: ignore[arg-type]
                    for d in settled):
                 found.append((values[:shown], trial))
         return found
@@ -650,42 +599,26 @@ class ChessMovement:
             return False
         attackers = self.moves_into.get(self.sq[s], ())
         for k in attackers:
+            # A multiple-square attack's path is successful only if its convoys are, and
+            # they succeed only if the attack does (rules §3.5, §3.7.1): it cuts only by
+            # dislodging the supporter, below.
             if (self.mtype[k] == ATTACK and self.power[k] != self.power[s]
-                    and self.sq[k] != self.landing[s] and self.path_ok(k, r)):
+                    and self.sq[k] != self.landing[s] and not self.convoys[k]):
                 return False
         return not any(r.resolve(2 * k + MAIN) for k in attackers)
 
     # ----------------------------------------------------------- results
     def resolve(self) -> None:
-        """Resolve every decision. The resolver is the generic one; a cycle that depends on a
-        guess further out (see :meth:`backup`) restarts the resolution with that cycle's
-        decision first, and a convoy paradox restarts it with the paradox's convoys failed;
-        when the restarts run out, the rules are applied as they fall."""
-        first: list[int] = []
-        failed: set[int] = set()
-        budget = len(self.kind) * 3 + 1
-        for attempt in range(budget):
-            self._strict = attempt < budget - 1
-            self.paradox = set(failed)
-            self._nested = set()
-            self.szykman = set()
+        """Resolve every decision on the generic resolver (again, with the convoys a
+        paradox made fail failed from the outset, when one of them had been settled)."""
+        while True:
             self.ruled = set()
-            self._stack = []
-            self._started = [0] * (2 * len(self.kind))
-            self._clock = 0
             self.resolver = Resolver(self, 2 * len(self.kind))
             try:
-                for d in first:
-                    self.resolver.resolve(d)
                 self.resolver.resolve_all()
                 return
-            except _Restart as restart:
-                self._tried.add(restart.decision)
-                if restart.decision in first:
-                    first.remove(restart.decision)
-                first.insert(0, restart.decision)
-            except _Paradox as paradox:
-                failed |= paradox.convoys
+            except _Restart:
+                continue
 
     def succeeded(self, o: int) -> bool:
         return self.resolver.result[2 * o + MAIN]
@@ -746,7 +679,7 @@ class ChessMovement:
             return "dislodged"
         for c in self.convoys[o]:
             if not r.result[2 * c + PATH]:
-                if c in self.paradox or c in self.szykman:
+                if c in self.paradox:
                     return f"convoy paradox: the convoy on {self.sq[c]} fails"
                 return f"path blocked on {self.sq[c]}"
         if k == SUPPORT:
