@@ -20,6 +20,14 @@ when its own two guesses agree, because that agreement holds only under the oute
 a cycle handed to the backup rule never contains a decision still being evaluated further out,
 and the answer does not depend on the order in which decisions are met.
 
+A second refinement, for a cycle nested in another: a decision ``j`` that used both its own
+guess and one further out is a cycle of its own under the outer guess. It is evaluated under
+both of its guesses there; if they differ, that cycle has two answers (or none) under the outer
+guess, and the outer evaluation follows only one of them. When the outer decision's two
+guesses then agree only because of such a way (the guess was refuted along one way only), the
+agreement proves nothing, and the outer cycle goes to the backup rule whole, inner cycle
+included, instead of being settled while a consistent answer was never tried.
+
 Everything is plain lists indexed by decision number, for speed: a standard movement phase
 with 30 units resolves in well under a millisecond.
 """

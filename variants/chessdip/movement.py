@@ -13,34 +13,46 @@ Decisions, two per true order ``o`` (``2*o`` and ``2*o + 1``):
 * convoy on square X: PATH *X is passable*: no piece stays on X, no move onto X succeeds, and
   the convoy's strength (its successful support-convoys) is greater than every other convoy's
   on X; ACTIVE *the convoy counts as a prevent strength*: no piece stays on X, its strength is
-  the greatest, and the order it carries would succeed at its landing square (LAND).
+  the greatest, and the order it carries would succeed were X passable: it lands (LAND), its
+  other intermediate squares are passable, and so is its coupled partner (issue 17).
 
 Why two decisions where the seed has one: the seed's convoy succeeds only if the order it
 carries succeeds, while that order's path needs the convoy to succeed. Read literally, every
 bishop move would be its own two-answer cycle, and the convoy paradox rule would make it fail.
 The split keeps the seed's meaning without the self-reference: a move's path asks PATH (is the
 square passable), and a convoy blocks other pieces from X (its prevent strength) only while
-the order it carries holds up at its landing square (ACTIVE), so a support-convoy on a failed
-move blocks nothing ("pieces cannot arbitrarily support-convoy squares"). The order a convoy
-carries succeeds exactly when LAND and all its PATHs do, so the convoy's success as reported
-(MAIN of the carried order and PATH) is the seed's.
+the order it carries succeeds but for X (ACTIVE), so a support-convoy on a failed move blocks
+nothing ("pieces cannot arbitrarily support-convoy squares"). The order a convoy carries
+succeeds exactly when LAND and all its PATHs do, so the convoy's success as reported (MAIN of
+the carried order and PATH) is the seed's.
 
-Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none:
+Supports (rules §3.7.2): an attack cuts a support when "the attacking piece's path is
+successful"; a multiple-square attack's path is successful only when its convoys are, and
+they succeed only when it does (§3.5, §3.7.1). So a multiple-square attack cuts a support only
+by dislodging the supporter; one that fails cuts nothing.
 
-1. if exactly one assignment of the cycle is consistent (with every settled decision too),
-   it is taken: the resolver's guesses can meet such a cycle when a decision was settled
-   because every guess led to the same answer;
-2. a cycle with a convoy decision in it is a paradox "involving a convoy": those convoys fail
-   (the resolution starts again with them failed, so nothing keeps their old prevent strength);
-3. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
+Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none. The
+cycle's consistent answers are enumerated (with every settled decision still following its
+rule), and:
+
+1. if exactly one is consistent, it is taken: the resolver's guesses can meet such a cycle
+   when a decision was settled because every guess led to the same answer;
+2. circular movement succeeds: of several answers, one is taken when, against every answer
+   that moves other pieces, the circles it moves strictly include the other's (so a circle
+   through an attacked convoy moves and the convoy holds, as in DATC 6.C.4); answers that
+   move the same pieces differ in convoys only, and the one where the fewest hold is taken;
+3. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the first of
+   its convoys (in an order of the board) whose failure leaves a consistent answer, or else
+   all of them; a convoy failed so is false by rule from then on, and if it had already been
+   settled as holding, the resolution starts again with it failed from the outset;
+4. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
    the piece leaves only if the pawn moves) and the seed has no rule for it: the pawn does not
    move (the project's ruling);
-4. any other cycle is circular movement: its moves succeed.
+5. any other cycle is circular movement: its moves succeed.
 
-The resolver (generic, unchanged) settles a decision in a cycle from its two evaluations even
-when they used a guess made further out; with Chess Dip's many cross-dependencies that made
-some results depend on the order of the orders. :meth:`ChessMovement._check_cycle` keeps such a
-decision provisional, and the random tests check that results do not depend on that order.
+The resolver hands the backup rule a cycle whole, never one that hangs on a guess further
+out, and an inner cycle with two answers under an outer guess reaches it as part of the outer
+cycle: so the rulings do not depend on the order of the orders (the random tests check it).
 """
 
 from __future__ import annotations
@@ -85,11 +97,11 @@ class Dislodgement:
     by: int  # the true order that dislodged it
 
 
-_MAX_CYCLE = 12
+_MAX_GUESSES = 12
 
 
 class _Beyond(Exception):
-    """A trial assignment of a cycle reached a decision outside it that depends on itself."""
+    """A trial reached a decision that depends on itself: it must be guessed."""
 
     def __init__(self, decision: int) -> None:
         super().__init__(decision)
@@ -97,8 +109,8 @@ class _Beyond(Exception):
 
 
 class _Trial:
-    """A stand-in resolver for :meth:`ChessMovement._solutions`: the cycle's members take the
-    trial values, settled decisions their answers, the rest are evaluated from those."""
+    """A stand-in resolver for :meth:`ChessMovement._solutions`: the guessed decisions take
+    the trial values, settled decisions their answers, the rest are evaluated from those."""
 
     def __init__(self, phase: ChessMovement, r: Resolver, values: dict[int, bool]) -> None:
         self.phase = phase
@@ -342,11 +354,18 @@ class ChessMovement:
         if solutions is not None:
             failing = self._failing_convoy(members, r)
             if failing is not None:
-                self._fail({failing}, r)
+                self._fail({failing})
                 return
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY} - self.paradox
         if convoys:
-            self._fail(convoys, r)
+            self._fail(convoys)
+            return
+        if solutions:
+            # Several answers, none of them circular movement, and no convoy to fail: the
+            # seed has no rule; the project takes one of them, in a fixed order of the board.
+            for d, value in zip(members, min(s for s, _ in solutions), strict=True):
+                self.ruled.add(d)
+                r.settle(d, value)
             return
         pawns = [d for d in members if self.kind[d // 2] == MOVE
                  and self.mtype[d // 2] == ATTACK and self.units[self.piece[d // 2]].kind == "P"]
@@ -368,15 +387,12 @@ class ChessMovement:
             self.ruled.add(members[0])
             r.settle(members[0], False)
 
-    def _fail(self, convoys: set[int], r: Resolver) -> None:
-        """"Given a paradox involving a convoy, the convoy fails": from now on the convoys'
-        decisions are false by rule (decide), and the cycle is resolved again. A convoy whose
-        decision was already settled as holding may have lent its prevent strength to
-        decisions settled since: the resolution starts again, with it failed from the
-        outset."""
+    def _fail(self, convoys: set[int]) -> None:
+        """"Given a paradox involving a convoy, the convoy fails": the resolution starts again
+        with the convoys failed from the outset (their decisions false by rule), since
+        decisions settled before may have leant on them."""
         self.paradox |= convoys
-        if any(r.known(2 * c + PATH) or r.known(2 * c + ACTIVE) for c in convoys):
-            raise _Restart
+        raise _Restart
 
     def _choose(self, members: list[int],
                 solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
@@ -461,37 +477,39 @@ class ChessMovement:
     def _solutions(self, members: list[int], r: Resolver,
                    forced: dict[int, bool] | None = None
                    ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
-        """Every consistent answer of a cycle: each assignment of its members whose rules
-        give back the assignment (other decisions: their settled answers, or evaluated from
-        the assignment), as (the members' values, the trial). A decision outside the cycle
-        that turns out to depend on itself joins the members. None when the cycle is too
-        large."""
-        every = list(members)
+        """Every consistent answer of a cycle, as (the members' values, the trial): the
+        members are evaluated by their rules from the settled decisions; a decision met again
+        while it is being evaluated (a cycle) is guessed instead, and every assignment of the
+        guessed decisions whose rules give them back, with every settled decision still
+        following its rule, is an answer. None when too many decisions must be guessed."""
+        guessed: list[int] = []
         settled = [d for d in range(len(self.kind) * 2)
                    if r.known(d) is not None and d not in self.ruled
                    and (not forced or d not in forced)]
-        while len(every) <= _MAX_CYCLE:
+        while len(guessed) <= _MAX_GUESSES:
             try:
-                return self._enumerate(every, len(members), settled, r, forced or {})
+                return self._enumerate(guessed, members, settled, r, forced or {})
             except _Beyond as beyond:
-                every.append(beyond.decision)
+                guessed.append(beyond.decision)
         return None
 
-    def _enumerate(self, every: list[int], shown: int, settled: list[int], r: Resolver,
-                   forced: dict[int, bool]) -> list[tuple[tuple[bool, ...], _Trial]]:
+    def _enumerate(self, guessed: list[int], members: list[int], settled: list[int],
+                   r: Resolver, forced: dict[int, bool]
+                   ) -> list[tuple[tuple[bool, ...], _Trial]]:
         found = []
-        for bits in range(1 << len(every)):
-            values = tuple(bool(bits >> n & 1) for n in range(len(every)))
-            trial = _Trial(self, r, {**forced, **dict(zip(every, values, strict=True))})
+        for bits in range(1 << len(guessed)):
+            values = tuple(bool(bits >> n & 1) for n in range(len(guessed)))
+            trial = _Trial(self, r, {**forced, **dict(zip(guessed, values, strict=True))})
+            answer = tuple(trial.resolve(d) for d in members)
             if not all(self.decide(d, trial) == v  # type: ignore[arg-type]
-                       for d, v in zip(every, values, strict=True)):
+                       for d, v in zip(guessed, values, strict=True)):
                 continue
             # The decisions already settled must still follow their rules: the resolver may
             # have settled one because every guess led to the same answer, an answer that
             # holds only in some of the cycle's assignments.
             if all(self.decide(d, trial) == r.known(d)  # type: ignore[arg-type]
                    for d in settled):
-                found.append((values[:shown], trial))
+                found.append((answer, trial))
         return found
 
     # --------------------------------------------------------- strengths
