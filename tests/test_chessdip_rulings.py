@@ -160,3 +160,27 @@ def test_failed_single_square_attack_still_cuts_support() -> None:
              "ENGLAND: N b3 - a5", "FRANCE: K a5 S c4 - b6", "FRANCE: N c4 - b6")
     assert r[0] == "fails" and r[1] == "fails" and r.reason(1) == "cut"
     assert r[2] == "fails" and r.dislodged == {}
+
+
+# ----------------------------------------------- §3.9 paradoxes, whatever the listing
+def test_convoy_paradox_fails_the_convoy_at_its_heart_whatever_the_listing() -> None:
+    # Found by the random tests. England's pawns both travel to f3: f2 - f3 succeeds only
+    # if f1 - f3 has no prevent strength, i.e. only if f1 - f3's path through f2 fails, i.e.
+    # only if the pawn on f2 stays: no consistent answer, a paradox involving the convoy on
+    # f2, which fails. The French bishop's move through e2 (free once the French pawn takes
+    # f1) takes part in the cycle the resolver meets in some listings, but failing its convoy
+    # would fail one more convoy than needed: the bishop moves, whatever the listing.
+    pieces = {E: ["P f1", "P f2"], F: ["P e2", "B f3"], S: ["P e3", "N g3", "K g2"]}
+    lines = ["FRANCE: e2 - f1", "SCANDINAVIA: N g3 S e2 - f1", "SCANDINAVIA: e3 - f2",
+             "ENGLAND: f1 - f3", "ENGLAND: f2 - f3", "FRANCE: B f3 - d1",
+             "SCANDINAVIA: K g2 - f1"]
+    for n, order in enumerate(permutations(lines)):
+        if n % 40:
+            continue  # a spread of the 5040 listings, to keep the suite fast
+        r = play(pieces, *order)
+        assert r.board == {"f1": "FRANCE P", "f3": "ENGLAND P", "d1": "FRANCE B",
+                           "e3": "SCANDINAVIA P", "g3": "SCANDINAVIA N",
+                           "g2": "SCANDINAVIA K"}, order
+        assert r.dislodged == {"f1": "e2"}, order
+        results = {line: r.reason(k) for k, line in enumerate(order)}
+        assert results["ENGLAND: f1 - f3"] == "convoy paradox: the convoy on f2 fails", order

@@ -41,14 +41,16 @@ rule), and:
    that moves other pieces, the circles it moves strictly include the other's (so a circle
    through an attacked convoy moves and the convoy holds, as in DATC 6.C.4); answers that
    move the same pieces differ in convoys only, and the one where the fewest hold is taken;
-3. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the first of
-   its convoys (in an order of the board) whose failure leaves a consistent answer, or else
-   all of them; a convoy failed so is false by rule from then on, and if it had already been
-   settled as holding, the resolution starts again with it failed from the outset;
+3. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the one of
+   its convoys whose failure leaves a consistent answer keeping the most convoys holding
+   (then the first in an order of the board), or else all of them; the resolution starts
+   again with it failed from the outset (false by rule), since decisions settled before may
+   have leant on it;
 4. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
    the piece leaves only if the pawn moves) and the seed has no rule for it: the pawn does not
    move (the project's ruling);
-5. any other cycle is circular movement: its moves succeed.
+5. several consistent answers and no convoy to fail: the first in an order of the board (the
+   seed has no rule); no consistent answer, no convoy, no pawn attack: its moves succeed.
 
 The resolver hands the backup rule a cycle whole, never one that hangs on a guess further
 out, and an inner cycle with two answers under an outer guess reaches it as part of the outer
@@ -453,9 +455,11 @@ class ChessMovement:
 
     def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
         """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
-        convoys, the first, in an order of the board (square, then the carried order's
-        squares) and not of the orders' listing, whose failure leaves the cycle a consistent
-        answer. None when there is no such convoy."""
+        convoys, one whose failure leaves the cycle a consistent answer; of those, the one
+        whose answer keeps the most of the cycle's convoys holding (the convoy at the heart
+        of the paradox, not one whose failure only starves it), then the first in an order of
+        the board (square, then the carried order's squares), never of the orders' listing.
+        None when there is no such convoy."""
         involved: set[int] = set()
         for d in members:
             o = d // 2
@@ -467,12 +471,19 @@ class ChessMovement:
                 involved.update(self.convoys[o])
                 if self.partner[o] >= 0:
                     involved.update(self.convoys[self.partner[o]])
-        for c in sorted(involved - self.paradox, key=lambda c: self._key(2 * c)):
+        best: tuple[int, tuple[str, ...], int] | None = None
+        for c in involved - self.paradox:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
-            if self._solutions(rest, r, forced):
-                return c
-        return None
+            found = self._solutions(rest, r, forced)
+            if not found:
+                continue
+            failing = min(sum(1 for c2 in involved if _known(trial, 2 * c2 + PATH) is False)
+                          for _, trial in found)
+            rank = (failing, self._key(2 * c), c)
+            if best is None or rank < best:
+                best = rank
+        return None if best is None else best[2]
 
     def _solutions(self, members: list[int], r: Resolver,
                    forced: dict[int, bool] | None = None
