@@ -323,15 +323,11 @@ class ChessMovement:
                 return self._support_holds(o, r)
             return self.path_ok(o, r) and r.resolve(2 * o + LAND)
         if k == CONVOY:
-            if not self._convoy_local(o, r):
+            if o in self.paradox or not self._convoy_local(o, r):
                 return False
             if which == ACTIVE:
-                holds = self._sound(self.target[o], o, r)
-            else:
-                holds = not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
-            # Asked last: a paradox met while this convoy's decision is being evaluated may
-            # make the convoy fail (backup).
-            return holds and o not in self.paradox
+                return self._sound(self.target[o], o, r)
+            return not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
         return True  # holds have no decision of their own
 
     def _sound(self, o: int, passable: int, r: Resolver) -> bool:
