@@ -163,6 +163,29 @@ def test_failed_single_square_attack_still_cuts_support() -> None:
 
 
 # ----------------------------------------------- §3.9 paradoxes, whatever the listing
+def test_piece_making_way_for_a_rook_it_replaces_is_circular_movement() -> None:
+    # The rook passes g4 only if the king leaves it; the king enters g3 only if the rook
+    # leaves it. Both or neither: the two make way for each other, a circle, which moves.
+    for lines in (["SCANDINAVIA: R g3 - g5", "ENGLAND: K g4 - g3"],
+                  ["ENGLAND: K g4 - g3", "SCANDINAVIA: R g3 - g5"]):
+        r = play({S: ["R g3"], E: ["K g4"]}, *lines)
+        assert r.ok(0) and r.ok(1), lines
+        assert r.board == {"g5": "SCANDINAVIA R", "g3": "ENGLAND K"}
+
+
+def test_circle_through_a_path_comes_before_a_pawn_crossing_it() -> None:
+    # Found by the random tests. The French pawn's double step g7 - g5 passes g6, where the
+    # rook lands; the rook passes g5, where the pawn lands. Either the circle (rook and king)
+    # moves and the pawn's path is blocked on g6, or the pawn moves and blocks the rook on
+    # g5: circular movement comes first.
+    lines = ["SCANDINAVIA: R g3 - g6", "ENGLAND: K g4 - g3", "FRANCE: g7 - g5"]
+    for order in permutations(lines):
+        r = play({S: ["R g3"], E: ["K g4"], F: ["P g7"]}, *order)
+        assert r.board == {"g6": "SCANDINAVIA R", "g3": "ENGLAND K", "g7": "FRANCE P"}, order
+        reasons = {line: r.reason(k) for k, line in enumerate(order)}
+        assert reasons["FRANCE: g7 - g5"] == "path blocked on g6", order
+
+
 def test_convoy_paradox_fails_the_convoy_at_its_heart_whatever_the_listing() -> None:
     # Found by the random tests. England's pawns both travel to f3: f2 - f3 succeeds only
     # if f1 - f3 has no prevent strength, i.e. only if f1 - f3's path through f2 fails, i.e.

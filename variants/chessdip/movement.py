@@ -437,14 +437,16 @@ class ChessMovement:
                 str(d % 2))
 
     def _circles(self, moves: frozenset[int]) -> frozenset[int]:
-        """The moves of ``moves`` that form circles: the largest subset in which each lands
-        where another of them leaves, or is coupled to one that does (the castling rook
-        carried by its king's circle)."""
+        """The moves of ``moves`` that form circles: the largest subset in which each goes
+        where another of them leaves (lands there, or passes through it: a rook passing a
+        square its partner in the circle vacates), or is coupled to one that does (the
+        castling rook carried by its king's circle)."""
         ring = set(moves)
         while True:
             leaving = {self.sq[o] for o in ring}
-            keep = {o for o in ring if self.landing[o] in leaving or (
-                self.partner[o] in ring and self.landing[self.partner[o]] in leaving)}
+            follows = {o for o in ring if self.landing[o] in leaving
+                       or any(x in leaving for x in self.inter[o])}
+            keep = {o for o in ring if o in follows or self.partner[o] in follows}
             if keep == ring:
                 return frozenset(ring)
             ring = keep
@@ -452,7 +454,7 @@ class ChessMovement:
     def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
         """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
         convoys, one whose failure leaves the cycle a consistent answer; of those, the one
-        whose answer keeps the most of the cycle's convoys holding (the convoy at the heart
+        whose answer keeps the most convoys on the board holding (the convoy at the heart
         of the paradox, not one whose failure only starves it), then the first in an order of
         the board (square, then the carried order's squares), never of the orders' listing.
         None when there is no such convoy."""
@@ -467,6 +469,7 @@ class ChessMovement:
                 involved.update(self.convoys[o])
                 if self.partner[o] >= 0:
                     involved.update(self.convoys[self.partner[o]])
+        convoys = [c for c in range(len(self.kind)) if self.kind[c] == CONVOY]
         best: tuple[int, tuple[str, ...], int] | None = None
         for c in involved - self.paradox:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
@@ -474,7 +477,9 @@ class ChessMovement:
             found = self._solutions(rest, r, forced)
             if not found:
                 continue
-            failing = min(sum(1 for c2 in involved if _known(trial, 2 * c2 + PATH) is False)
+            # Counted over the whole board, not the cycle as met: which decisions the cycle
+            # holds depends on the order in which the resolver met them.
+            failing = min(sum(1 for c2 in convoys if _known(trial, 2 * c2 + PATH) is False)
                           for _, trial in found)
             rank = (failing, self._key(2 * c), c)
             if best is None or rank < best:
