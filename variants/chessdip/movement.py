@@ -39,8 +39,10 @@ rule), and:
    when a decision was settled because every guess led to the same answer;
 2. circular movement succeeds: of several answers, one is taken when, against every answer
    that moves other pieces, the circles it moves strictly include the other's (so a circle
-   through an attacked convoy moves and the convoy holds, as in DATC 6.C.4); answers that
-   move the same pieces differ in convoys only, and the one where the fewest hold is taken;
+   through an attacked convoy moves and the convoy holds, as in DATC 6.C.4). A circle is a set
+   of moves each going where another leaves: landing there or passing through it. Answers
+   that move the same pieces differ in convoys only, and the one where the fewest hold is
+   taken;
 3. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the one of
    its convoys whose failure leaves a consistent answer keeping the most convoys holding
    (then the first in an order of the board), or else all of them; the resolution starts
