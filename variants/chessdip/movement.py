@@ -114,9 +114,11 @@ class _Beyond(Exception):
 
 class _Trial:
     """A stand-in resolver for :meth:`ChessMovement._solutions`: the guessed decisions take
-    the trial values, settled decisions their answers, the rest are evaluated from those."""
+    the trial values, settled decisions their answers (unless ``r`` is None: a trial from
+    scratch), the rest are evaluated from those."""
 
-    def __init__(self, phase: ChessMovement, r: Resolver, values: dict[int, bool]) -> None:
+    def __init__(self, phase: ChessMovement, r: Resolver | None,
+                 values: dict[int, bool]) -> None:
         self.phase = phase
         self.r = r
         self.values = values
@@ -126,7 +128,7 @@ class _Trial:
         v = self.values.get(j)
         if v is not None:
             return v
-        known = self.r.known(j)
+        known = None if self.r is None else self.r.known(j)
         if known is not None:
             return known
         if j in self.busy:
@@ -476,7 +478,12 @@ class ChessMovement:
         for c in involved - self.paradox:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
-            found = self._solutions(rest, r, forced)
+            # From scratch: the resolution starts again with the convoy failed, so what the
+            # resolver settled so far (which depends on the order it met decisions in) does
+            # not bind; only when that is too large, against the settled decisions.
+            found = self._solutions(rest, None, forced)
+            if found is None:
+                found = self._solutions(rest, r, forced)
             if not found:
                 continue
             # Counted over the whole board, not the cycle as met: which decisions the cycle
@@ -488,18 +495,20 @@ class ChessMovement:
                 best = rank
         return None if best is None else best[2]
 
-    def _solutions(self, members: list[int], r: Resolver,
+    def _solutions(self, members: list[int], r: Resolver | None,
                    forced: dict[int, bool] | None = None
                    ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
         """Every consistent answer of a cycle, as (the members' values, the trial): the
-        members are evaluated by their rules from the settled decisions; a decision met again
-        while it is being evaluated (a cycle) is guessed instead, and every assignment of the
-        guessed decisions whose rules give them back, with every settled decision still
-        following its rule, is an answer. None when too many decisions must be guessed."""
+        members are evaluated by their rules from the settled decisions (from nothing when
+        ``r`` is None); a decision met again while it is being evaluated (a cycle) is guessed
+        instead, and every assignment of the guessed decisions whose rules give them back,
+        with every settled decision still following its rule, is an answer. None when too
+        many decisions must be guessed."""
         guessed: list[int] = []
-        settled = [d for d in range(len(self.kind) * 2)
-                   if r.known(d) is not None and d not in self.ruled
-                   and (not forced or d not in forced)]
+        settled = [] if r is None else [
+            d for d in range(len(self.kind) * 2)
+            if r.known(d) is not None and d not in self.ruled
+            and (not forced or d not in forced)]
         while len(guessed) <= _MAX_GUESSES:
             try:
                 return self._enumerate(guessed, members, settled, r, forced or {})
@@ -508,7 +517,7 @@ class ChessMovement:
         return None
 
     def _enumerate(self, guessed: list[int], members: list[int], settled: list[int],
-                   r: Resolver, forced: dict[int, bool]
+                   r: Resolver | None, forced: dict[int, bool]
                    ) -> list[tuple[tuple[bool, ...], _Trial]]:
         found = []
         for bits in range(1 << len(guessed)):
@@ -521,8 +530,8 @@ class ChessMovement:
             # The decisions already settled must still follow their rules: the resolver may
             # have settled one because every guess led to the same answer, an answer that
             # holds only in some of the cycle's assignments.
-            if all(self.decide(d, trial) == r.known(d)  # type: ignore[arg-type]
-                   for d in settled):
+            if r is None or all(self.decide(d, trial) == r.known(d)  # type: ignore[arg-type]
+                                for d in settled):
                 found.append((answer, trial))
         return found
 
