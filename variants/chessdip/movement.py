@@ -182,6 +182,7 @@ class ChessMovement:
         self._expand(lines)
         self._index()
         self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
+        self.result: list[bool] = []
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -651,22 +652,22 @@ class ChessMovement:
     # ----------------------------------------------------------- results
     def resolve(self) -> None:
         """Resolve every decision on the generic resolver (again, with the convoys a
-        paradox made fail failed from the outset, when one of them had been settled)."""
+        paradox made fail failed from the outset, each time a paradox fails one)."""
         while True:
             self.ruled = set()
             self.resolver = Resolver(self, 2 * len(self.kind))
             try:
-                self.resolver.resolve_all()
+                self.result = self.resolver.resolve_all()
                 return
             except _Restart:
                 continue
 
     def succeeded(self, o: int) -> bool:
-        return self.resolver.result[2 * o + MAIN]
+        return self.result[2 * o + MAIN]
 
     def convoy_succeeded(self, c: int) -> bool:
         """The seed's convoy success: the carried order succeeds and the square held."""
-        return self.succeeded(self.target[c]) and self.resolver.result[2 * c + PATH]
+        return self.succeeded(self.target[c]) and self.result[2 * c + PATH]
 
     def dislodged(self) -> list[Dislodgement]:
         """Pieces that stay on their square while a move onto it succeeds (rules §3.4; a
@@ -714,24 +715,24 @@ class ChessMovement:
     def _why(self, o: int) -> str:
         if o in self.void:
             return self.void[o]
-        r = self.resolver
+        result = self.result
         k = self.kind[o]
         if k == HOLD:
             return "dislodged"
         for c in self.convoys[o]:
-            if not r.result[2 * c + PATH]:
+            if not result[2 * c + PATH]:
                 if c in self.paradox:
                     return f"convoy paradox: the convoy on {self.sq[c]} fails"
                 return f"path blocked on {self.sq[c]}"
         if k == SUPPORT:
-            if not r.result[2 * o + LAND]:
+            if not result[2 * o + LAND]:
                 attackers = self.moves_into.get(self.sq[o], ())
                 return "dislodged" if any(self.succeeded(m) for m in attackers) else "cut"
             t = self.target[o]
             if self.kind[t] == CONVOY:
                 return f"the convoy on {self.sq[t]} fails"
             return "failed"
-        if not r.result[2 * o + LAND]:
+        if not result[2 * o + LAND]:
             i = self.piece_at.get(self.landing[o])
             empty = i is None or (self.leaves[i] >= 0 and self.succeeded(self.leaves[i]))
             if self.mtype[o] == ATTACK and self.units[self.piece[o]].kind == "P" and empty:
