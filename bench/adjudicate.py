@@ -19,7 +19,7 @@ from pathlib import Path
 
 from judge.engine.position import Position
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
+from judge.variants import get_variant
 
 DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def _cmd_variants(args: argparse.Namespace) -> int:
-    from variants import get_variant, variant_names
+    from judge.variants import get_variant, variant_names
 
     for name in variant_names():
         v = get_variant(name)
@@ -48,7 +48,7 @@ def read_orders_file(text: str) -> list[tuple[str, str]]:
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
-    from variants import get_variant
+    from judge.variants import get_variant
 
     try:
         variant = get_variant(args.variant)
@@ -88,7 +88,7 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
 def _cmd_render(args: argparse.Namespace) -> int:
     """Draw a position (and, with orders, the phase's orders as arrows) as SVG or PNG."""
     from judge.render import render_svg, svg_to_png
-    from variants import get_variant
+    from judge.variants import get_variant
 
     try:
         variant = get_variant(args.variant)

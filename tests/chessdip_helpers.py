@@ -7,7 +7,7 @@ from typing import Any
 
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
-from variants import get_variant
+from judge.variants import get_variant
 
 VARIANT = get_variant("chessdip")
 RULES = VARIANT.rules

@@ -21,8 +21,8 @@ from test_stab_leak import check_private, check_public
 from judge.engine.position import Position
 from judge.games.stab import PLUGIN
 from judge.storage import Store
-from variants import get_variant
-from variants.stab.report import loc_text
+from judge.variants import get_variant
+from judge.variants.stab.report import loc_text
 
 VARIANT = get_variant("stab")
 RULES = VARIANT.rules

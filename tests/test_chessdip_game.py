@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.engine.position import Position
-from variants.chessdip.mapdata import convert
-from variants.chessdip.randomgame import adjustment_lines, movement_lines
-from variants.chessdip.rules import normalise
+from judge.variants.chessdip.mapdata import convert
+from judge.variants.chessdip.randomgame import adjustment_lines, movement_lines
+from judge.variants.chessdip.rules import normalise
 
 E, I, F, S = "ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"  # noqa: E741
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "maps" / "chessdip.json"
@@ -318,8 +318,8 @@ def test_random_positions_resolve_to_a_consistent_answer(seed: int, pieces: int)
     """Every decision's final answer is what its rule gives from the others' final answers
     (a fixed point of the axioms, paradox rulings included); the next position has one piece
     per square; listing the orders in another order changes nothing."""
-    from variants.chessdip.movement import ChessMovement
-    from variants.chessdip.randomgame import random_position
+    from judge.variants.chessdip.movement import ChessMovement
+    from judge.variants.chessdip.randomgame import random_position
 
     rng = random.Random(seed)
     pos = random_position(BOARD, rng, pieces)

@@ -7,7 +7,7 @@ from chessdip_helpers import BOARD, VARIANT, position
 
 from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.orders import Build, Remove, UnitRef, Waive
-from variants.chessdip.orders import (
+from judge.variants.chessdip.orders import (
     ATTACK,
     TRAVEL,
     Castle,
@@ -20,7 +20,7 @@ from variants.chessdip.orders import (
     MoveAct,
     Promote,
 )
-from variants.chessdip.parse import parse_order
+from judge.variants.chessdip.parse import parse_order
 
 E, I, F, S = "ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"  # noqa: E741
 

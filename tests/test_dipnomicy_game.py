@@ -10,18 +10,18 @@ import pytest
 from judge.engine.board import FLEET, province_of
 from judge.engine.orders import Move, SupportHold, SupportMove, Unit, UnitRef
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
-from variants.dipnomicy.orders import Merge, size_of
-from variants.dipnomicy.proposals import (
+from judge.variants import get_variant
+from judge.variants.dipnomicy.orders import Merge, size_of
+from judge.variants.dipnomicy.proposals import (
     Vote,
     close_vote,
     presentation_order,
     voters_of,
     with_ruleset,
 )
-from variants.dipnomicy.report import move_report, phase_report, seed_proposals, vote_report
-from variants.dipnomicy.rules import RULES, new_game, phase_days, turn_number
-from variants.dipnomicy.ruleset import Rule, initial_ruleset
+from judge.variants.dipnomicy.report import move_report, phase_report, seed_proposals, vote_report
+from judge.variants.dipnomicy.rules import RULES, new_game, phase_days, turn_number
+from judge.variants.dipnomicy.ruleset import Rule, initial_ruleset
 
 VARIANT = get_variant("dipnomicy")
 PLAYERS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from dipkit import GM, DipGame, cheap_passwords, labels, play_turn_with_votes, proposal  # noqa: F401 (fixture)
 
-from variants.dipnomicy.rules import assign_countries
+from judge.variants.dipnomicy.rules import assign_countries
 
 
 def test_countries_are_drawn_from_the_seed_for_five_to_seven_players(tmp_path):
@@ -206,8 +206,8 @@ def test_the_seeds_move_1_by_email(tmp_path):
     order drawn from the game's seed."""
     from test_dipnomicy_seed import seed_moves, seed_text
 
-    from variants.dipnomicy.proposals import presentation_order
-    from variants.dipnomicy.report import seed_proposals
+    from judge.variants.dipnomicy.proposals import presentation_order
+    from judge.variants.dipnomicy.report import seed_proposals
 
     g = DipGame(tmp_path)
     g.start()
@@ -286,7 +286,7 @@ def test_dipnomicy_commands_elsewhere_are_refused_clearly(tmp_path):
 
 
 def test_the_sg_mails_the_games_starting_ruleset_before_the_start(tmp_path):
-    from variants.dipnomicy.ruleset import INITIAL_RULESET_FILE
+    from judge.variants.dipnomicy.ruleset import INITIAL_RULESET_FILE
 
     text = INITIAL_RULESET_FILE.read_text(encoding="utf-8")
     first_title = next(line for line in text.splitlines() if line.startswith("title"))

@@ -7,11 +7,11 @@ import pytest
 
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
-from variants import get_variant
-from variants.dipnomicy.orders import parse_unit
-from variants.dipnomicy.proposals import Proposal, Vote, close_vote, voters_of
-from variants.dipnomicy.report import move_report, phase_report, seed_proposals
-from variants.dipnomicy.rules import RULES, move_deadline_days, phase_days
+from judge.variants import get_variant
+from judge.variants.dipnomicy.orders import parse_unit
+from judge.variants.dipnomicy.proposals import Proposal, Vote, close_vote, voters_of
+from judge.variants.dipnomicy.report import move_report, phase_report, seed_proposals
+from judge.variants.dipnomicy.rules import RULES, move_deadline_days, phase_days
 
 VARIANT = get_variant("dipnomicy")
 STANDARD = get_variant("standard")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from variants import get_variant, variant_names
-from variants.dipnomicy.proposals import presentation_order
-from variants.dipnomicy.report import move_report, seed_proposals
-from variants.dipnomicy.rules import RULES, new_game, turn_number, turn_phase
+from judge.variants import get_variant, variant_names
+from judge.variants.dipnomicy.proposals import presentation_order
+from judge.variants.dipnomicy.report import move_report, seed_proposals
+from judge.variants.dipnomicy.rules import RULES, new_game, turn_number, turn_phase
 
 # A copy of ../shared/seeds/004_2ba22e06025b0616.txt, so the test runs anywhere.
 SEED_FILE = Path(__file__).with_name("test_dipnomicy_seed_move1.txt")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from variants import get_variant
-from variants.dipnomicy.catalogue import Active
-from variants.dipnomicy.proposals import (
+from judge.variants import get_variant
+from judge.variants.dipnomicy.catalogue import Active
+from judge.variants.dipnomicy.proposals import (
     Proposal,
     ProposalError,
     Veto,
@@ -23,9 +23,9 @@ from variants.dipnomicy.proposals import (
     renumber,
     tally,
 )
-from variants.dipnomicy.report import ruleset_text, seed_proposals, vote_report
-from variants.dipnomicy.rules import RULES
-from variants.dipnomicy.ruleset import (
+from judge.variants.dipnomicy.report import ruleset_text, seed_proposals, vote_report
+from judge.variants.dipnomicy.rules import RULES
+from judge.variants.dipnomicy.ruleset import (
     INITIAL_RULESET_FILE,
     Rule,
     Ruleset,
@@ -256,7 +256,7 @@ def test_one_proposal_per_player_per_turn() -> None:
 
 
 def test_report_of_a_repeal_and_an_sg_comment() -> None:
-    from variants.dipnomicy.report import move_report
+    from judge.variants.dipnomicy.report import move_report
 
     position = RULES.initial_position()
     outcome = VARIANT.adjudicate_lines(position, [])

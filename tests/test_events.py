@@ -15,7 +15,7 @@ from judge.engine.events import (
     visible_events,
 )
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
+from judge.variants import get_variant
 
 STANDARD = get_variant("standard")
 
@@ -71,8 +71,8 @@ def test_standard_events_of_retreats_adjustments_and_centre_changes():
 
 
 def test_stab_events_carry_their_audience():
+    from judge.variants.stab.report import stab_turn_events
     from tests.test_stab_example import EXAMPLE_ORDERS, IMPLICIT_ORDERS, example_position, read
-    from variants.stab.report import stab_turn_events
 
     stab = get_variant("stab")
     position = example_position()

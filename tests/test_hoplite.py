@@ -14,9 +14,9 @@ import pytest
 
 from judge.engine.errors import OrderError
 from judge.engine.variant import FAILS, SUCCEEDS, Outcome
-from variants import get_variant
-from variants.hoplite.mapconvert import convert_hoplite
-from variants.hoplite.rules import HopliteRules, format_value, parse_phase
+from judge.variants import get_variant
+from judge.variants.hoplite.mapconvert import convert_hoplite
+from judge.variants.hoplite.rules import HopliteRules, format_value, parse_phase
 
 V = get_variant("hoplite")
 R: HopliteRules = V.rules  # type: ignore[assignment]
@@ -448,7 +448,7 @@ def test_unordered_minor_unit_is_reported_under_its_own_state() -> None:
 
 
 def test_report_events_write_half_centres_colonies_and_the_sack() -> None:
-    from variants.hoplite.events import hoplite_events
+    from judge.variants.hoplite.events import hoplite_events
 
     data = position({"SPARTA": ["A DEL", "G TEG"]}, {"SPARTA": ["SPA", "TEG"]},
                     phase="F450BCM", seed=5)

@@ -14,9 +14,9 @@ import random
 import pytest
 
 from judge.engine.position import Position
-from variants import get_variant
-from variants.hoplite.rules import HopliteRules
-from variants.multiplicity.units import parse_kind, seaworthy
+from judge.variants import get_variant
+from judge.variants.hoplite.rules import HopliteRules
+from judge.variants.multiplicity.units import parse_kind, seaworthy
 
 V = get_variant("hoplite")
 R: HopliteRules = V.rules  # type: ignore[assignment]

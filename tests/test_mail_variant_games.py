@@ -54,7 +54,7 @@ def test_multiplicity_game_builds_a_multiple_unit(tmp_path) -> None:
 
 
 def test_hoplite_game_uses_the_bc_calendar(tmp_path) -> None:
-    from variants import get_variant
+    from judge.variants import get_variant
 
     powers = get_variant("hoplite").board.powers
     judge = InProcessJudge(tmp_path)

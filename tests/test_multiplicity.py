@@ -13,7 +13,7 @@ import pytest
 
 from judge.engine.errors import OrderError
 from judge.engine.variant import FAILS, INVALID, SUCCEEDS, Outcome
-from variants import get_variant
+from judge.variants import get_variant
 
 V = get_variant("multiplicity")
 
@@ -422,7 +422,7 @@ def test_mixed_unit_supports_by_land_through_its_army() -> None:
     ("F/A ENG H", "A/F ENG H"),
 ])
 def test_reading_multiplicity_orders(text: str, canonical: str) -> None:
-    from variants.multiplicity.orders import parse_multi_order
+    from judge.variants.multiplicity.orders import parse_multi_order
 
     assert str(parse_multi_order(V.board, text, "M")) == canonical
 
@@ -435,7 +435,7 @@ def test_reading_multiplicity_orders(text: str, canonical: str) -> None:
 ])
 def test_unreadable_multiplicity_orders(text: str, message: str) -> None:
     from judge.engine.errors import OrderSyntaxError
-    from variants.multiplicity.orders import parse_multi_order
+    from judge.variants.multiplicity.orders import parse_multi_order
 
     with pytest.raises(OrderSyntaxError, match=message):
         parse_multi_order(V.board, text, "M")

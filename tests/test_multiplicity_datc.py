@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judge.engine.variant import FAILS, INVALID, SUCCEEDS, Outcome
-from variants import get_variant
+from judge.variants import get_variant
 
 DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
 CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"] if DATC.exists() else []

@@ -14,9 +14,9 @@ import pytest
 
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
-from variants import get_variant
-from variants.multiplicity.rules import MultiplicityRules
-from variants.multiplicity.units import format_kind, parse_kind, seaworthy
+from judge.variants import get_variant
+from judge.variants.multiplicity.rules import MultiplicityRules
+from judge.variants.multiplicity.units import format_kind, parse_kind, seaworthy
 
 V = get_variant("multiplicity")
 R: MultiplicityRules = V.rules  # type: ignore[assignment]

@@ -19,7 +19,7 @@ from judge.engine.orders import (
     Waive,
 )
 from judge.engine.position import Position
-from variants import get_variant
+from judge.variants import get_variant
 
 V = get_variant("standard")
 

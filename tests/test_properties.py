@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from judge.engine.board import province_of
 from judge.engine.orders import Move
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
+from judge.variants import get_variant
 
 VARIANT = get_variant("standard")
 BOARD = VARIANT.board

@@ -24,7 +24,7 @@ from judge.render import render_svg, svg_to_png
 from judge.render.drawing import VARIANTS, drawing_for
 from judge.render.shapes import build
 from judge.render.svg import NEUTRAL, power_colours
-from variants import get_variant, variant_names
+from judge.variants import get_variant, variant_names
 
 NS = "{http://www.w3.org/2000/svg}"
 ORDERED_KINDS = {"move", "support", "convoy", "retreat"}

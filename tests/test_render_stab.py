@@ -20,8 +20,8 @@ from judge.engine.position import Phase
 from judge.engine.randomgame import random_orders, random_position
 from judge.render.views import report_picture
 from judge.reports import _Pictures
-from variants import get_variant
-from variants.stab.report import stab_turn_events
+from judge.variants import get_variant
+from judge.variants.stab.report import stab_turn_events
 
 NS = "{http://www.w3.org/2000/svg}"
 VARIANT = get_variant("stab")

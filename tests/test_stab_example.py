@@ -31,8 +31,8 @@ import pytest
 
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
-from variants import get_variant
-from variants.stab.report import StabSettings, stab_reports
+from judge.variants import get_variant
+from judge.variants.stab.report import StabSettings, stab_reports
 
 VARIANT = get_variant("stab")
 
@@ -75,7 +75,7 @@ def example_position() -> Position:
 
 
 def read(position: Position, lines: dict[str, list[str]]) -> list:
-    from variants.stab.rules import split_line
+    from judge.variants.stab.rules import split_line
 
     return [(p, VARIANT.read_order(position, p, one))
             for p, ls in lines.items() for line in ls for one in split_line(line)]

@@ -2,7 +2,7 @@
 private notice is read back and checked against the full adjudication.
 
 The checks here are an oracle written from the rules' text, independently of
-``variants.stab.visibility``: each entry must be true (the unit is there, of that power and
+``judge.variants.stab.visibility``: each entry must be true (the unit is there, of that power and
 type, with that order) and allowed (some clause of rules 2-6 reveals it to that reader); what
 the rules require to be revealed must be there; any line the oracle cannot read fails the
 test, so nothing can slip through in free text.
@@ -20,10 +20,10 @@ from judge.engine.board import province_of
 from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, UnitRef
 from judge.engine.position import Phase
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
-from variants.stab.report import StabSettings, render, stab_turn_events
-from variants.stab.rules import IfDislodged, Reveal
-from variants.standard.movement import MovementPhase
+from judge.variants import get_variant
+from judge.variants.stab.report import StabSettings, render, stab_turn_events
+from judge.variants.stab.rules import IfDislodged, Reveal
+from judge.variants.standard.movement import MovementPhase
 
 VARIANT = get_variant("stab")
 BOARD = VARIANT.board
@@ -140,7 +140,7 @@ class Facts:
 
 
 def order_text(order) -> str:
-    from variants.stab.report import loc_text, unit_text
+    from judge.variants.stab.report import loc_text, unit_text
 
     u = unit_text(order.unit.kind, order.unit.location)
     if isinstance(order, Move):
@@ -375,7 +375,7 @@ def _fails_somewhere(mode: str = "with_orders", seeds: int = 60) -> bool:
 
 
 def _mutated_analyse(monkeypatch, change) -> None:
-    import variants.stab.visibility as vis
+    import judge.variants.stab.visibility as vis
 
     real = vis.analyse
 
@@ -416,7 +416,7 @@ def test_oracle_catches_too_many_supports(monkeypatch):
 def test_oracle_catches_a_retreat_told_to_everyone(monkeypatch):
     import dataclasses
 
-    import variants.stab.visibility as vis
+    import judge.variants.stab.visibility as vis
 
     real = vis._retreat_events
 
@@ -445,7 +445,7 @@ def test_oracle_catches_self_standoffs_revealed(monkeypatch):
 
 def test_no_leaks_in_placement_turns():
     from judge.engine.orders import Unit
-    from variants.stab.rules import Place
+    from judge.variants.stab.rules import Place
 
     for seed in range(60):
         rng = random.Random(seed)

@@ -8,9 +8,9 @@ import pytest
 from judge.engine.errors import OrderError
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
-from variants import get_variant
-from variants.stab.report import StabSettings, render, stab_turn_events
-from variants.stab.rules import NEXT_SEASON, WITH_ORDERS, split_line
+from judge.variants import get_variant
+from judge.variants.stab.report import StabSettings, render, stab_turn_events
+from judge.variants.stab.rules import NEXT_SEASON, WITH_ORDERS, split_line
 
 VARIANT = get_variant("stab")
 RULES = VARIANT.rules

@@ -6,7 +6,7 @@ from collections import Counter
 
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
-from variants import get_variant
+from judge.variants import get_variant
 
 V = get_variant("stackem")
 

@@ -17,8 +17,8 @@ from judge.engine.board import province_of
 from judge.engine.orders import Move, Order, Unit
 from judge.engine.position import Position
 from judge.engine.randomgame import random_orders, random_position
-from variants import get_variant
-from variants.stackem.orders import Stacked
+from judge.variants import get_variant
+from judge.variants.stackem.orders import Stacked
 
 V = get_variant("stackem")
 BOARD = V.board

@@ -12,7 +12,7 @@ import pytest
 from test_stackem_common import V, play, position, units
 
 from judge.engine.errors import OrderError, OrderSyntaxError
-from variants.stackem.orders import Stacked, split_counts
+from judge.variants.stackem.orders import Stacked, split_counts
 
 
 @pytest.mark.parametrize(("line", "plain", "count", "target"), [

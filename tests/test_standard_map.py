@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from variants import get_variant
+from judge.variants import get_variant
 
 BOARD = get_variant("standard").board
 

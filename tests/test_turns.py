@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judge.engine.position import Position
-from variants import get_variant
+from judge.variants import get_variant
 
 V = get_variant("standard")
 

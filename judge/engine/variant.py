@@ -2,7 +2,7 @@
 
 The judge (mail loop, CLI, reports) talks to variants only through :class:`Variant`. A variant
 bundles its :class:`~judge.engine.board.Board` with a rules object that reads orders and
-adjudicates each kind of phase; :func:`variants.get_variant` finds one by name.
+adjudicates each kind of phase; :func:`judge.variants.get_variant` finds one by name.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from judge.games.auth import hash_password
 from judge.games.game import GameError
 from judge.mail.compose import deadline_text
 from judge.storage import Store, iso, parse_iso
-from variants.dipnomicy.proposals import (
+from judge.variants.dipnomicy.proposals import (
     Proposal,
     ProposalError,
     Veto,
@@ -49,8 +49,8 @@ from variants.dipnomicy.proposals import (
     presentation_order,
     renumber,
 )
-from variants.dipnomicy.report import move_report, phase_report, ruleset_text, vote_report
-from variants.dipnomicy.rules import (
+from judge.variants.dipnomicy.report import move_report, phase_report, ruleset_text, vote_report
+from judge.variants.dipnomicy.rules import (
     RULES,
     assign_countries,
     move_deadline_days,
@@ -449,7 +449,7 @@ class DipnomicyDriver:
 
     def setting(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         """The SG sets one of the game's settings (they travel with the ruleset)."""
-        from variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError, initial_ruleset
+        from judge.variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError, initial_ruleset
 
         game = self._sg(actor, ses, started=False)
         name, raw = cmd.args[0].lower(), cmd.args[1]
@@ -495,7 +495,7 @@ class DipnomicyDriver:
 
     @classmethod
     def _base_ruleset(cls, s: Store, game: dict) -> Any:
-        from variants.dipnomicy.ruleset import initial_ruleset, parse_ruleset
+        from judge.variants.dipnomicy.ruleset import initial_ruleset, parse_ruleset
 
         text = cls._stored(s, game).get("_ruleset")
         return parse_ruleset(text) if text else initial_ruleset()
@@ -504,7 +504,7 @@ class DipnomicyDriver:
         """The SG mails the game's starting ruleset (the text of a ruleset file, as
         ``variants/dipnomicy/initial_ruleset.toml``) before the start; SETTING lines still
         apply on top of it."""
-        from variants.dipnomicy.ruleset import RulesetError, parse_ruleset
+        from judge.variants.dipnomicy.ruleset import RulesetError, parse_ruleset
 
         game = self._sg(actor, ses, started=False)
         if game["phase"]:
@@ -527,7 +527,7 @@ class DipnomicyDriver:
     def _change_rules(self, actor: Actor, game: dict, change: Any, what: str) -> None:
         """The SG changes the ruleset in force: the current position carries the new one
         (so it applies from the next adjudication), and everyone is sent the ruleset."""
-        from variants.dipnomicy.proposals import with_ruleset
+        from judge.variants.dipnomicy.proposals import with_ruleset
 
         s = actor.s
         pos = G.current_position(s, game)

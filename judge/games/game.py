@@ -25,13 +25,13 @@ class GameError(Exception):
 
 
 def get_variant(name: str) -> Any:
-    from variants import get_variant as _get
+    from judge.variants import get_variant as _get
 
     return _get(name)
 
 
 def variant_names() -> list[str]:
-    from variants import variant_names as _names
+    from judge.variants import variant_names as _names
 
     return _names()
 

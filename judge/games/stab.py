@@ -34,8 +34,8 @@ from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
 from judge.games.game import GameError
 from judge.games.plugins import GamePlugin
-from variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
-from variants.stab.rules import (
+from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
+from judge.variants.stab.rules import (
     _IF,
     _IF_DISLODGED,
     NEXT_SEASON,

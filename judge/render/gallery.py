@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from judge.render.svg import render_svg, svg_to_png
-from variants import get_variant, variant_names
+from judge.variants import get_variant, variant_names
 
 
 def write_gallery(folder: Path) -> list[Path]:

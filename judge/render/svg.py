@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from judge.render.drawing import MARGIN, SQUARE, Drawing, Place, Point, drawing_for
 from judge.render.ordertext import Arrow, arrows
-from variants import get_variant
+from judge.variants import get_variant
 
 SEA = "#b4d2ea"
 LAND = "#efe7d2"

@@ -55,7 +55,7 @@ def report_picture(variant: Any, previous: Mapping[str, Any], after: Mapping[str
     board after it. Order arrows come from the reader's visible ``order`` events only, so a
     variant that hides orders from someone hides their arrows too.
     """
-    from variants import get_variant
+    from judge.variants import get_variant
 
     results = [dict(e.fields) for e in events if e.kind == "order" and e.visible_to(reader)]
     movement = str(previous.get("phase", "")).endswith("M")

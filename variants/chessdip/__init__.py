@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from judge.engine.variant import Variant
-from variants.chessdip.board import ChessBoard
-from variants.chessdip.rules import ChessRules
+from judge.variants.chessdip.board import ChessBoard
+from judge.variants.chessdip.rules import ChessRules
 
 BOARD = ChessBoard.load(Path(__file__).with_name("map.json"))
 

@@ -1,6 +1,6 @@
 """Convert the shared Chess Dip data (``shared/maps/chessdip.json``) to the project's map format.
 
-Usage: ``python -m variants.chessdip.mapdata SOURCE.json TARGET.json``
+Usage: ``python -m judge.variants.chessdip.mapdata SOURCE.json TARGET.json``
 
 The project's :class:`~judge.engine.board.Board` wants provinces, home centres and adjacency.
 Chess Dip has no adjacency list (reach is computed from piece movement), so the 64 squares

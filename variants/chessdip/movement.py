@@ -66,8 +66,8 @@ from dataclasses import dataclass
 
 from judge.engine.orders import Order, Unit
 from judge.engine.resolver import Resolver
-from variants.chessdip.board import ChessBoard
-from variants.chessdip.orders import (
+from judge.variants.chessdip.board import ChessBoard
+from judge.variants.chessdip.orders import (
     ANY,
     ATTACK,
     TRAVEL,

@@ -1,7 +1,7 @@
 """Chess Dip order values (rules §3.1, "Order syntax").
 
 A player's ``<order>`` is read into one of these; order validation (in
-:mod:`variants.chessdip.rules`) turns it into its ``<true order>``: the piece letter filled in,
+:mod:`judge.variants.chessdip.rules`) turns it into its ``<true order>``: the piece letter filled in,
 ``-`` resolved to an attack or a travel, en passant and castling checked. Implicit convoy orders
 are never written by players; the movement phase creates them.
 

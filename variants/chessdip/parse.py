@@ -14,7 +14,7 @@ phase: ``BUILD N b1`` / ``N b1 BUILD``, ``REMOVE K e1`` / ``DISBAND`` / ``D``, `
 promotion ``P d8 = N``, ``d8=N``, ``PROMOTE d8 TO N``, ``P d8 PROMOTES TO R``.
 
 Syntax and names only: whether the piece is there, is yours or can get there is validation
-(:mod:`variants.chessdip.rules`). An unreadable line raises
+(:mod:`judge.variants.chessdip.rules`). An unreadable line raises
 :class:`~judge.engine.errors.OrderSyntaxError` naming the word at fault.
 """
 
@@ -24,8 +24,8 @@ import re
 
 from judge.engine.errors import OrderSyntaxError
 from judge.engine.orders import Build, Order, Remove, UnitRef, Waive
-from variants.chessdip.board import is_square
-from variants.chessdip.orders import (
+from judge.variants.chessdip.board import is_square
+from judge.variants.chessdip.orders import (
     ANY,
     ATTACK,
     TRAVEL,

@@ -11,8 +11,8 @@ import random
 
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
-from variants.chessdip.board import ChessBoard
-from variants.chessdip.rules import ChessRules, normalise
+from judge.variants.chessdip.board import ChessBoard
+from judge.variants.chessdip.rules import ChessRules, normalise
 
 
 def movement_lines(board: ChessBoard, rules: ChessRules, position: Position,

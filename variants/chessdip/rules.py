@@ -2,7 +2,7 @@
 
 :class:`ChessRules` is the plug-in the engine calls (the ``Rules`` protocol of
 :mod:`judge.engine.variant`). Movement is decided by
-:class:`~variants.chessdip.movement.ChessMovement` on the generic resolver. There is no retreat
+:class:`~judge.variants.chessdip.movement.ChessMovement` on the generic resolver. There is no retreat
 phase: dislodged pieces are disbanded at once (rules §2.2).
 
 Position keys of this variant (``Position.extra``), carried from phase to phase:
@@ -30,9 +30,9 @@ from judge.engine.events import Event, standard_events
 from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords, is_square
-from variants.chessdip.movement import ChessMovement
-from variants.chessdip.orders import (
+from judge.variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords, is_square
+from judge.variants.chessdip.movement import ChessMovement
+from judge.variants.chessdip.orders import (
     ATTACK,
     MOVEMENT,
     TRAVEL,
@@ -43,8 +43,8 @@ from variants.chessdip.orders import (
     EnPassant,
     Promote,
 )
-from variants.chessdip.parse import parse_order
-from variants.standard.rules import remove_in_civil_disorder
+from judge.variants.chessdip.parse import parse_order
+from judge.variants.standard.rules import remove_in_civil_disorder
 
 _GEMS = {"ENGLAND": "E", "ITALY": "I", "FRANCE": "F", "SCANDINAVIA": "S"}
 _REMOVAL_ORDER = "PNBRK"  # civil disorder removes pawns first and kings last

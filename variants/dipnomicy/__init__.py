@@ -10,8 +10,8 @@ the templates in ``templates/dipnomicy/``. ``description.md`` is for players, ``
 from pathlib import Path
 
 from judge.engine.variant import Variant
-from variants.dipnomicy.mapdata import BASE_BOARD
-from variants.dipnomicy.rules import RULES
+from judge.variants.dipnomicy.mapdata import BASE_BOARD
+from judge.variants.dipnomicy.rules import RULES
 
 VARIANT = Variant(
     name="dipnomicy",

@@ -3,8 +3,8 @@
 A rule is text; the judge can only enforce what a *rule module* implements. A rule that names a
 module (``module = "support"``) switches it on, with its parameters, for every adjudication
 after the rule is enacted; repealing the rule switches it off. The modules are the behaviours
-of :class:`variants.dipnomicy.rules.TurnRules` and
-:class:`variants.dipnomicy.movement.DipnomicyMovement`; this file only says which exist and
+of :class:`judge.variants.dipnomicy.rules.TurnRules` and
+:class:`judge.variants.dipnomicy.movement.DipnomicyMovement`; this file only says which exist and
 checks their parameters, so that a bad proposal is refused when it is made, not when it would
 first be adjudicated.
 
@@ -22,10 +22,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from variants.dipnomicy.mapdata import BASE_BOARD
+from judge.variants.dipnomicy.mapdata import BASE_BOARD
 
 if TYPE_CHECKING:
-    from variants.dipnomicy.ruleset import Rule
+    from judge.variants.dipnomicy.ruleset import Rule
 
 POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
 

@@ -42,9 +42,9 @@ from collections.abc import Sequence
 from judge.engine.board import Board
 from judge.engine.orders import Move, Order, Unit
 from judge.engine.resolver import Resolver
-from variants.dipnomicy.catalogue import Active
-from variants.dipnomicy.orders import size_of
-from variants.standard.movement import MOVE, MovementPhase
+from judge.variants.dipnomicy.catalogue import Active
+from judge.variants.dipnomicy.orders import size_of
+from judge.variants.standard.movement import MOVE, MovementPhase
 
 
 class DipnomicyMovement(MovementPhase):

@@ -7,12 +7,12 @@ The cycle of a turn, and the function for each step:
    reason).
 2. After the move deadline the game is adjudicated (``Variant.adjudicate_lines``) and the
    proposals are put in a random order drawn from the game's seed (:func:`presentation_order`);
-   the move report (:func:`variants.dipnomicy.report.move_report`) numbers them P1, P2, ...
+   the move report (:func:`judge.variants.dipnomicy.report.move_report`) numbers them P1, P2, ...
 3. Players vote (:class:`Vote`: ``VOTE P1 FOR``, :func:`parse_vote`); the SG may veto
    (:class:`Veto`) and assign rule numbers.
 4. When voting closes, :func:`tally` counts the votes against the game's threshold and
    produces the new ruleset; :func:`with_ruleset` writes it into the position of the next
-   turn; :func:`variants.dipnomicy.report.vote_report` publishes the result and the ruleset.
+   turn; :func:`judge.variants.dipnomicy.report.vote_report` publishes the result and the ruleset.
 
 Nothing here reads a clock: a vote that arrived after the vote deadline is given with
 ``late=True`` by the caller, and is reported but not counted.
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from judge.engine.position import Position
-from variants.dipnomicy.catalogue import ParameterError, module_params
-from variants.dipnomicy.rules import with_home_ownership
-from variants.dipnomicy.ruleset import Rule, Ruleset
+from judge.variants.dipnomicy.catalogue import ParameterError, module_params
+from judge.variants.dipnomicy.rules import with_home_ownership
+from judge.variants.dipnomicy.ruleset import Rule, Ruleset
 
 ACTIONS = ("enact", "repeal", "amend", "transmute")
 CHOICES = ("FOR", "AGAINST", "ABSTAIN")

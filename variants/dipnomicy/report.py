@@ -26,12 +26,12 @@ import jinja2
 
 from judge.engine.position import Position
 from judge.engine.variant import FAILS, Outcome
-from variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
-from variants.dipnomicy.mapdata import BASE_BOARD
-from variants.dipnomicy.orders import notation, place
-from variants.dipnomicy.proposals import Proposal, Tally
-from variants.dipnomicy.rules import RULES, phase_days, phase_title, turn_number
-from variants.dipnomicy.ruleset import Ruleset
+from judge.variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
+from judge.variants.dipnomicy.mapdata import BASE_BOARD
+from judge.variants.dipnomicy.orders import notation, place
+from judge.variants.dipnomicy.proposals import Proposal, Tally
+from judge.variants.dipnomicy.rules import RULES, phase_days, phase_title, turn_number
+from judge.variants.dipnomicy.ruleset import Ruleset
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 SEED_PROPOSALS_FILE = Path(__file__).with_name("seed_proposals.toml")
@@ -118,13 +118,13 @@ def move_report(outcome: Outcome, proposals: Sequence[Proposal], *,
                 moves_deadline: str | None = None) -> str:
     """The move report of the turn ``outcome`` adjudicated, in the seed's form.
 
-    ``proposals`` are in presentation order (:func:`~variants.dipnomicy.proposals.
+    ``proposals`` are in presentation order (:func:`~judge.variants.dipnomicy.proposals.
     presentation_order`); ``players`` the countries in play (default: the position's
     ``players`` key, else every country with a unit); ``moved`` those who sent moves;
     ``moved`` those who sent moves (default: those with an order in the outcome);
     ``proposed`` those who sent a proposal (default: the proposals' authors).
     ``vote_deadline`` and ``moves_deadline`` are the mail loop's texts for when voting closes
-    and when the next moves are due (P5: :func:`~variants.dipnomicy.rules.move_deadline_days`
+    and when the next moves are due (P5: :func:`~judge.variants.dipnomicy.rules.move_deadline_days`
     after this report is sent).
     """
     before = outcome.previous

@@ -1,7 +1,7 @@
 """The rules of Dipnomicy: the standard rules, switched by the ruleset kept in the position.
 
 :class:`DipnomicyRules` is the variant's plug-in. It holds no game state: for each call it reads
-the ruleset in the position (:class:`~variants.dipnomicy.ruleset.Ruleset`), works out which rule
+the ruleset in the position (:class:`~judge.variants.dipnomicy.ruleset.Ruleset`), works out which rule
 modules are in force, and hands the work to a :class:`TurnRules` built for exactly those
 modules (cached, since the same rules are in force for many turns and games). Enacting a rule
 changes the next position's ruleset, and so the next adjudication; it never changes code.
@@ -34,10 +34,10 @@ from judge.engine.orders import (
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.dipnomicy.catalogue import POWERS, Active
-from variants.dipnomicy.mapdata import BASE_BOARD, board_with_centres
-from variants.dipnomicy.movement import DipnomicyMovement
-from variants.dipnomicy.orders import (
+from judge.variants.dipnomicy.catalogue import POWERS, Active
+from judge.variants.dipnomicy.mapdata import BASE_BOARD, board_with_centres
+from judge.variants.dipnomicy.movement import DipnomicyMovement
+from judge.variants.dipnomicy.orders import (
     Merge,
     normalise_line,
     parse_merge,
@@ -45,8 +45,8 @@ from variants.dipnomicy.orders import (
     size_of,
     sized,
 )
-from variants.dipnomicy.ruleset import Ruleset, initial_ruleset
-from variants.standard.rules import StandardRules
+from judge.variants.dipnomicy.ruleset import Ruleset, initial_ruleset
+from judge.variants.standard.rules import StandardRules
 
 FIRST_YEAR = 1901
 

@@ -5,7 +5,7 @@ position (key ``rules_in_force``), with the game's settings (key ``settings``) a
 rule number ever used (key ``last_rule_number``, so that a repealed rule's number is never
 given again). The rules object of the variant reads them at each adjudication
 (:meth:`Ruleset.active`); a passed proposal changes the next position's ruleset
-(:func:`variants.dipnomicy.proposals.apply_tally`), never the code.
+(:func:`judge.variants.dipnomicy.proposals.apply_tally`), never the code.
 
 The initial ruleset is ``initial_ruleset.toml`` beside this file, which the GM may edit
 before a game starts (:func:`load_ruleset` reads any such file).
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from variants.dipnomicy.catalogue import Active, ParameterError, module_params
+from judge.variants.dipnomicy.catalogue import Active, ParameterError, module_params
 
 INITIAL_RULESET_FILE = Path(__file__).with_name("initial_ruleset.toml")
 

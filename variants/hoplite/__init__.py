@@ -6,7 +6,7 @@ The map is a reconstruction (the original is lost): see ``description.md``.
 from pathlib import Path
 
 from judge.engine.variant import Variant
-from variants.hoplite.rules import HopliteRules
+from judge.variants.hoplite.rules import HopliteRules
 
 BOARD, RULES = HopliteRules.load(Path(__file__).with_name("map.json"))
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from judge.engine.events import Event, standard_events
 from judge.engine.orders import Order
 from judge.engine.variant import Outcome
-from variants.hoplite.rules import HopliteRules, format_value
+from judge.variants.hoplite.rules import HopliteRules, format_value
 
 
 def hoplite_events(rules: HopliteRules, outcome: Outcome,

@@ -1,9 +1,9 @@
 """Convert the reconstructed Hoplite Wars map (``shared/maps/hoplite.json``) to the project's
 format: :func:`judge.engine.mapconvert.convert` plus what Hoplite Wars needs besides a graph.
 
-Usage: ``python -m variants.hoplite.mapconvert ../shared/maps/hoplite.json variants/hoplite/map.json``
+Usage: ``python -m judge.variants.hoplite.mapconvert ../shared/maps/hoplite.json variants/hoplite/map.json``
 
-Added keys (read by :mod:`variants.hoplite.rules`, ignored by :class:`Board`):
+Added keys (read by :mod:`judge.variants.hoplite.rules`, ignored by :class:`Board`):
 ``centre_values`` (City 1, Town 1/2), ``minor_states`` (minor -> controlling major),
 ``colonies``, ``shrine``, ``victory_more_than`` and ``reconstruction``. Minor states' home
 cities join ``home_centres``, since each minor keeps a centre chart of its own (rule 5).

@@ -1,6 +1,6 @@
 """Hoplite Wars (Stephen Agar, notes by Dylan O'Donnell): Multiplicity II in ancient Greece.
 
-:class:`HopliteRules` extends :class:`~variants.multiplicity.rules.MultiplicityRules` with the
+:class:`HopliteRules` extends :class:`~judge.variants.multiplicity.rules.MultiplicityRules` with the
 Hoplite rules 0-13 of ``shared/seeds/001_52e48166c371df39.txt``:
 
 * rule 1/5: seven majors, each with a minor state ordered by the same player. The player is
@@ -43,9 +43,9 @@ from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Unit,
 from judge.engine.parse import parse_location, parse_unit
 from judge.engine.position import Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
-from variants.multiplicity.rules import MultiplicityRules
-from variants.multiplicity.units import ARMY, FLEET, GARRISON, Force, format_kind, parse_kind
+from judge.variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
+from judge.variants.multiplicity.rules import MultiplicityRules
+from judge.variants.multiplicity.units import ARMY, FLEET, GARRISON, Force, format_kind, parse_kind
 
 FIRST_AUTUMN_YEAR = -450  # rule 6: the colonies declare at the end of the first Autumn
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}

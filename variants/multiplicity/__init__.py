@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from judge.engine.variant import Variant
-from variants.multiplicity.rules import MultiplicityRules
-from variants.standard import BOARD
+from judge.variants.multiplicity.rules import MultiplicityRules
+from judge.variants.standard import BOARD
 
 VARIANT = Variant(
     name="multiplicity",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from judge.engine.board import Board
 from judge.engine.resolver import Resolver
-from variants.multiplicity.units import ARMY, FLEET, GARRISON, counts_of, seaworthy
+from judge.variants.multiplicity.units import ARMY, FLEET, GARRISON, counts_of, seaworthy
 
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, SUPPORT_MERGE, CONVOY = range(6)
 SUPPORTS = (SUPPORT_HOLD, SUPPORT_MOVE, SUPPORT_MERGE)

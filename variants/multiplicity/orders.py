@@ -35,7 +35,7 @@ from judge.engine.orders import (
     UnitRef,
 )
 from judge.engine.parse import parse_location, parse_order, parse_unit
-from variants.multiplicity.units import format_kind, parse_kind
+from judge.variants.multiplicity.units import format_kind, parse_kind
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """Multiplicity II (Walkerdine, revised Black): the rules of ``variants/multiplicity``.
 
-:class:`MultiplicityRules` extends :class:`~variants.standard.rules.StandardRules`: units have
+:class:`MultiplicityRules` extends :class:`~judge.variants.standard.rules.StandardRules`: units have
 a size and may mix armies and fleets (``2A``, ``A/F``, ``A/2F``), merge, split, distribute their
 supports and convoy as seaworthy A/F units. Movement is decided by
-:class:`~variants.multiplicity.movement.MultiMovement` on the generic resolver. Hoplite Wars
+:class:`~judge.variants.multiplicity.movement.MultiMovement` on the generic resolver. Hoplite Wars
 subclasses this class (garrisons, minor states, half-value towns).
 
 Rule choices where the text is silent, each kept in one method so a variant can change it:
@@ -51,7 +51,7 @@ from judge.engine.orders import (
 )
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.multiplicity.movement import (
+from judge.variants.multiplicity.movement import (
     CONVOY,
     HOLD,
     MOVE,
@@ -61,8 +61,8 @@ from variants.multiplicity.movement import (
     MultiMovement,
     Piece,
 )
-from variants.multiplicity.orders import Merge, Split, SupportMerge, parse_multi_order
-from variants.multiplicity.units import (
+from judge.variants.multiplicity.orders import Merge, Split, SupportMerge, parse_multi_order
+from judge.variants.multiplicity.units import (
     ARMY,
     FLEET,
     GARRISON,
@@ -75,7 +75,7 @@ from variants.multiplicity.units import (
     seaworthy,
     take,
 )
-from variants.standard.rules import StandardRules
+from judge.variants.standard.rules import StandardRules
 
 Parts = tuple[tuple[str, str], ...]
 

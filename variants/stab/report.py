@@ -27,8 +27,8 @@ from judge.engine.events import Event, private_events, public_events
 from judge.engine.orders import Order
 from judge.engine.position import Phase
 from judge.engine.variant import Outcome
-from variants.stab.rules import StabRules
-from variants.stab.visibility import nmr_events, stab_events
+from judge.variants.stab.rules import StabRules
+from judge.variants.stab.visibility import nmr_events, stab_events
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 SEASON_NAMES = {"S": "Spring", "F": "Autumn", "W": "Winter"}  # the seed says Autumn
@@ -50,7 +50,7 @@ class StabSettings:
 
 # ------------------------------------------------------------------- notation
 def _sea(province: str) -> bool:
-    from variants.stab import BOARD  # the board is loaded once, with the variant
+    from judge.variants.stab import BOARD  # the board is loaded once, with the variant
 
     return BOARD.is_sea(province)
 
@@ -185,7 +185,7 @@ def stab_reports(outcome: Outcome, orders: Sequence[tuple[str, Order]],
                  ) -> tuple[str, dict[str, str]]:
     """``(public_text, {power: private_text})`` for one adjudicated phase, and the
     automatic retreat phase that followed it when retreats came with the orders."""
-    from variants.stab import VARIANT
+    from judge.variants.stab import VARIANT
 
     rules = VARIANT.rules
     assert isinstance(rules, StabRules)

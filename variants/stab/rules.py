@@ -6,7 +6,7 @@ and when it takes effect:
 * rule 1, initial placement: ``PLACE F LON`` lines with the first Spring orders choose the
   type and home space of each starting unit (:class:`Place`);
 * rule 2, which supports to reveal: ``REVEAL A RUH, A MUN`` (:class:`Reveal`), used by the
-  visibility rule in :mod:`variants.stab.visibility`;
+  visibility rule in :mod:`judge.variants.stab.visibility`;
 * rule 4, retreats, a game setting kept in the position (``"retreats"``):
   ``"with_orders"``: conditional retreats sent with the movement orders,
   ``IF DISLODGED F PIC R BEL, ENG`` (the seed's ``If necessary F(Pic) retreats to Bel, ENG``),
@@ -38,7 +38,7 @@ from judge.engine.orders import (
 from judge.engine.parse import parse_location, parse_order, parse_unit
 from judge.engine.position import Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.standard.rules import StandardRules
+from judge.variants.standard.rules import StandardRules
 
 WITH_ORDERS = "with_orders"
 NEXT_SEASON = "next_season"
@@ -440,14 +440,14 @@ class StabRules(StandardRules):
     def events(self, outcome: Outcome, orders: list[tuple[str, Order]]) -> list:
         """The events of one phase, each with who may see it (rules 2-6): the hook
         ``judge/reports.py`` uses for a single phase."""
-        from variants.stab.visibility import stab_events
+        from judge.variants.stab.visibility import stab_events
 
         return stab_events(self, outcome, orders)
 
     def turn_events(self, steps: list[tuple[Outcome, list[tuple[str, Order]]]]) -> list:
         """The events of phases reported together (a movement phase and its automatic
         retreats; or retreats, adjustments and movement sent as one season's orders)."""
-        from variants.stab.report import stab_turn_events
+        from judge.variants.stab.report import stab_turn_events
 
         return stab_turn_events(self, steps)
 

@@ -2,9 +2,9 @@
 
 Rule 2 decides what the public report shows of a movement phase, rule 3 what the Winter
 report shows, rule 5 what each player is told privately, rule 6 the NMRs. Everything is
-worked out from the standard :class:`~variants.standard.movement.MovementPhase` the outcome
+worked out from the standard :class:`~judge.variants.standard.movement.MovementPhase` the outcome
 keeps (``Outcome.details``): per-unit decisions, support lists, dislodgers, convoy routes and
-void (mis-)orders. Nothing here renders text; :mod:`variants.stab.report` does that from the
+void (mis-)orders. Nothing here renders text; :mod:`judge.variants.stab.report` does that from the
 events, through templates.
 
 Public movement events are ``entry`` events, one per unit the report names, with ``show``:
@@ -27,14 +27,14 @@ from judge.engine.events import Event, only
 from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, Unit
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
-from variants.stab.rules import (
+from judge.variants.stab.rules import (
     STAB_ORDERS,
     IfRetreated,
     Place,
     Reveal,
     StabRules,
 )
-from variants.standard.movement import MOVE, SUPPORT_HOLD, SUPPORT_MOVE, MovementPhase
+from judge.variants.standard.movement import MOVE, SUPPORT_HOLD, SUPPORT_MOVE, MovementPhase
 
 ORDER, CUT, EXISTS = "order", "cut", "unit"
 _RANK = {None: 0, EXISTS: 1, CUT: 2, ORDER: 3}
@@ -226,7 +226,7 @@ def stab_events(rules: StabRules, outcome: Outcome, orders: Sequence[tuple[str, 
 
     ``orders`` are the orders as given to ``adjudicate`` (the report follows their order and
     the players' REVEAL instructions). The mail loop renders these with
-    :func:`variants.stab.report.render`; public events make the game report, events for one
+    :func:`judge.variants.stab.report.render`; public events make the game report, events for one
     power its private notice.
     """
     prev, nxt = outcome.previous, outcome.position

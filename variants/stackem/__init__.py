@@ -3,10 +3,10 @@
 from pathlib import Path
 
 from judge.engine.variant import Variant
-from variants.stackem.rules import StackRules
+from judge.variants.stackem.rules import StackRules
 
 # The standard map, loaded once by the standard variant and shared (boards are read-only).
-from variants.standard import BOARD
+from judge.variants.standard import BOARD
 
 VARIANT = Variant(
     name="stackem",

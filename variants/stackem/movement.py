@@ -1,7 +1,7 @@
 """Stack 'em movement adjudication: the standard decisions, with several units per space.
 
 :class:`StackMovementPhase` subclasses the standard
-:class:`~variants.standard.movement.MovementPhase`. Decisions are still one per unit (*the
+:class:`~judge.variants.standard.movement.MovementPhase`. Decisions are still one per unit (*the
 move succeeds*, *the support is given*, *the convoying fleet survives*) and are resolved by the
 same generic resolver; what changes is how the strengths are worked out:
 
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from judge.engine.board import ARMY, Board, province_of
 from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, Unit
 from judge.engine.resolver import Resolver
-from variants.standard.movement import (
+from judge.variants.standard.movement import (
     _KIND,
     CONVOY,
     MOVE,

@@ -1,6 +1,6 @@
 """The rules of Stack 'em Diplo: standard Diplomacy with several units of one power per space.
 
-:class:`StackRules` subclasses :class:`~variants.standard.rules.StandardRules` and overrides
+:class:`StackRules` subclasses :class:`~judge.variants.standard.rules.StandardRules` and overrides
 what the fourteen rules change (``description.md`` has the rules and how each is read):
 
 * positions write a stack as the rules do, ``2A BUR`` (``read_position``/``write_position``);
@@ -10,7 +10,7 @@ what the fourteen rules change (``description.md`` has the rules and how each is
   its own space or any unit into its own space (rule 3);
 * orders are bound to units in written order: the first ``A PAR`` order goes to the first army
   in Paris, the next to the second, and so on; a counted order takes that many units;
-* movement is decided by :class:`~variants.stackem.movement.StackMovementPhase` on the generic
+* movement is decided by :class:`~judge.variants.stackem.movement.StackMovementPhase` on the generic
   resolver;
 * retreats may go to an uncontested space held by the retreating power, and retreats of
   different powers to one space destroy them all (rule 6);
@@ -46,10 +46,10 @@ from judge.engine.orders import (
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.stackem.movement import StackMovementPhase
-from variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
-from variants.standard.movement import UnitOutcome
-from variants.standard.rules import StandardRules
+from judge.variants.stackem.movement import StackMovementPhase
+from judge.variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
+from judge.variants.standard.movement import UnitOutcome
+from judge.variants.standard.rules import StandardRules
 
 _TYPE_NAME = {ARMY: "army", FLEET: "fleet"}
 _TYPE_PLURAL = {ARMY: "armies", FLEET: "fleets"}

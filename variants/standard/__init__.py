@@ -4,7 +4,7 @@ from pathlib import Path
 
 from judge.engine.board import Board
 from judge.engine.variant import Variant
-from variants.standard.rules import StandardRules
+from judge.variants.standard.rules import StandardRules
 
 BOARD = Board.load(Path(__file__).with_name("map.json"))
 

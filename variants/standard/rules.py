@@ -3,7 +3,7 @@
 :class:`StandardRules` is the plug-in the engine calls for a standard game: it checks orders
 against a position (with a specific reason for every refusal), adjudicates each kind of phase,
 and moves the game on to the next phase. Movement is decided by
-:class:`~variants.standard.movement.MovementPhase` on the generic resolver. Other variants
+:class:`~judge.variants.standard.movement.MovementPhase` on the generic resolver. Other variants
 subclass this class and override the parts their rules change. The DATC choices are listed in
 ``docs/adjudication.md``.
 """
@@ -34,7 +34,7 @@ from judge.engine.orders import (
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from variants.standard.movement import MovementPhase
+from judge.variants.standard.movement import MovementPhase
 
 _TYPE_NAME = {ARMY: "an army", FLEET: "a fleet"}
 
