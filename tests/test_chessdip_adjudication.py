@@ -418,9 +418,10 @@ def test_circular_movement_broken_by_a_bounce() -> None:
 
 
 def test_convoy_paradox_the_convoy_fails() -> None:
-    # Szykman variant (§3.9). The rook's attack on a4 cuts the French king's support only if
-    # its path holds through a3; the support decides whether the knight breaks a3 (2 against
-    # the convoy's 1). Two consistent outcomes: the convoy fails, the rook with it.
+    # Szykman variant (§3.9). The rook's attack on a4 cuts the French king's support only by
+    # dislodging it, which needs its path through a3; the support decides whether the knight
+    # breaks a3 (2 against the convoy's 1). Two consistent outcomes: the convoy fails, the
+    # rook with it.
     r = play({I: ["R a1", "N b6", "K b2"], F: ["K a4", "N c4"]},
              "ITALY: R a1 - a4", "ITALY: N b6 S a1 - a4", "ITALY: K b2 S a3 C a1 - a4",
              "FRANCE: K a4 S c4 - a3", "FRANCE: N c4 - a3")

@@ -70,3 +70,21 @@ def test_an_inner_cycle_that_leans_on_an_outer_guess_stays_provisional() -> None
                           settle=lambda cycle, r: r.settle(0, True))
     assert rules.cycles == [{0, 1}]
     assert result == [True, True]
+
+
+
+def test_an_inner_cycle_with_two_answers_under_an_outer_guess_reaches_the_backup_rule() -> None:
+    # x0 = not x1, x1 = not x0 and x1, met in that order. Under x0's guess false, x1 is a
+    # cycle of its own with two answers; following only its first (x1 false) leads x0 to
+    # true under both of its guesses, which would settle x0 = true and lose the consistent
+    # x0 = false, x1 = true. The system has two answers and goes to the backup rule whole.
+    def settle(cycle: list[int], r: Resolver) -> None:
+        if 0 in cycle:
+            r.settle(0, False)
+        else:
+            r.settle(1, True)
+
+    result, rules = solve([lambda r: not r.resolve(1),
+                           lambda r: not r.resolve(0) and r.resolve(1)], settle)
+    assert rules.cycles[0] == {0, 1}
+    assert result == [False, True]

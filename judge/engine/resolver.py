@@ -20,6 +20,14 @@ when its own two guesses agree, because that agreement holds only under the oute
 a cycle handed to the backup rule never contains a decision still being evaluated further out,
 and the answer does not depend on the order in which decisions are met.
 
+A second refinement, for a cycle nested in another: a decision ``j`` that used both its own
+guess and one further out is a cycle of its own under the outer guess. It is evaluated under
+both of its guesses there; if they differ, that cycle has two answers (or none) under the outer
+guess, and the outer evaluation follows only one of them. When the outer decision's two
+guesses then agree only because of such a way (the guess was refuted along one way only), the
+agreement proves nothing, and the outer cycle goes to the backup rule whole, inner cycle
+included, instead of being settled while a consistent answer was never tried.
+
 Everything is plain lists indexed by decision number, for speed: a standard movement phase
 with 30 units resolves in well under a millisecond.
 """
@@ -51,7 +59,7 @@ class DecisionRules(Protocol):
 
 
 class Resolver:
-    __slots__ = ("rules", "state", "result", "deps", "started", "clock")
+    __slots__ = ("rules", "state", "result", "deps", "started", "clock", "ambiguous")
 
     def __init__(self, rules: DecisionRules, count: int) -> None:
         self.rules = rules
@@ -62,11 +70,19 @@ class Resolver:
         # that began before i did lies outside i's own evaluation (a guess further out).
         self.started = [0] * count
         self.clock = 0
+        # Decisions (still being evaluated) under whose current guess an inner cycle had two
+        # answers or none: that evaluation followed one of several ways.
+        self.ambiguous: set[int] = set()
 
     def settle(self, i: int, value: bool) -> None:
         """Fix decision ``i`` to ``value`` (used by backup rules)."""
         self.state[i] = RESOLVED
         self.result[i] = value
+
+    def known(self, i: int) -> bool | None:
+        """The answer of decision ``i`` once it is settled, else None (for backup rules that
+        weigh a cycle's answers against the decisions already settled)."""
+        return self.result[i] if self.state[i] == RESOLVED else None
 
     def resolve_all(self) -> list[bool]:
         for i in range(len(self.state)):
@@ -106,6 +122,11 @@ class Resolver:
             # Depends on a guess made further out: a provisional answer, which the
             # evaluation that made that guess will settle. (Otherwise every guess used was
             # made within i's own evaluation, and the chain of them starts at i's own guess.)
+            if i in deps[mark:]:
+                # i is also a cycle of its own under that outer guess: try its other guess
+                # too, so that the outer decision learns whether it has one answer there.
+                return self._inner_cycle(i, mark, first)
+            self._pass_on(i, mark)
             deps.append(i)
             result[i] = first
             return first
@@ -114,6 +135,7 @@ class Resolver:
         for d in deps[mark:]:
             state[d] = UNRESOLVED
         del deps[mark:]
+        unsure_first = self._unsure(i)
         result[i] = True
         state[i] = GUESSING
         second = self.rules.decide(i, self)
@@ -121,11 +143,15 @@ class Resolver:
         if self._uses_outer_guess(i, mark):
             # The second evaluation met a guess further out: the cycle is part of a larger
             # one, and only the evaluation that made that guess can settle it.
+            if unsure_first or first != second:
+                self.ambiguous.add(i)
+            self._pass_on(i, mark)
             deps.append(i)
             result[i] = second
             return second
 
-        if first == second:
+        unsure_second = self._unsure(i)
+        if first == second and not (unsure_first and first or unsure_second and not second):
             # One consistent answer whatever the guess.
             for d in deps[mark:]:
                 state[d] = UNRESOLVED
@@ -134,13 +160,64 @@ class Resolver:
             state[i] = RESOLVED
             return first
 
-        # Two answers or none: the cycle goes to the backup rule.
+        # Two answers or none (or one of the guesses met an inner cycle with two answers or
+        # none, and led to the other guess's answer along one of its ways, so their
+        # agreement proves nothing): the cycle goes to the backup rule.
         cycle = list(dict.fromkeys([i, *deps[mark:]]))
         del deps[mark:]
         for d in cycle:
             state[d] = UNRESOLVED
         self.rules.backup(cycle, self)
         return self.resolve(i)
+
+    def _inner_cycle(self, i: int, mark: int, first: bool) -> bool:
+        """``i`` used its own guess and one made further out: evaluate it under its other
+        guess as well (the outer guesses unchanged). Two different results mean that, under
+        the outer guesses, i's cycle has two answers or none, and the outer evaluation only
+        follows one of them. The provisional answers left behind are those made under the
+        guess i keeps: true if that guess holds, else false (as without this check)."""
+        unsure = self._unsure(i)
+        second = self._again(i, mark, True)
+        unsure = self._unsure(i) or unsure or first != second
+        value = second
+        if not second:
+            value = self._again(i, mark, False)
+            unsure = self._unsure(i) or unsure
+        if unsure:
+            self.ambiguous.add(i)
+        self._pass_on(i, mark)
+        self.deps.append(i)
+        self.result[i] = value
+        return value
+
+    def _again(self, i: int, mark: int, guess: bool) -> bool:
+        """Evaluate ``i`` again under ``guess``, after forgetting the provisional answers
+        made within its evaluation (the guesses further out stay recorded)."""
+        state, started, deps = self.state, self.started, self.deps
+        outer = [d for d in deps[mark:] if started[d] < started[i]]
+        for d in deps[mark:]:
+            if started[d] >= started[i]:
+                state[d] = UNRESOLVED
+        del deps[mark:]
+        deps.extend(outer)
+        self.result[i] = guess
+        state[i] = GUESSING
+        return self.rules.decide(i, self)
+
+    def _unsure(self, i: int) -> bool:
+        """Whether the evaluation of ``i`` just made met an inner cycle with two answers or
+        none (and forget it)."""
+        if i in self.ambiguous:
+            self.ambiguous.discard(i)
+            return True
+        return False
+
+    def _pass_on(self, i: int, mark: int) -> None:
+        """``i`` stays provisional: an ambiguity met under its guess belongs to the guess
+        further out (the earliest ``i`` used), whose evaluation it is part of."""
+        if self._unsure(i):
+            started = self.started
+            self.ambiguous.add(min(self.deps[mark:], key=lambda d: started[d]))
 
     def _uses_outer_guess(self, i: int, mark: int) -> bool:
         """Whether the evaluation of ``i`` (recorded from ``deps[mark]`` on) used a guess that

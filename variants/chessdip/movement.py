@@ -13,34 +13,50 @@ Decisions, two per true order ``o`` (``2*o`` and ``2*o + 1``):
 * convoy on square X: PATH *X is passable*: no piece stays on X, no move onto X succeeds, and
   the convoy's strength (its successful support-convoys) is greater than every other convoy's
   on X; ACTIVE *the convoy counts as a prevent strength*: no piece stays on X, its strength is
-  the greatest, and the order it carries would succeed at its landing square (LAND).
+  the greatest, and the order it carries would succeed were X passable: it lands (LAND), its
+  other intermediate squares are passable, and so is its coupled partner (issue 17).
 
 Why two decisions where the seed has one: the seed's convoy succeeds only if the order it
 carries succeeds, while that order's path needs the convoy to succeed. Read literally, every
 bishop move would be its own two-answer cycle, and the convoy paradox rule would make it fail.
 The split keeps the seed's meaning without the self-reference: a move's path asks PATH (is the
 square passable), and a convoy blocks other pieces from X (its prevent strength) only while
-the order it carries holds up at its landing square (ACTIVE), so a support-convoy on a failed
-move blocks nothing ("pieces cannot arbitrarily support-convoy squares"). The order a convoy
-carries succeeds exactly when LAND and all its PATHs do, so the convoy's success as reported
-(MAIN of the carried order and PATH) is the seed's.
+the order it carries succeeds but for X (ACTIVE), so a support-convoy on a failed move blocks
+nothing ("pieces cannot arbitrarily support-convoy squares"). The order a convoy carries
+succeeds exactly when LAND and all its PATHs do, so the convoy's success as reported (MAIN of
+the carried order and PATH) is the seed's.
 
-Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none:
+Supports (rules §3.7.2): an attack cuts a support when "the attacking piece's path is
+successful"; a multiple-square attack's path is successful only when its convoys are, and
+they succeed only when it does (§3.5, §3.7.1). So a multiple-square attack cuts a support only
+by dislodging the supporter; one that fails cuts nothing.
 
-1. if exactly one assignment of the cycle is consistent (with every settled decision too),
-   it is taken: the resolver's guesses can meet such a cycle when a decision was settled
-   because every guess led to the same answer;
-2. a cycle with a convoy decision in it is a paradox "involving a convoy": those convoys fail
-   (the resolution starts again with them failed, so nothing keeps their old prevent strength);
-3. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
+Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none. The
+cycle's consistent answers are enumerated (with every settled decision still following its
+rule), and:
+
+1. if exactly one is consistent, it is taken: the resolver's guesses can meet such a cycle
+   when a decision was settled because every guess led to the same answer;
+2. circular movement succeeds: of several answers, one is taken when, against every answer
+   that moves other pieces, the circles it moves strictly include the other's (so a circle
+   through an attacked convoy moves and the convoy holds, as in DATC 6.C.4). A circle is a set
+   of moves each going where another leaves: landing there or passing through it. Answers
+   that move the same pieces differ in convoys only, and the one where the fewest hold is
+   taken;
+3. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the one of
+   its convoys whose failure leaves a consistent answer keeping the most convoys holding
+   (then the first in an order of the board), or else all of them; the resolution starts
+   again with it failed from the outset (false by rule), since decisions settled before may
+   have leant on it;
+4. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
    the piece leaves only if the pawn moves) and the seed has no rule for it: the pawn does not
    move (the project's ruling);
-4. any other cycle is circular movement: its moves succeed.
+5. several consistent answers and no convoy to fail: the first in an order of the board (the
+   seed has no rule); no consistent answer, no convoy, no pawn attack: its moves succeed.
 
-The resolver (generic, unchanged) settles a decision in a cycle from its two evaluations even
-when they used a guess made further out; with Chess Dip's many cross-dependencies that made
-some results depend on the order of the orders. :meth:`ChessMovement._check_cycle` keeps such a
-decision provisional, and the random tests check that results do not depend on that order.
+The resolver hands the backup rule a cycle whole, never one that hangs on a guess further
+out, and an inner cycle with two answers under an outer guess reaches it as part of the outer
+cycle: so the rulings do not depend on the order of the orders (the random tests check it).
 """
 
 from __future__ import annotations
@@ -49,7 +65,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.engine.orders import Order, Unit
-from judge.engine.resolver import RESOLVED, Resolver
+from judge.engine.resolver import Resolver
 from judge.variants.chessdip.board import ChessBoard
 from judge.variants.chessdip.orders import (
     ANY,
@@ -85,11 +101,11 @@ class Dislodgement:
     by: int  # the true order that dislodged it
 
 
-_MAX_CYCLE = 12
+_MAX_GUESSES = 12
 
 
 class _Beyond(Exception):
-    """A trial assignment of a cycle reached a decision outside it that depends on itself."""
+    """A trial reached a decision that depends on itself: it must be guessed."""
 
     def __init__(self, decision: int) -> None:
         super().__init__(decision)
@@ -97,10 +113,12 @@ class _Beyond(Exception):
 
 
 class _Trial:
-    """A stand-in resolver for :meth:`ChessMovement._solutions`: the cycle's members take the
-    trial values, settled decisions their answers, the rest are evaluated from those."""
+    """A stand-in resolver for :meth:`ChessMovement._solutions`: the guessed decisions take
+    the trial values, settled decisions their answers (unless ``r`` is None: a trial from
+    scratch), the rest are evaluated from those."""
 
-    def __init__(self, phase: ChessMovement, r: Resolver, values: dict[int, bool]) -> None:
+    def __init__(self, phase: ChessMovement, r: Resolver | None,
+                 values: dict[int, bool]) -> None:
         self.phase = phase
         self.r = r
         self.values = values
@@ -110,12 +128,13 @@ class _Trial:
         v = self.values.get(j)
         if v is not None:
             return v
-        if self.r.state[j] == RESOLVED:
-            return self.r.result[j]
+        known = None if self.r is None else self.r.known(j)
+        if known is not None:
+            return known
         if j in self.busy:
             raise _Beyond(j)
         self.busy.add(j)
-        v = self.phase._decide(j, self)  # type: ignore[arg-type]
+        v = self.phase.decide(j, self)  # type: ignore[arg-type]
         self.busy.discard(j)
         self.values[j] = v
         return v
@@ -130,16 +149,8 @@ def _known(trial: _Trial, d: int) -> bool | None:
         return None
 
 
-class _Paradox(Exception):
-    def __init__(self, convoys: set[int]) -> None:
-        super().__init__(convoys)
-        self.convoys = convoys
-
-
 class _Restart(Exception):
-    def __init__(self, decision: int) -> None:
-        super().__init__(decision)
-        self.decision = decision
+    """The resolution starts again: a paradox failed a convoy already settled as holding."""
 
 
 class ChessMovement:
@@ -170,15 +181,8 @@ class ChessMovement:
         self.piece_orders: list[list[int]] = [[] for _ in self.units]
         self._expand(lines)
         self._index()
-        self._stack: list[int] = []
-        self._tried: set[int] = set()  # decisions already restarted from
-        self._marked: set[int] = set()  # decisions settled once under an outer guess
-        self._nested: set[int] = set()  # inner cycles kept provisional in this attempt
-        self._started: list[int] = [0] * (2 * len(self.kind))
-        self._clock = 0
-        self._strict = True
         self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
-        self.szykman: set[int] = set()  # convoys a paradox answer made fail (for reports)
+        self.result: list[bool] = []
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -313,70 +317,12 @@ class ChessMovement:
 
     # --------------------------------------------------------- decisions
     def decide(self, d: int, r: Resolver) -> bool:
-        # The decisions being evaluated, outermost first, and when each evaluation began:
-        # see _check_cycle().
-        self._stack.append(d)
-        self._clock += 1
-        self._started[d] = start = self._clock
-        mark = len(r.deps)
-        second = r.result[d]  # the resolver guesses False first, True second
-        try:
-            value = self._decide(d, r)
-        finally:
-            self._stack.pop()
-        if self._strict and len(r.deps) > mark:
-            if r.deps[mark] == d:
-                self._check_cycle(d, start, mark, second, r)
-            elif d in r.deps[mark:]:
-                # ``d`` hangs on an outer guess, so the resolver keeps it provisional; but it
-                # also used its own guess, which it never tries the other way.
-                self._nested.add(d)
-        return value
-
-    def _check_cycle(self, d: int, start: int, mark: int, second: bool, r: Resolver) -> None:
-        """``d`` used its own guess first: the resolver takes it for a cycle and will settle
-        it from this evaluation (or hand it to the backup rule). If the evaluation also used
-        a guess made before it began (an outer decision still being evaluated, or one left
-        provisional), the answer holds only under that outer guess, and settling it would
-        make the result depend on the order of evaluation.
-
-        On the first evaluation, the outer guess is recorded as used first: the resolver then
-        keeps ``d`` provisional, to be evaluated again once the outer decision is known, as it
-        does for any decision that hangs on an outer guess. On the second, it is too late for
-        that: ``d`` is marked, and the resolution starts again with ``d`` first. From then on a
-        marked decision evaluated inside another one is kept provisional from its first
-        evaluation, so it is only ever settled where no outer guess can reach it."""
-        started = self._started
-        if second:
-            # Both evaluations of ``d`` are in; if they agree, the resolver settles ``d``. An
-            # inner cycle kept provisional (below) was evaluated only under its own first
-            # guess, so agreement proves nothing: resolve that inner decision first.
-            inner = next((x for x in r.deps[mark:] if x in self._nested
-                          and x not in self._marked), None)
-            if inner is not None:
-                self._marked.add(inner)
-                raise _Restart(inner)
-        outer = next((x for x in r.deps[mark:] if x != d and started[x] < start), None)
-        if outer is None and d in self._marked and self._stack:
-            outer = self._stack[-1]
-        if outer is None:
-            return
-        if not second:
-            r.deps.insert(mark, outer)
-            self._nested.add(d)
-        elif d not in self._marked:
-            self._marked.add(d)
-            raise _Restart(d)
-
-    def _decide(self, d: int, r: Resolver) -> bool:
         o, which = divmod(d, 2)
         k = self.kind[o]
         if k == MOVE:
             if which == LAND:
                 return self._move_lands(o, r)
-            p = self.partner[o]
-            return (self.path_ok(o, r) and r.resolve(2 * o + LAND)
-                    and (p < 0 or (self.path_ok(p, r) and r.resolve(2 * p + LAND))))
+            return self._sound(o, -1, r)
         if k == SUPPORT:
             if which == LAND:
                 return self._support_holds(o, r)
@@ -385,40 +331,47 @@ class ChessMovement:
             if o in self.paradox or not self._convoy_local(o, r):
                 return False
             if which == ACTIVE:
-                return r.resolve(2 * self.target[o] + LAND)
+                return self._sound(self.target[o], o, r)
             return not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
         return True  # holds have no decision of their own
 
+    def _sound(self, o: int, passable: int, r: Resolver) -> bool:
+        """Whether order ``o`` (a move or a support) succeeds, taking the square of convoy
+        ``passable`` as passable (-1: none): it lands (LAND), every other intermediate square
+        of its path is passable, and so is its coupled partner (rules §3.5, §3.7.4)."""
+        orders = (o,) if self.partner[o] < 0 else (o, self.partner[o])
+        return all(r.resolve(2 * c + PATH) for t in orders for c in self.convoys[t]
+                   if c != passable) and all(r.resolve(2 * t + LAND) for t in orders)
+
     def backup(self, cycle: list[int], r: Resolver) -> None:
-        if (self._strict and cycle[0] not in self._tried
-                and any(d in self._stack for d in cycle)):
-            # The cycle's two answers (or none) come from a guess made further out, on a
-            # decision still being evaluated: it is not a paradox of its own, and ruling on
-            # it would make the result depend on the order of evaluation. Start again with
-            # this decision resolved first, where no outer guess can reach it.
-            raise _Restart(cycle[0])
-        members = sorted(set(cycle))
+        """Rules §3.9, for a cycle with two consistent answers or none (see the module
+        docstring). The resolver hands over a cycle whole, never one that still hangs on a
+        guess further out, so the ruling does not depend on the order of the orders."""
+        members = sorted(set(cycle), key=self._key)
         solutions = self._solutions(members, r)
         chosen = self._choose(members, solutions) if solutions else None
         if chosen is not None:
             for d, value in zip(members, chosen, strict=True):
                 r.settle(d, value)
             return
-        if self._strict and solutions is not None:
+        if solutions is not None:
             failing = self._failing_convoy(members, r)
             if failing is not None:
-                raise _Paradox({failing})
-        convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY}
+                self._fail({failing})
+                return
+        convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY} - self.paradox
         if convoys:
-            # Rules §3.9: "given a paradox involving a convoy, the convoy fails". A failed
-            # convoy also loses its prevent strength, which decisions outside the cycle may
-            # already have used: start again with these convoys failed from the outset.
-            if self._strict:
-                raise _Paradox(convoys)
-            self.paradox |= convoys
+            self._fail(convoys)
             return
-        pawns = [d for d in cycle if self.kind[d // 2] == MOVE and self.mtype[d // 2] == ATTACK
-                 and self.units[self.piece[d // 2]].kind == "P"]
+        if solutions:
+            # Several answers, none of them circular movement, and no convoy to fail: the
+            # seed has no rule; the project takes one of them, in a fixed order of the board.
+            for d, value in zip(members, min(s for s, _ in solutions), strict=True):
+                self.ruled.add(d)
+                r.settle(d, value)
+            return
+        pawns = [d for d in members if self.kind[d // 2] == MOVE
+                 and self.mtype[d // 2] == ATTACK and self.units[self.piece[d // 2]].kind == "P"]
         if pawns:
             # A pawn attack in a cycle: the pawn moves only if it dislodges, and the piece it
             # would dislodge leaves only if the pawn moves (a cycle with no consistent answer,
@@ -429,27 +382,34 @@ class ChessMovement:
                 self.ruled.add(d)
                 r.settle(d, False)
             return
-        settled = False
-        for d in cycle:
-            if self.kind[d // 2] == MOVE:
-                self.ruled.add(d)
-                r.settle(d, True)  # circular movement succeeds
-                settled = True
-        if not settled:
-            self.ruled.add(cycle[0])
-            r.settle(cycle[0], False)
+        moves = [d for d in members if self.kind[d // 2] == MOVE]
+        for d in moves:
+            self.ruled.add(d)
+            r.settle(d, True)  # circular movement succeeds
+        if not moves:
+            self.ruled.add(members[0])
+            r.settle(members[0], False)
+
+    def _fail(self, convoys: set[int]) -> None:
+        """"Given a paradox involving a convoy, the convoy fails": the resolution starts again
+        with the convoys failed from the outset (their decisions false by rule), since
+        decisions settled before may have leant on them."""
+        self.paradox |= convoys
+        raise _Restart
 
     def _choose(self, members: list[int],
                 solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
         """Which consistent answer of a cycle the rules pick, or None to rule otherwise.
 
         One answer: that one (the resolver's guesses can meet such a cycle when a decision
-        was settled because every guess led to the same answer). Several: if one of them
-        moves every piece any other moves, and the pieces only it moves form rings (each
-        lands where another of them leaves, or is coupled to one that does), the cycle is
-        circular movement, which succeeds (rules §3.9). Otherwise None: a paradox, which the
-        caller rules on. Convoys that merely hang on a circle (a path through a square the
-        circle enters or leaves) do not make it a paradox."""
+        was settled because every guess led to the same answer). Several: circular movement
+        succeeds (rules §3.9). An answer is taken when, against every answer that moves other
+        pieces, the circles it moves (its moves that land where another of them leaves, or
+        are coupled to one that does) strictly include the other's: the more circular
+        movement, the better, even when the other answer moves some piece this one stops (a
+        circle through an attacked convoy moves, as in DATC 6.C.4). Otherwise None: a
+        paradox, which the caller rules on. Convoys that merely hang on a circle (a path
+        through a square the circle enters or leaves) do not make it a paradox."""
         if len(solutions) == 1:
             return solutions[0][0]
         moves = [o for o in range(len(self.kind)) if self.kind[o] == MOVE]
@@ -457,19 +417,20 @@ class ChessMovement:
         # Moves caught in some other, unrelated cycle are left out of the comparison.
         moves = [o for o in moves if all(a[o] is not None for a in answers)]
         moved = [frozenset(o for o in moves if a[o]) for a in answers]
-        best = [k for k, big in enumerate(moved)
-                if all(other <= big and self._ring(big - other) for other in moved)]
+        circles = [self._circles(m) for m in moved]
+        best = [k for k in range(len(moved))
+                if all(moved[j] == moved[k] or circles[j] < circles[k]
+                       for j in range(len(moved)))]
         if not best:
             return None
         # Answers that move the same pieces differ in convoys and strengths only: the one
         # where the fewest convoys hold ("the convoy fails"), then a fixed order of the
-        # board's squares, never the order in which the orders were listed.
-        order = sorted(range(len(members)), key=lambda n: self._key(members[n]))
-        convoys = [n for n in order if self.kind[members[n] // 2] == CONVOY]
+        # board's squares (members are in that order), never the order of the listing.
+        convoys = [n for n, d in enumerate(members) if self.kind[d // 2] == CONVOY]
 
         def rank(k: int) -> tuple:
             values = solutions[k][0]
-            return (sum(values[n] for n in convoys), tuple(values[n] for n in order))
+            return (sum(values[n] for n in convoys), values)
 
         return solutions[min(best, key=rank)][0]
 
@@ -480,15 +441,28 @@ class ChessMovement:
         return (self.sq[o], self.sq[t], self.landing[t], str(self.kind[o]), self.mtype[o],
                 str(d % 2))
 
-    def _ring(self, moves: frozenset[int]) -> bool:
-        leaving = {self.sq[o] for o in moves}
-        return all(self.landing[o] in leaving or self.partner[o] in moves for o in moves)
+    def _circles(self, moves: frozenset[int]) -> frozenset[int]:
+        """The moves of ``moves`` that form circles: the largest subset in which each goes
+        where another of them leaves (lands there, or passes through it: a rook passing a
+        square its partner in the circle vacates), or is coupled to one that does (the
+        castling rook carried by its king's circle)."""
+        ring = set(moves)
+        while True:
+            leaving = {self.sq[o] for o in ring}
+            follows = {o for o in ring if self.landing[o] in leaving
+                       or any(x in leaving for x in self.inter[o])}
+            keep = {o for o in ring if o in follows or self.partner[o] in follows}
+            if keep == ring:
+                return frozenset(ring)
+            ring = keep
 
     def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
         """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
-        convoys, the first, in an order of the board (square, then the carried order's
-        squares) and not of the orders' listing, whose failure leaves the cycle a consistent
-        answer. None when there is no such convoy."""
+        convoys, one whose failure leaves the cycle a consistent answer; of those, the one
+        whose answer keeps the most convoys on the board holding (the convoy at the heart
+        of the paradox, not one whose failure only starves it), then the first in an order of
+        the board (square, then the carried order's squares), never of the orders' listing.
+        None when there is no such convoy."""
         involved: set[int] = set()
         for d in members:
             o = d // 2
@@ -500,49 +474,66 @@ class ChessMovement:
                 involved.update(self.convoys[o])
                 if self.partner[o] >= 0:
                     involved.update(self.convoys[self.partner[o]])
-        convoys = sorted(involved, key=lambda c: self._key(2 * c))
-        for c in convoys:
+        convoys = [c for c in range(len(self.kind)) if self.kind[c] == CONVOY]
+        best: tuple[int, tuple[str, ...], int] | None = None
+        for c in involved - self.paradox:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
-            found = self._solutions(rest, r, forced)
-            if found:
-                return c
-        return None
+            # From scratch: the resolution starts again with the convoy failed, so what the
+            # resolver settled so far (which depends on the order it met decisions in) does
+            # not bind; only when that is too large, against the settled decisions.
+            found = self._solutions(rest, None, forced)
+            if found is None:
+                found = self._solutions(rest, r, forced)
+            if not found:
+                continue
+            # Counted over the whole board, not the cycle as met: which decisions the cycle
+            # holds depends on the order in which the resolver met them.
+            failing = min(sum(1 for c2 in convoys if _known(trial, 2 * c2 + PATH) is False)
+                          for _, trial in found)
+            rank = (failing, self._key(2 * c), c)
+            if best is None or rank < best:
+                best = rank
+        return None if best is None else best[2]
 
-    def _solutions(self, members: list[int], r: Resolver,
+    def _solutions(self, members: list[int], r: Resolver | None,
                    forced: dict[int, bool] | None = None
                    ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
-        """Every consistent answer of a cycle: each assignment of its members whose rules
-        give back the assignment (other decisions: their settled answers, or evaluated from
-        the assignment), as (the members' values, the trial). A decision outside the cycle
-        that turns out to depend on itself joins the members. None when the cycle is too
-        large."""
-        every = list(members)
-        settled = [d for d in range(len(r.state))
-                   if r.state[d] == RESOLVED and d not in self.ruled
-                   and (not forced or d not in forced)]
-        while len(every) <= _MAX_CYCLE:
+        """Every consistent answer of a cycle, as (the members' values, the trial): the
+        members are evaluated by their rules from the settled decisions (from nothing when
+        ``r`` is None); a decision met again while it is being evaluated (a cycle) is guessed
+        instead, and every assignment of the guessed decisions whose rules give them back,
+        with every settled decision still following its rule, is an answer. None when too
+        many decisions must be guessed."""
+        guessed: list[int] = []
+        settled = [] if r is None else [
+            d for d in range(len(self.kind) * 2)
+            if r.known(d) is not None and d not in self.ruled
+            and (not forced or d not in forced)]
+        while len(guessed) <= _MAX_GUESSES:
             try:
-                return self._enumerate(every, len(members), settled, r, forced or {})
+                return self._enumerate(guessed, members, settled, r, forced or {})
             except _Beyond as beyond:
-                every.append(beyond.decision)
+                guessed.append(beyond.decision)
         return None
 
-    def _enumerate(self, every: list[int], shown: int, settled: list[int], r: Resolver,
-                   forced: dict[int, bool]) -> list[tuple[tuple[bool, ...], _Trial]]:
+    def _enumerate(self, guessed: list[int], members: list[int], settled: list[int],
+                   r: Resolver | None, forced: dict[int, bool]
+                   ) -> list[tuple[tuple[bool, ...], _Trial]]:
         found = []
-        for bits in range(1 << len(every)):
-            values = tuple(bool(bits >> n & 1) for n in range(len(every)))
-            trial = _Trial(self, r, {**forced, **dict(zip(every, values, strict=True))})
-            if not all(self._decide(d, trial) == v  # type: ignore[arg-type]
-                       for d, v in zip(every, values, strict=True)):
+        for bits in range(1 << len(guessed)):
+            values = tuple(bool(bits >> n & 1) for n in range(len(guessed)))
+            trial = _Trial(self, r, {**forced, **dict(zip(guessed, values, strict=True))})
+            answer = tuple(trial.resolve(d) for d in members)
+            if not all(self.decide(d, trial) == v  # type: ignore[arg-type]
+                       for d, v in zip(guessed, values, strict=True)):
                 continue
             # The decisions already settled must still follow their rules: the resolver may
             # have settled one because every guess led to the same answer, an answer that
             # holds only in some of the cycle's assignments.
-            if all(self._decide(d, trial) == r.result[d]  # type: ignore[arg-type]
-                   for d in settled):
-                found.append((values[:shown], trial))
+            if r is None or all(self.decide(d, trial) == r.known(d)  # type: ignore[arg-type]
+                                for d in settled):
+                found.append((answer, trial))
         return found
 
     # --------------------------------------------------------- strengths
@@ -650,49 +641,33 @@ class ChessMovement:
             return False
         attackers = self.moves_into.get(self.sq[s], ())
         for k in attackers:
+            # A multiple-square attack's path is successful only if its convoys are, and
+            # they succeed only if the attack does (rules §3.5, §3.7.1): it cuts only by
+            # dislodging the supporter, below.
             if (self.mtype[k] == ATTACK and self.power[k] != self.power[s]
-                    and self.sq[k] != self.landing[s] and self.path_ok(k, r)):
+                    and self.sq[k] != self.landing[s] and not self.convoys[k]):
                 return False
         return not any(r.resolve(2 * k + MAIN) for k in attackers)
 
     # ----------------------------------------------------------- results
     def resolve(self) -> None:
-        """Resolve every decision. The resolver is the generic one; a cycle that depends on a
-        guess further out (see :meth:`backup`) restarts the resolution with that cycle's
-        decision first, and a convoy paradox restarts it with the paradox's convoys failed;
-        when the restarts run out, the rules are applied as they fall."""
-        first: list[int] = []
-        failed: set[int] = set()
-        budget = len(self.kind) * 3 + 1
-        for attempt in range(budget):
-            self._strict = attempt < budget - 1
-            self.paradox = set(failed)
-            self._nested = set()
-            self.szykman = set()
+        """Resolve every decision on the generic resolver (again, with the convoys a
+        paradox made fail failed from the outset, each time a paradox fails one)."""
+        while True:
             self.ruled = set()
-            self._stack = []
-            self._started = [0] * (2 * len(self.kind))
-            self._clock = 0
             self.resolver = Resolver(self, 2 * len(self.kind))
             try:
-                for d in first:
-                    self.resolver.resolve(d)
-                self.resolver.resolve_all()
+                self.result = self.resolver.resolve_all()
                 return
-            except _Restart as restart:
-                self._tried.add(restart.decision)
-                if restart.decision in first:
-                    first.remove(restart.decision)
-                first.insert(0, restart.decision)
-            except _Paradox as paradox:
-                failed |= paradox.convoys
+            except _Restart:
+                continue
 
     def succeeded(self, o: int) -> bool:
-        return self.resolver.result[2 * o + MAIN]
+        return self.result[2 * o + MAIN]
 
     def convoy_succeeded(self, c: int) -> bool:
         """The seed's convoy success: the carried order succeeds and the square held."""
-        return self.succeeded(self.target[c]) and self.resolver.result[2 * c + PATH]
+        return self.succeeded(self.target[c]) and self.result[2 * c + PATH]
 
     def dislodged(self) -> list[Dislodgement]:
         """Pieces that stay on their square while a move onto it succeeds (rules §3.4; a
@@ -740,24 +715,24 @@ class ChessMovement:
     def _why(self, o: int) -> str:
         if o in self.void:
             return self.void[o]
-        r = self.resolver
+        result = self.result
         k = self.kind[o]
         if k == HOLD:
             return "dislodged"
         for c in self.convoys[o]:
-            if not r.result[2 * c + PATH]:
-                if c in self.paradox or c in self.szykman:
+            if not result[2 * c + PATH]:
+                if c in self.paradox:
                     return f"convoy paradox: the convoy on {self.sq[c]} fails"
                 return f"path blocked on {self.sq[c]}"
         if k == SUPPORT:
-            if not r.result[2 * o + LAND]:
+            if not result[2 * o + LAND]:
                 attackers = self.moves_into.get(self.sq[o], ())
                 return "dislodged" if any(self.succeeded(m) for m in attackers) else "cut"
             t = self.target[o]
             if self.kind[t] == CONVOY:
                 return f"the convoy on {self.sq[t]} fails"
             return "failed"
-        if not r.result[2 * o + LAND]:
+        if not result[2 * o + LAND]:
             i = self.piece_at.get(self.landing[o])
             empty = i is None or (self.leaves[i] >= 0 and self.succeeded(self.leaves[i]))
             if self.mtype[o] == ATTACK and self.units[self.piece[o]].kind == "P" and empty:
