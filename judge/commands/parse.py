@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 
 from judge.commands import dipnomicy as _dipnomicy
 from judge.commands import gm
-from judge.durations import EXAMPLES, parse_duration  # noqa: F401 (commands read it from here)
+from judge.durations import (  # noqa: F401 (commands read them from here)
+    EXAMPLES,
+    parse_duration,
+    read_durations,
+)
 
 # command word -> (canonical name, usage)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -26,7 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "OPEN": ("OPEN", "OPEN"),
     "START": ("START", "START"),
     "PROCESS": ("PROCESS", "PROCESS"),
-    "DEADLINE": ("DEADLINE", "DEADLINE <duration from now, e.g. 36h> | <YYYY-MM-DD HH:MM> (UTC)"),
+    "DEADLINE": ("DEADLINE", "DEADLINE <duration from now, e.g. 36h or 2 days> | "
+                             "<YYYY-MM-DD HH:MM> [zone] (the game's zone unless written)"),
     "DEADLINES": ("DEADLINES", "DEADLINES <movement> [<retreat> [<adjustment>]]"),
     "PAUSE": ("PAUSE", "PAUSE"),
     "RESUME": ("RESUME", "RESUME"),
@@ -174,11 +179,13 @@ def _parse_line(line: str) -> Command:
             return bad("DEADLINE needs a time")
         return cmd
     if name == "DEADLINES":
-        if not 1 <= len(args) <= 3:
+        durations, used = read_durations(args)
+        if used < len(args):
+            if len(durations) == 3:
+                return bad("DEADLINES takes three durations at most")
+            return bad(f"{args[used]!r} is not a duration ({EXAMPLES})")
+        if not durations:
             return bad("DEADLINES needs one to three durations")
-        for a in args:
-            if parse_duration(a) is None:
-                return bad(f"{a!r} is not a duration ({EXAMPLES})")
         return cmd
     if name == "PROCESS" and len(args) == 1 and gm.PHASE.match(args[0]):
         return cmd  # PROCESS <phase>: the phase guard against processing twice

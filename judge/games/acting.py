@@ -17,19 +17,25 @@ from email.utils import make_msgid
 from typing import Any
 
 from judge import reports
-from judge.commands.parse import PASSWORD_COMMANDS, Command, parse_duration, parse_lines
+from judge.commands.parse import (
+    PASSWORD_COMMANDS,
+    Command,
+    parse_duration,
+    parse_lines,
+    read_durations,
+)
 from judge.config import Config
 from judge.games import deadlines, drivers, gmtools, observers, plugins
 from judge.games import game as G
 from judge.games.game import GameError, WrongPassword
 from judge.games.mapcmd import map_command
-from judge.games.settings import zone
+from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail import guard
 from judge.mail.compose import Attachment, deadline_text
 from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
-from judge.storage import Store, iso, now_utc, parse_iso
+from judge.storage import Store, iso, now_utc
 
 log = logging.getLogger("judge.acting")
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
@@ -516,15 +522,17 @@ class Actor:
                     f"{game['name']} is now in {game['phase'] or 'its end'}. The report has "
                     f"been sent to every player.", "text", None)
         if name == "DEADLINE":
-            when = self._parse_when(" ".join(a), now)
+            tz = zone(game)
+            when = self._parse_when(" ".join(a), now, tz)
             game = G.set_deadline(s, game, when)
             ses.games_touched.add(game["id"])
-            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'], now, zone(game))}.",
+            return (f"Deadline of {game['phase']} set to "
+                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
                     "text", None)
         if name == "DEADLINES":
             if (driver := drivers.for_game(game)) is not None:  # its deadlines are its rules'
                 raise GameError(driver.lengths(s, game))
-            durations = [parse_duration(x) or 0 for x in a]
+            durations, _ = read_durations(a)
             game = G.set_durations(s, game, durations)
             return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
                 *(reports.duration(game[k]) for k in ("movement_seconds", "retreat_seconds",
@@ -606,15 +614,12 @@ class Actor:
                 variant = rest[i + 1]
                 i += 2
             elif word == "DEADLINES":
-                j = i + 1
-                k = 0
-                while j < len(rest) and k < 3 and parse_duration(rest[j]) is not None:
-                    durations[k] = parse_duration(rest[j]) or 0
-                    j += 1
-                    k += 1
-                if k == 0:
-                    raise GameError("DEADLINES needs durations such as 48h 24h 24h")
-                i = j
+                given, used = read_durations(rest[i + 1:])
+                if not given:
+                    raise GameError("DEADLINES needs durations such as 48h 24h 24h or "
+                                    "48 hours, 1 day, 1 day")
+                durations[:len(given)] = given
+                i += 1 + used
             elif i == 0 and word not in ("VARIANT", "DEADLINES"):
                 variant = rest[i]
                 i += 1
@@ -643,17 +648,19 @@ class Actor:
                 + (f"Settings: {described}. " if described else "")
                 + "Send OPEN when players may sign on.", "text", None)
 
-    def _parse_when(self, text: str, now: datetime) -> datetime:
+    def _parse_when(self, text: str, now: datetime, tz: str) -> datetime:
+        """A duration from now (``36h``, ``2 days``) or a time, in the game's zone ``tz``
+        unless a zone is written after it."""
         seconds = parse_duration(text.lstrip("+"))
         if seconds is not None:
             return now + timedelta(seconds=seconds)
-        try:
-            when = parse_iso(text.replace(" ", "T", 1) if "T" not in text else text)
-        except ValueError:
-            raise GameError(f"{text!r} is neither a duration (36h) nor a UTC time "
-                            "(2026-11-22 18:00)") from None
+        if not re.match(r"\d{4}-", text.strip()):
+            raise GameError(f"{text!r} is neither a duration (36h, 2 days) nor a time "
+                            f"({TIME_HELP})")
+        when = read_time(text, tz)
         if when <= now:
-            raise GameError(f"{iso(when)} has already passed")
+            raise GameError(f"{deadline_text(when, now, tz).split(' (')[0]}{in_utc(when, tz)} "
+                            "has already passed")
         return when
 
     def _set_context(self, ses: _Session, game: dict, power: str) -> None:
