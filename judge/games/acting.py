@@ -380,6 +380,20 @@ class Actor:
             self.s.audit(command=cmd.masked, outcome="error: " + refused,
                          inbox_id=ses.inbox_id, address=address)
             return
+        if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line):
+            last = ses.items[-1] if ses.items else {}
+            skipped = [*last.get("signoff", []), cmd.line.strip()] if "signoff" in last \
+                else [cmd.line.strip()]
+            text = (f"Skipped {' and '.join(repr(x) for x in skipped)}: "
+                    f"{'looks' if len(skipped) == 1 else 'look'} like a sign-off, so "
+                    f"{'it was' if len(skipped) == 1 else 'they were'} not read as "
+                    f"{'an order' if len(skipped) == 1 else 'orders'}.")
+            if "signoff" in last:
+                last["text"], last["signoff"] = text, skipped
+            else:
+                ses.say(None, text)
+                ses.items[-1]["signoff"] = skipped
+            return
         if cmd.name == "ORDER":
             if ctx is None:
                 reason = ("not used: the SIGNON above failed" if ses.signon_failed else
@@ -419,6 +433,19 @@ class Actor:
         self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
                      address=address, game=game,
                      power=ses.current.power if ses.current else None)
+
+    def _reads_as_order(self, ctx: _PowerContext | None, line: str) -> bool:
+        """Whether ``line`` reads as a valid order of the power signed on (a sign-off that
+        does, ``Greece`` with a unit there, is kept as the order it is)."""
+        if ctx is None:
+            return False
+        try:
+            game = G.refresh(self.s, ctx.game)
+            pos = G.current_position(self.s, game)
+            read = G.read_order_lines(G.get_variant(game["variant"]), pos, ctx.power, [line])
+        except (GameError, ValueError, KeyError):
+            return False
+        return any(r.get("order") for r in read)
 
     def _command(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
         s, now, a = self.s, self.clock(), cmd.args
