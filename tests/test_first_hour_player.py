@@ -155,9 +155,6 @@ def test_status_tells_complete_partial_and_none_and_the_report_names_who_sent_no
         assert "No orders received from: Austria, England, Germany, Turkey." in m.flat
         assert "@players.test" not in m.body  # an anonymous game: names of powers only
     # in the autumn, everyone ordered: the line is left out, not printed empty
-    for p, lines in SPRING.items():
-        if p not in ("ITALY", "RUSSIA"):
-            judge.send(addr(p), f"SIGNON {p} g1 pw-{p.lower()}\nCLEAR")
     for p in POWERS:
         sent = judge.send(addr(p), f"SIGNON {p} g1 pw-{p.lower()}\n" + "\n".join(
             f"{u.split()[0]} {u.split()[1]} H" for u in _units(judge, p)))
