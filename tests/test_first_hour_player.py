@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
+from zoneinfo import ZoneInfo
 
 import pytest
 from mailkit import POWERS, SPRING, InProcessJudge, compose
@@ -196,6 +197,11 @@ def test_deadline_is_read_in_the_games_zone_unless_a_zone_is_written(judge):
     before = datetime.now(UTC)
     r, when = deadline("2 days")
     assert 47 * 3600 < (when - before).total_seconds() <= 48 * 3600 + 60
+    # the game's clock, as the master sees it on RESUME: its zone and UTC
+    r = reply(judge.send(GM, "MASTER g1 masterpw\nPAUSE\nRESUME"), GM)
+    local = when.astimezone(ZoneInfo("Europe/Paris"))
+    assert f"resumed; deadline {local:%a %d %b %Y %H:%M} {local.tzname()}" in r.flat
+    assert f"in UTC {when:%a %d %b %Y %H:%M} UTC" in r.flat
 
 
 def test_durations_in_words_are_accepted_wherever_a_duration_is(judge):
@@ -209,7 +215,7 @@ def test_durations_in_words_are_accepted_wherever_a_duration_is(judge):
     game = judge.store.game("g1")
     assert (game["movement_seconds"], game["retreat_seconds"]) == (3 * 86400, 36 * 3600)
     r = reply(judge.send(GM, "MASTER g1 masterpw\nDEADLINES 2 fortnights"), GM)
-    assert "'2' is not a duration" in r.flat or "'fortnights'" in r.flat
+    assert "'fortnights' is not a duration" in r.flat and r.subject.startswith("[ERROR]")
     assert judge.store.game("g1")["movement_seconds"] == 3 * 86400
 
 

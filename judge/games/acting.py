@@ -533,9 +533,10 @@ class Actor:
             game = driver.start(self, ses, game, now) if driver else G.start_game(s, game, now)
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
+            tz = zone(game)
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
-                    f"{deadline_text(game['deadline'], now, zone(game))}. Every player has been sent the "
-                    "position.", "text", None)
+                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
+                    "Every player has been sent the position.", "text", None)
         if name == "PROCESS":
             if (driver := drivers.for_game(game)) is not None:
                 ses.games_touched.add(game["id"])
@@ -571,7 +572,9 @@ class Actor:
         if name == "RESUME":
             game = G.resume_game(s, game, now)
             ses.games_touched.add(game["id"])
-            return (f"Game {game['name']} resumed; deadline {deadline_text(game['deadline'])}.",
+            tz = zone(game)
+            return (f"Game {game['name']} resumed; deadline "
+                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
                     "text", None)
         raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
 

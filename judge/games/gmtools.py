@@ -95,6 +95,12 @@ def _reader(actor: Actor, ses: _Session, game: dict) -> tuple[str | None, str]:
     return None, "observer"
 
 
+def _deadline(game: dict, now: datetime) -> str:
+    """The game's deadline in its zone and, when that is not UTC, in UTC too."""
+    tz = S.zone(game)
+    return deadline_text(game["deadline"], now, tz) + S.in_utc(game["deadline"], tz)
+
+
 # ------------------------------------------------------------------- SET
 def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     s = actor.s
@@ -109,7 +115,7 @@ def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
                       (game["id"], game["phase"], power))
             s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
             return (f"{power.title()} waits: {game['phase']} of game {game['name']} will not "
-                    f"be processed before its deadline ({deadline_text(game['deadline'], now, S.zone(game))}). "
+                    f"be processed before its deadline ({_deadline(game, now)}). "
                     "The wait ends with SET NOWAIT or when the phase is processed.", "text", None)
         if key == "NOWAIT":
             if len(cmd.args) != 1:
@@ -479,7 +485,7 @@ def _rollback(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply
     ses.later.append(lambda g=game: N.rolled_back(actor, g, target))
     return (f"Game {game['name']} is back in {target}; the orders of {kept} power(s) for that "
             f"phase are restored. New deadline: "
-            f"{deadline_text(game['deadline'], now, S.zone(game))}. Everyone has been told.",
+            f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)
 
 
@@ -617,7 +623,7 @@ def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     ses.games_touched.add(game["id"])
     ses.later.append(lambda: N.resumed(actor, G.refresh(s, game)))
     return (f"Game {game['name']} resumed; deadline "
-            f"{deadline_text(game['deadline'], now, S.zone(game))}. Everyone has been told.",
+            f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)
 
 
