@@ -43,3 +43,40 @@ def parse_duration(text: str) -> int | None:
             elif not t[pos].isdigit():
                 return None
     return seconds if seen else None
+
+
+def read_durations(words: list[str], most: int = 3) -> tuple[list[int], int]:
+    """Up to ``most`` durations from the start of a command's ``words``, and how many words
+    they took; reading stops at the first word that does not continue a duration.
+
+    Each duration is one written form: ``48h``, ``1d12h``, a number and its unit word
+    (``48 hours``, ``2 days``), several of those joined by ``and`` (``1 day and 12 hours``);
+    a comma ends a duration (``48 hours, 24 hours``). So ``DEADLINES 2d 12h 12h`` stays three
+    durations, as it always was.
+    """
+    out: list[int] = []
+    i = 0
+    while i < len(words) and len(out) < most:
+        text, j = _one(words, i)
+        if text is None:
+            break
+        while j + 1 < len(words) and words[j].lower() == "and":
+            more, k = _one(words, j + 1)
+            if more is None or parse_duration(f"{text} {more}") is None:
+                break
+            text, j = f"{text} {more}", k
+        seconds = parse_duration(text)
+        if seconds is None:
+            break
+        out.append(seconds)
+        i = j
+    return out, i
+
+
+def _one(words: list[str], i: int) -> tuple[str | None, int]:
+    """One written part at ``words[i]``: ``48h`` or ``48 hours`` (a trailing comma dropped)."""
+    word = words[i].rstrip(",")
+    if word.isdigit() and i + 1 < len(words) and words[i].rstrip(",") == words[i] \
+            and words[i + 1].rstrip(",").lower() in _UNITS:
+        return f"{word} {words[i + 1].rstrip(',')}", i + 2
+    return (word, i + 1) if word and parse_duration(word) is not None else (None, i)

@@ -180,6 +180,7 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
             "deadline": None if new.winner else game["deadline"],
             "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         }
+        base["no_orders"] = no_orders(s, game, variant, prev)
         # the judges' subject convention, which players' mail filters rely on
         subject = f"{game['name']} - {prev.phase} results"
         pictures = _Pictures(variant, prev, new, events, f"{game['name']} {variant.title}")
@@ -189,6 +190,14 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
                          template="report.txt.j2", context={**base, **seen, "you": r.power},
                          game_id=turn.game["id"], attachments=pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
+
+
+def no_orders(s: Store, game: dict, variant: Any, prev: Position) -> list[str]:
+    """The powers that had something to order in ``prev`` and sent no orders at all (their
+    names only: who plays them is never shown, so anonymous and Gunboat games keep it)."""
+    sets = s.order_sets(game["id"], str(prev.phase))
+    return [p for p in variant.board.powers
+            if p not in sets and G.needs(variant, prev, p) != ([], 0)]
 
 
 class _Pictures:

@@ -127,9 +127,13 @@ def test_wrong_password_changes_nothing(judge):
 def test_status_and_list(judge):
     new_game(judge)
     judge.send(addr("FRANCE"), "SIGNON FRANCE g1 pw-france\nA PAR H")
+    judge.send(addr("ITALY"), "SIGNON ITALY g1 pw-italy\n" + "\n".join(SPRING["ITALY"]))
     r = reply(judge.send("anyone@x.test", "LIST\nSTATUS g1\nLIST nosuch"), "anyone@x.test")
     assert "g1 Standard Diplomacy, active, S1901M" in r.flat
-    assert "France player 3 centres, 3 units, orders in" in r.flat
+    # one unit of three ordered is not "orders in"
+    assert "France player 3 centres, 3 units, orders partial (2 units without an order)" \
+        in r.flat
+    assert "Italy player 3 centres, 3 units, orders complete" in r.flat
     assert "Germany player 3 centres, 3 units, no orders yet" in r.flat
     assert "there is no game called 'nosuch'" in r.flat
 

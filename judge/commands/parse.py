@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 
 from judge.commands import dipnomicy as _dipnomicy
 from judge.commands import gm
-from judge.durations import EXAMPLES, parse_duration  # noqa: F401 (commands read it from here)
+from judge.durations import (  # noqa: F401 (commands read them from here)
+    EXAMPLES,
+    parse_duration,
+    read_durations,
+)
 
 # command word -> (canonical name, usage)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -26,7 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "OPEN": ("OPEN", "OPEN"),
     "START": ("START", "START"),
     "PROCESS": ("PROCESS", "PROCESS"),
-    "DEADLINE": ("DEADLINE", "DEADLINE <duration from now, e.g. 36h> | <YYYY-MM-DD HH:MM> (UTC)"),
+    "DEADLINE": ("DEADLINE", "DEADLINE <duration from now, e.g. 36h or 2 days> | "
+                             "<YYYY-MM-DD HH:MM> [zone] (the game's zone unless written)"),
     "DEADLINES": ("DEADLINES", "DEADLINES <movement> [<retreat> [<adjustment>]]"),
     "PAUSE": ("PAUSE", "PAUSE"),
     "RESUME": ("RESUME", "RESUME"),
@@ -52,6 +57,9 @@ class Command:
     error: str = ""  # a specific reason the line cannot be used
     # a block command's lines (PROPOSE ... END; PRESS/BROADCAST ... ENDPRESS)
     block: list[str] = field(default_factory=list)
+    # an ORDER line at the end of the mail that looks like a sign-off ("Cheers,", "Grüße",
+    # a name under it): skipped, and said so, unless it reads as a valid order
+    signoff: bool = False
 
     # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
     # malformed password command hides every word after its command word
@@ -174,11 +182,13 @@ def _parse_line(line: str) -> Command:
             return bad("DEADLINE needs a time")
         return cmd
     if name == "DEADLINES":
-        if not 1 <= len(args) <= 3:
+        durations, used = read_durations(args)
+        if used < len(args):
+            if len(durations) == 3:
+                return bad("DEADLINES takes three durations at most")
+            return bad(f"{args[used]!r} is not a duration ({EXAMPLES})")
+        if not durations:
             return bad("DEADLINES needs one to three durations")
-        for a in args:
-            if parse_duration(a) is None:
-                return bad(f"{a!r} is not a duration ({EXAMPLES})")
         return cmd
     if name == "PROCESS" and len(args) == 1 and gm.PHASE.match(args[0]):
         return cmd  # PROCESS <phase>: the phase guard against processing twice
@@ -187,8 +197,69 @@ def _parse_line(line: str) -> Command:
     return cmd
 
 
+# Closings a player writes under the orders (compared without case and punctuation)
+CLOSINGS = frozenset("""
+cheers|thanks|thank you|thanks a lot|many thanks|thanks again|thx|tks|regards|best|
+best regards|kind regards|warm regards|warmest regards|best wishes|all the best|yours|
+yours truly|sincerely|yours sincerely|love|see you|see ya|later|greetings|good luck|
+have fun|br|kr|grüße|grüsse|gruß|gruss|viele grüße|liebe grüße|beste grüße|schöne grüße|
+herzliche grüße|lg|vg|mfg|mit freundlichen grüßen|danke|vielen dank|tschüss|tschüß|ciao|
+salut|merci|merci beaucoup|cordialement|bien cordialement|amitiés|bien à vous|à bientôt|
+a bientot|bises|bonne journée|saluti|cordiali saluti|grazie|saludos|un saludo|gracias|
+abrazos|groeten|groetjes|met vriendelijke groet|hälsningar|mvh|pozdrawiam|pozdrav|
+cumprimentos|obrigado|abraços""".replace("\n", "").split("|"))
+# the first word of a line that is an order, never a sign-off ("A Par!", "Build!")
+_ORDER_WORDS = {"A", "F", "ARMY", "FLEET", "BUILD", "REMOVE", "WAIVE", "DISBAND", "RETREAT",
+                "PLACE"}
+_WORD = re.compile(r"[^\W\d_]+(?:['’.-]+[^\W\d_]+)*\.?")
+_TAIL = 3  # at most this many lines at the end: a closing and a name or two under it
+
+
+def _words(line: str) -> list[str] | None:
+    """The words of a line made of letters only (a closing's trailing , ! . allowed)."""
+    words = line.strip().lstrip("-–—").rstrip(",!.").strip().split()
+    if not words or not all(_WORD.fullmatch(w) for w in words):
+        return None
+    return words
+
+
+def is_closing(line: str) -> bool:
+    """A known closing (``Cheers``, ``Grüße``, ``Best regards``) or one or two words ending
+    with ``,`` or ``!`` (``Bis bald!``, ``Yours,``); never a line led by an order word."""
+    words = _words(line)
+    if words is None or words[0].upper() in _ORDER_WORDS:
+        return False
+    if " ".join(w.lower().rstrip(".") for w in words) in CLOSINGS:
+        return True
+    return len(words) <= 2 and line.strip()[-1] in ",!"
+
+
+def is_name(line: str) -> bool:
+    """A signature's name under a closing: one to three words of letters (``Anna``,
+    ``Hans Müller``, ``J.-P. Martin``)."""
+    words = _words(line)
+    return words is not None and len(words) <= 3 and words[0].upper() not in _ORDER_WORDS \
+        and not line.strip().endswith((",", "!"))
+
+
+def mark_signoff(cmds: list[Command]) -> None:
+    """Mark the sign-off at the end of a mail's commands: the last lines (at most
+    :data:`_TAIL`) when the first of them is a closing and the rest are closings or names,
+    all of them lines that are not commands (the reader keeps any that reads as an order)."""
+    tail = 0
+    while tail < min(_TAIL, len(cmds)) and cmds[-1 - tail].name == "ORDER" and \
+            (is_closing(cmds[-1 - tail].line) or is_name(cmds[-1 - tail].line)):
+        tail += 1
+    block = cmds[len(cmds) - tail:]
+    while block and not is_closing(block[0].line):  # a name is one only under a closing
+        block.pop(0)
+    for cmd in block:
+        cmd.signoff = True
+
+
 def parse_lines(lines: list[str]) -> list[Command]:
-    """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped."""
+    """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped; a
+    sign-off at the end is marked (:func:`mark_signoff`)."""
     out: list[Command] = []
     block: Command | None = None
     i = 0
@@ -219,4 +290,5 @@ def parse_lines(lines: list[str]) -> list[Command]:
         out.append(cmd)
         if not cmd.error and any(cmd.name in p.BLOCKS for p in PLUGINS):
             block = cmd
+    mark_signoff(out)
     return out

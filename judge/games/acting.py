@@ -17,19 +17,25 @@ from email.utils import make_msgid
 from typing import Any
 
 from judge import reports
-from judge.commands.parse import PASSWORD_COMMANDS, Command, parse_duration, parse_lines
+from judge.commands.parse import (
+    PASSWORD_COMMANDS,
+    Command,
+    parse_duration,
+    parse_lines,
+    read_durations,
+)
 from judge.config import Config
 from judge.games import deadlines, drivers, gmtools, observers, plugins
 from judge.games import game as G
 from judge.games.game import GameError, WrongPassword
 from judge.games.mapcmd import map_command
-from judge.games.settings import zone
+from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail import guard
 from judge.mail.compose import Attachment, deadline_text
 from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
-from judge.storage import Store, iso, now_utc, parse_iso
+from judge.storage import Store, iso, now_utc
 
 log = logging.getLogger("judge.acting")
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
@@ -374,6 +380,20 @@ class Actor:
             self.s.audit(command=cmd.masked, outcome="error: " + refused,
                          inbox_id=ses.inbox_id, address=address)
             return
+        if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line):
+            last = ses.items[-1] if ses.items else {}
+            skipped = [*last.get("signoff", []), cmd.line.strip()] if "signoff" in last \
+                else [cmd.line.strip()]
+            text = (f"Skipped {' and '.join(repr(x) for x in skipped)}: "
+                    f"{'looks' if len(skipped) == 1 else 'look'} like a sign-off, so "
+                    f"{'it was' if len(skipped) == 1 else 'they were'} not read as "
+                    f"{'an order' if len(skipped) == 1 else 'orders'}.")
+            if "signoff" in last:
+                last["text"], last["signoff"] = text, skipped
+            else:
+                ses.say(None, text)
+                ses.items[-1]["signoff"] = skipped
+            return
         if cmd.name == "ORDER":
             if ctx is None:
                 reason = ("not used: the SIGNON above failed" if ses.signon_failed else
@@ -413,6 +433,19 @@ class Actor:
         self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
                      address=address, game=game,
                      power=ses.current.power if ses.current else None)
+
+    def _reads_as_order(self, ctx: _PowerContext | None, line: str) -> bool:
+        """Whether ``line`` reads as a valid order of the power signed on (a sign-off that
+        does, ``Greece`` with a unit there, is kept as the order it is)."""
+        if ctx is None:
+            return False
+        try:
+            game = G.refresh(self.s, ctx.game)
+            pos = G.current_position(self.s, game)
+            read = G.read_order_lines(G.get_variant(game["variant"]), pos, ctx.power, [line])
+        except (GameError, ValueError, KeyError):
+            return False
+        return any(r.get("order") for r in read)
 
     def _command(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
         s, now, a = self.s, self.clock(), cmd.args
@@ -500,9 +533,10 @@ class Actor:
             game = driver.start(self, ses, game, now) if driver else G.start_game(s, game, now)
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
+            tz = zone(game)
             return (f"Game {game['name']} has started: {game['phase']}, deadline "
-                    f"{deadline_text(game['deadline'], now, zone(game))}. Every player has been sent the "
-                    "position.", "text", None)
+                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
+                    "Every player has been sent the position.", "text", None)
         if name == "PROCESS":
             if (driver := drivers.for_game(game)) is not None:
                 ses.games_touched.add(game["id"])
@@ -516,15 +550,17 @@ class Actor:
                     f"{game['name']} is now in {game['phase'] or 'its end'}. The report has "
                     f"been sent to every player.", "text", None)
         if name == "DEADLINE":
-            when = self._parse_when(" ".join(a), now)
+            tz = zone(game)
+            when = self._parse_when(" ".join(a), now, tz)
             game = G.set_deadline(s, game, when)
             ses.games_touched.add(game["id"])
-            return (f"Deadline of {game['phase']} set to {deadline_text(game['deadline'], now, zone(game))}.",
+            return (f"Deadline of {game['phase']} set to "
+                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
                     "text", None)
         if name == "DEADLINES":
             if (driver := drivers.for_game(game)) is not None:  # its deadlines are its rules'
                 raise GameError(driver.lengths(s, game))
-            durations = [parse_duration(x) or 0 for x in a]
+            durations, _ = read_durations(a)
             game = G.set_durations(s, game, durations)
             return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
                 *(reports.duration(game[k]) for k in ("movement_seconds", "retreat_seconds",
@@ -536,7 +572,9 @@ class Actor:
         if name == "RESUME":
             game = G.resume_game(s, game, now)
             ses.games_touched.add(game["id"])
-            return (f"Game {game['name']} resumed; deadline {deadline_text(game['deadline'])}.",
+            tz = zone(game)
+            return (f"Game {game['name']} resumed; deadline "
+                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
                     "text", None)
         raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
 
@@ -606,15 +644,12 @@ class Actor:
                 variant = rest[i + 1]
                 i += 2
             elif word == "DEADLINES":
-                j = i + 1
-                k = 0
-                while j < len(rest) and k < 3 and parse_duration(rest[j]) is not None:
-                    durations[k] = parse_duration(rest[j]) or 0
-                    j += 1
-                    k += 1
-                if k == 0:
-                    raise GameError("DEADLINES needs durations such as 48h 24h 24h")
-                i = j
+                given, used = read_durations(rest[i + 1:])
+                if not given:
+                    raise GameError("DEADLINES needs durations such as 48h 24h 24h or "
+                                    "48 hours, 1 day, 1 day")
+                durations[:len(given)] = given
+                i += 1 + used
             elif i == 0 and word not in ("VARIANT", "DEADLINES"):
                 variant = rest[i]
                 i += 1
@@ -643,17 +678,19 @@ class Actor:
                 + (f"Settings: {described}. " if described else "")
                 + "Send OPEN when players may sign on.", "text", None)
 
-    def _parse_when(self, text: str, now: datetime) -> datetime:
+    def _parse_when(self, text: str, now: datetime, tz: str) -> datetime:
+        """A duration from now (``36h``, ``2 days``) or a time, in the game's zone ``tz``
+        unless a zone is written after it."""
         seconds = parse_duration(text.lstrip("+"))
         if seconds is not None:
             return now + timedelta(seconds=seconds)
-        try:
-            when = parse_iso(text.replace(" ", "T", 1) if "T" not in text else text)
-        except ValueError:
-            raise GameError(f"{text!r} is neither a duration (36h) nor a UTC time "
-                            "(2026-11-22 18:00)") from None
+        if not re.match(r"\d{4}-", text.strip()):
+            raise GameError(f"{text!r} is neither a duration (36h, 2 days) nor a time "
+                            f"({TIME_HELP})")
+        when = read_time(text, tz)
         if when <= now:
-            raise GameError(f"{iso(when)} has already passed")
+            raise GameError(f"{deadline_text(when, now, tz).split(' (')[0]}{in_utc(when, tz)} "
+                            "has already passed")
         return when
 
     def _set_context(self, ses: _Session, game: dict, power: str) -> None:

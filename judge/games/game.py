@@ -351,6 +351,21 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
     return status
 
 
+def _orders_state(s: Store, game: dict, power: str, pos: Position, sets: dict) -> str:
+    """``complete``, ``partial (N left)`` or ``none``: how far ``power`` has ordered."""
+    if power not in sets:
+        return "none"
+    st = order_status(s, game, power, pos)
+    left = st.missing
+    if not left:
+        return "complete"
+    if st.todo:  # the variant's own list of what is left (placements, ...)
+        return f"partial ({len(left)} to do)"
+    if len(left) == 1 and left[0][:1].isdigit():  # "2 builds not yet ordered"
+        return f"partial ({left[0].split(' not yet')[0]} left)"
+    return f"partial ({len(left)} unit{'s' if len(left) != 1 else ''} without an order)"
+
+
 def _zone(game: dict) -> str:
     from judge.games.settings import zone
 
@@ -481,7 +496,8 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
             entry["units"] = len(pos.units_of(power))
             units, count = needs(variant, pos, power)
             entry["to_order"] = bool(units or count)
-            entry["ordered"] = power in sets
+            entry["orders"] = _orders_state(s, game, power, pos, sets) if entry["to_order"] \
+                else ""
         info["powers"].append(entry)
     from judge.games import drivers  # here: drivers load variants' game modules, which use us
 

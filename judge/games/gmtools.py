@@ -10,9 +10,8 @@ changes nothing.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 from judge import reports
 from judge.commands import gm
@@ -96,21 +95,10 @@ def _reader(actor: Actor, ses: _Session, game: dict) -> tuple[str | None, str]:
     return None, "observer"
 
 
-def _when(text: str, tz: str, end_of_day: bool) -> datetime:
-    """``2026-12-01`` (a whole day) or ``2026-12-01 18:00``, in the game's zone -> UTC."""
-    t = text.strip().replace("T", " ")
-    try:
-        if len(t) == 10:
-            day = datetime.strptime(t, "%Y-%m-%d")
-            if end_of_day:
-                day += timedelta(days=1)
-            local = day
-        else:
-            local = datetime.strptime(t, "%Y-%m-%d %H:%M")
-    except ValueError:
-        raise GameError(f"{text.strip()!r} is not a date (write 2026-12-01 or 2026-12-01 18:00, in "
-                        f"the game's time zone {tz})") from None
-    return local.replace(tzinfo=ZoneInfo(tz)).astimezone(ZoneInfo("UTC"))
+def _deadline(game: dict, now: datetime) -> str:
+    """The game's deadline in its zone and, when that is not UTC, in UTC too."""
+    tz = S.zone(game)
+    return deadline_text(game["deadline"], now, tz) + S.in_utc(game["deadline"], tz)
 
 
 # ------------------------------------------------------------------- SET
@@ -127,7 +115,7 @@ def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
                       (game["id"], game["phase"], power))
             s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
             return (f"{power.title()} waits: {game['phase']} of game {game['name']} will not "
-                    f"be processed before its deadline ({deadline_text(game['deadline'], now, S.zone(game))}). "
+                    f"be processed before its deadline ({_deadline(game, now)}). "
                     "The wait ends with SET NOWAIT or when the phase is processed.", "text", None)
         if key == "NOWAIT":
             if len(cmd.args) != 1:
@@ -139,13 +127,15 @@ def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
         return _absence(actor, game, power, cmd.args[1:], now)
     game = actor._master_game(ses)
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
-        if len(cmd.args) != 2 or not parse_duration(cmd.args[1]):
-            raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h)")
+        seconds = parse_duration(" ".join(cmd.args[1:]))
+        if not seconds:
+            raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h or "
+                            "2 days)")
         column = f"{key.lower()}_seconds"
         s.execute(f"UPDATE games SET {column} = ? WHERE id = ?",  # noqa: S608 (fixed names)
-                  (parse_duration(cmd.args[1]), game["id"]))
+                  (seconds, game["id"]))
         return (f"{key.title()} phases of game {game['name']} now last "
-                f"{reports.duration(parse_duration(cmd.args[1]) or 0)} (from the next phase "
+                f"{reports.duration(seconds)} (from the next phase "
                 "on; DEADLINE changes the current one).", "text", None)
     name, value = S.parse_setting(key, cmd.args[1:])
     if name == "list" and value and value.lower() != (S.load(game)["list"] or "").lower():
@@ -173,8 +163,8 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
         raise GameError("SET ABSENCE needs two dates: SET ABSENCE 2026-12-01 TO 2026-12-07")
     i = upper.index("TO")
     tz = S.zone(game)
-    start = _when(text[:i], tz, end_of_day=False)
-    until = _when(text[i + 2:], tz, end_of_day=True)
+    start = S.read_time(text[:i], tz, end_of_day=False)
+    until = S.read_time(text[i + 2:], tz, end_of_day=True)
     if until <= start:
         raise GameError("the absence ends before it begins")
     if until <= now:
@@ -495,7 +485,7 @@ def _rollback(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply
     ses.later.append(lambda g=game: N.rolled_back(actor, g, target))
     return (f"Game {game['name']} is back in {target}; the orders of {kept} power(s) for that "
             f"phase are restored. New deadline: "
-            f"{deadline_text(game['deadline'], now, S.zone(game))}. Everyone has been told.",
+            f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)
 
 
@@ -633,7 +623,7 @@ def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     ses.games_touched.add(game["id"])
     ses.later.append(lambda: N.resumed(actor, G.refresh(s, game)))
     return (f"Game {game['name']} resumed; deadline "
-            f"{deadline_text(game['deadline'], now, S.zone(game))}. Everyone has been told.",
+            f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -64,6 +65,69 @@ def anonymous(game: dict) -> bool:
 
 def zone(game: dict) -> str:
     return str(load(game)["zone"])
+
+
+# zone abbreviations a player may write after a time; each is its fixed offset (CET is +01:00
+# all year: in summer write CEST, or the zone's name, Europe/Paris)
+ABBREVIATIONS = {
+    "UTC": 0, "GMT": 0, "Z": 0, "UT": 0, "WET": 0, "WEST": 60, "BST": 60, "IST": 60,
+    "CET": 60, "CEST": 120, "MET": 60, "MEST": 120, "EET": 120, "EEST": 180, "MSK": 180,
+    "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360,
+    "PST": -480, "PDT": -420, "AEST": 600, "AEDT": 660, "JST": 540,
+}
+_AT = re.compile(r"^(\d{4}-\d{1,2}-\d{1,2})(?:[ T]+(\d{1,2})[:h](\d{2})(?::(\d{2}))?)?\s*(.*)$",
+                 re.IGNORECASE)
+_OFFSET = re.compile(r"^(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
+TIME_HELP = ("write 2026-11-25 18:00, read in the game's time zone, or with a zone after it: "
+             "18:00 CET, 18:00 UTC, 18:00 +01:00, 18:00 Europe/London")
+
+
+def written_zone(text: str) -> timezone | ZoneInfo:
+    """The zone a player wrote after a time: ``CET``, ``UTC``, ``+01:00``, ``Europe/London``;
+    GameError when it is none."""
+    t = text.strip()
+    if t.upper() in ABBREVIATIONS:
+        return timezone(timedelta(minutes=ABBREVIATIONS[t.upper()]), t.upper())
+    m = _OFFSET.match(t)
+    if m and int(m.group(2)) <= 14 and int(m.group(3) or 0) < 60:
+        minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
+        return timezone(timedelta(minutes=-minutes if m.group(1) == "-" else minutes))
+    for name in (t, "/".join(part.title() for part in t.split("/"))):
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    raise GameError(f"{t!r} is not a time zone (write e.g. CET, UTC, +01:00 or Europe/London)")
+
+
+def read_time(text: str, tz: str, end_of_day: bool = False) -> datetime:
+    """``2026-11-25 18:00`` (or a whole day, ``2026-11-25``), in the game's zone ``tz`` unless
+    a zone is written after it (``18:00 CET``, ``18:00 +01:00``, ``18:00 Europe/London``);
+    returned in UTC. A whole day ends at midnight after it when ``end_of_day``."""
+    m = _AT.match(" ".join(text.split()))
+    if not m:
+        raise GameError(f"{text.strip()!r} is not a date and time ({TIME_HELP})")
+    date, hour, minute, second, rest = m.groups()
+    rest = rest.strip().strip("()").strip()
+    where = written_zone(rest) if rest else ZoneInfo(tz)
+    try:
+        local = datetime.strptime(date, "%Y-%m-%d").replace(
+            hour=int(hour or 0), minute=int(minute or 0), second=int(second or 0))
+    except ValueError:
+        raise GameError(f"{text.strip()!r} is not a date and time ({TIME_HELP})") from None
+    if hour is None and end_of_day:
+        local += timedelta(days=1)
+    return local.replace(tzinfo=where).astimezone(UTC)
+
+
+def in_utc(value: str | datetime | None, tz: str) -> str:
+    """`` (17:00 UTC)`` after a deadline shown in a game zone other than UTC ("" otherwise)."""
+    if not value or tz.upper() in ("UTC", "ETC/UTC", "GMT"):
+        return ""
+    from judge.storage import parse_iso
+
+    dt = parse_iso(value) if isinstance(value, str) else value
+    return f"; in UTC {dt.astimezone(UTC).strftime('%a %d %b %Y %H:%M')} UTC"
 
 
 def _duration(key: str, value: str, allow_off: bool = False) -> int:

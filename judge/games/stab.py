@@ -226,7 +226,7 @@ class StabPlugin(GamePlugin):
         for the reader's own power. Sorted by the name shown, so pseudonyms give nothing away."""
         for entry in info["powers"]:
             if entry["power"] != reader:
-                for key in ("units", "to_order", "ordered"):
+                for key in ("units", "to_order", "orders"):
                     entry.pop(key, None)
         info["powers"].sort(key=lambda e: e["label"])
         return info
@@ -409,6 +409,7 @@ class StabPlugin(GamePlugin):
             "public": render_public(seen, rs),
             "private": render_private(seen, reader, rs) if reader else "",
             "you": self.label(settings, reader, reader) if reader else None,
+            "power": reader,  # the word the player signs on with (its own, never another's)
             "next_phase": str(new.phase), "next_phase_name": _season_name(new.phase),
             "deadline": None if new.winner else game["deadline"],
             "winner": self.label(settings, new.winner, reader) if new.winner else None,
@@ -426,6 +427,7 @@ class StabPlugin(GamePlugin):
             "game": game["name"], "variant": variant.title, "deadline": game["deadline"],
             "phase": str(pos.phase), "phase_name": _season_name(pos.phase),
             "you": self.label(settings, reader, reader) if reader else None,
+            "power": reader,  # the word the player signs on with (its own, never another's)
             "gunboat": bool(settings.get("gunboat")), "homes": homes,
             "settings": self.describe(settings), "mode": mode(settings),
         }
