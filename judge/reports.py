@@ -15,8 +15,8 @@ from typing import Any
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.games import game as G
+from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
-from judge.games.plugins import plugin
 from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
@@ -118,26 +118,26 @@ def events_context(variant: Any, events: list[Event], new: Position) -> dict:
 
 
 def _groups(turns: list[G.Turn]) -> list[list[G.Turn]]:
-    """The turns that make one report each: one phase, or (when the variant's plug-in says
+    """The turns that make one report each: one phase, or (when the variant's flow says
     so) the consecutive phases of one game adjudicated together."""
     groups: list[list[G.Turn]] = []
     for turn in turns:
         last = groups[-1] if groups else None
         if last and last[-1].game["id"] == turn.game["id"] and \
-                plugin(turn.game["variant"]).one_report_per_adjudication:
+                flow_of(turn.game["variant"]).one_report_per_adjudication:
             last.append(turn)
         else:
             groups.append([turn])
     return groups
 
 
-def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
+def queue_flow_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
     """A variant's own report of the phases in ``group`` (True), through the same pipeline:
     the events with their audiences, then each recipient's report from the events it may
     see. False when the variant has none (the standard report is used)."""
     game = G.refresh(s, group[0].game)
     variant = G.get_variant(game["variant"])
-    plug = plugin(game["variant"])
+    plug = flow_of(game["variant"])
     steps = [(t.outcome, t.given or []) for t in group]
     events = plug.turn_events(variant, steps)
     if events is None:
@@ -160,7 +160,7 @@ def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
 
 def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for group in _groups(turns):
-        if queue_plugin_report(outbox, s, group):
+        if queue_flow_report(outbox, s, group):
             continue
         queue_phase_reports(outbox, s, group)
 
@@ -223,7 +223,7 @@ class _Pictures:
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
-    plug = plugin(game["variant"])
+    plug = flow_of(game["variant"])
     if plug.start_notice(variant, game, pos, None) is not None:
         subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
         for r in readers(s, game):

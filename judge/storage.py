@@ -159,7 +159,7 @@ MIGRATIONS: list[str] = [
     );
     """,
     # 4: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
-    # pseudonyms); see judge/games/plugins.py
+    # pseudonyms); see judge/games/flow.py
     """
     ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
     """,

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from judge.durations import parse_duration
-from judge.games import drivers
 from judge.games import game as G
 from judge.games import settings as S
+from judge.games.flow import flow_for
 from judge.storage import Store, iso, parse_iso
 
 if TYPE_CHECKING:
@@ -311,7 +311,7 @@ def run_due(actor: Actor, now: datetime) -> int:
                      "ORDER BY id"):
         gid = row["id"]
         game = s.game_by_id(gid)
-        if drivers.for_game(game) is not None:
+        if flow_for(game).own_cycle:
             continue  # a game with its own cycle (Dipnomicy) keeps its own deadlines
         wake = next_wake(s, actor.cfg, game, now) if game else None
         if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge.games import game as G
 from judge.games import settings as S
+from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
 
 if TYPE_CHECKING:
@@ -89,10 +90,8 @@ def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
 
 
 def resumed(actor: Actor, game: dict) -> None:
-    from judge.games import drivers
-
-    driver = drivers.for_game(game)  # a variant with its own cycle: its vote deadline...
-    notes = driver.status_notes(actor.s, G.refresh(actor.s, game)) if driver else []
+    # a variant with its own cycle: its vote deadline...
+    notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game))
     to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
            {"notes": notes})
 

@@ -1,6 +1,6 @@
 """Who may see which picture: full maps for open games, private maps for hidden ones.
 
-A variant with hidden information (Stab!: ``docs/stab.md``) must not give a player a picture
+A variant with hidden information (its flow's ``hidden``; Stab!: ``docs/stab.md``) must not give a player a picture
 showing more than the report tells them. Rule 5 of Stab! tells each player their own units
 and, after each Autumn, their own centres; the rest of the board is unknown to them, so a
 private map holds only that player's part of the position, and the public report gets no map.
@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from judge.games.flow import flow_of
 from judge.render.svg import render_svg
-
-HIDDEN = frozenset({"stab"})  # variants whose players may not see the whole board
 
 
 def private_position(position: Mapping[str, Any], power: str) -> dict[str, Any]:
@@ -35,7 +34,7 @@ def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
     In a hidden game a player's map has their own orders only, unmarked: the orders of
     others and the fate of one's own are what the report says, not the picture.
     """
-    if variant not in HIDDEN or master:  # a game's master sees the whole board
+    if not flow_of(variant).hidden or master:  # a game's master sees the whole board
         return render_svg(variant, position, results, title=title,
                           supply_centres=supply_centres)
     if reader is None:
