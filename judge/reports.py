@@ -165,6 +165,16 @@ def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
         queue_phase_reports(outbox, s, group)
 
 
+def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
+                      context: dict[str, Any]) -> None:
+    """One public mail, the same for every reader, to every player, the master, the game's
+    observers and its list: a variant's own publications (e.g. a ruleset, a vote's result)."""
+    for r in readers(s, game):
+        outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
+                     template=template, context=context, game_id=game["id"],
+                     headers=list_headers(outbox.cfg, game, r.address))
+
+
 def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
         game = G.refresh(s, turn.game)

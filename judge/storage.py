@@ -119,7 +119,7 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
-    # 3: Dipnomicy (judge/games/dipnomicy.py): the game's seed and the stage of its cycle, this
+    # 3: Dipnomicy (variants/dipnomicy/flow.py): the game's seed and the stage of its cycle, this
     # turn's proposals, the votes (late ones kept, to be reported), the SG's vetoes and numbers,
     # and the settings chosen before the start
     """

@@ -1,9 +1,10 @@
 """Who may see which picture: full maps for open games, private maps for hidden ones.
 
-A variant with hidden information (its flow's ``hidden``; Stab!: ``docs/stab.md``) must not give a player a picture
-showing more than the report tells them. Rule 5 of Stab! tells each player their own units
-and, after each Autumn, their own centres; the rest of the board is unknown to them, so a
-private map holds only that player's part of the position, and the public report gets no map.
+A variant with hidden information (its game flow's ``hidden``; Stab!: ``docs/stab.md``) must
+not give a player a picture showing more than the report tells them. Rule 5 of Stab! tells each
+player their own units and, after each Autumn, their own centres; the rest of the board is
+unknown to them, so a private map holds only that player's part of the position, and the public
+report gets no map.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ from judge.games import game as G
 from judge.games.auth import hash_password
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, Handler
-from judge.games.observers import list_headers, readers
 from judge.mail.compose import deadline_text
+from judge.reports import queue_publication
 from judge.storage import Store, iso, parse_iso
 from judge.variants.dipnomicy import commands
 from judge.variants.dipnomicy.proposals import (
@@ -120,12 +120,9 @@ def _players(s: Store, game: dict) -> list[str]:
 def _publish(actor: FlowContext, game: dict, subject: str, text: str, footer: str = "") -> None:
     """Send one public text (every Dipnomicy report is public) to every player, the SG, the
     game's observers and its mailing list, with the list headers."""
-    for r in readers(actor.s, game):
-        actor.outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
-                           template="dipnomicy/mail.txt.j2",
-                           context={"text": text.rstrip("\n"), "footer": footer,
-                                    "judge_name": actor.cfg.name}, game_id=game["id"],
-                           headers=list_headers(actor.outbox.cfg, game, r.address))
+    queue_publication(actor.outbox, actor.s, game, subject, "dipnomicy/mail.txt.j2",
+                      {"text": text.rstrip("\n"), "footer": footer,
+                       "judge_name": actor.cfg.name})
 
 
 def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
