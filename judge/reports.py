@@ -14,6 +14,7 @@ from typing import Any
 
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
+from judge.engine.variant import Outcome
 from judge.games import game as G
 from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
@@ -175,29 +176,39 @@ def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, templa
                      headers=list_headers(outbox.cfg, game, r.address))
 
 
+def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
+                 reader: str | None) -> tuple[str, str, dict]:
+    """(subject, template, context) of the standard report of one phase for ``reader``, from
+    the events ``seen`` (those it may see). A flow with its own events may use it as its
+    report."""
+    prev: Position = outcome.previous
+    new: Position = outcome.position
+    context = {
+        "game": game["name"], "variant": variant.title,
+        "phase": str(prev.phase), "phase_name": prev.phase.long_name,
+        "powers": list(variant.board.powers),
+        "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
+        "deadline": None if new.winner else game["deadline"],
+        "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
+        **events_context(variant, seen, new), "you": reader,
+    }
+    # the judges' subject convention, which players' mail filters rely on
+    return f"{game['name']} - {prev.phase} results", "report.txt.j2", context
+
+
 def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
         game = G.refresh(s, turn.game)
         variant = G.get_variant(game["variant"])
-        prev: Position = turn.previous
-        new: Position = turn.outcome.position
         events = phase_events(variant, turn)
-        base = {
-            "game": game["name"], "variant": variant.title,
-            "phase": str(prev.phase), "phase_name": prev.phase.long_name,
-            "powers": list(variant.board.powers),
-            "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
-            "deadline": None if new.winner else game["deadline"],
-            "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
-        }
-        # the judges' subject convention, which players' mail filters rely on
-        subject = f"{game['name']} - {prev.phase} results"
-        pictures = _Pictures(variant, prev, new, events, f"{game['name']} {variant.title}")
+        pictures = _Pictures(variant, turn.previous, turn.outcome.position, events,
+                             f"{game['name']} {variant.title}")
         for r in readers(s, game):  # players, master, observers, the game's list
-            seen = events_context(variant, visible_events(events, r.power), new)
-            outbox.queue(kind="report", to=r.address, subject=subject,
-                         template="report.txt.j2", context={**base, **seen, "you": r.power},
-                         game_id=turn.game["id"], attachments=pictures.for_reader(r.power),
+            subject, template, context = phase_report(
+                variant, game, turn.outcome, visible_events(events, r.power), r.power)
+            outbox.queue(kind="report", to=r.address, subject=subject, template=template,
+                         context=context, game_id=turn.game["id"],
+                         attachments=pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
 
 
