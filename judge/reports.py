@@ -21,6 +21,8 @@ from judge.games.observers import list_headers, readers
 from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
+from judge.render import svg_to_png
+from judge.render.views import report_picture
 from judge.storage import Store
 
 log = logging.getLogger("judge.reports")
@@ -225,9 +227,6 @@ class _Pictures:
         self.png: dict[str, bytes] = {}
 
     def for_reader(self, power: str | None) -> list[Attachment]:
-        from judge.render import svg_to_png
-        from judge.render.views import report_picture
-
         try:
             svg = report_picture(self.variant, self.previous, self.after, self.events, power,
                                  self.title)

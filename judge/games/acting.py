@@ -28,6 +28,7 @@ from judge.games.mapcmd import map_command
 from judge.games.settings import zone
 from judge.mail import guard
 from judge.mail.compose import Attachment, deadline_text
+from judge.mail.intake import store_message
 from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
@@ -113,7 +114,7 @@ class Actor:
                  clock: Callable[[], datetime] = now_utc) -> None:
         self.s = store
         self.cfg = cfg
-        self.outbox = Outbox(store, cfg, clock)
+        self.outbox = Outbox(store, cfg, clock, zone_of=zone)
         self.clock = clock
         self.stopping = threading.Event()
         # (line, masked line) of the mail being acted on: to mask its stored copy
@@ -126,7 +127,7 @@ class Actor:
         Stops early (between messages) when ``self.stopping`` is set."""
         done = 0
         while True:
-            self.s.import_spool()  # mail the SMTP receiver could not store at once
+            self.s.import_spool(store_message)  # mail the SMTP receiver could not store at once
             rows = self.s.pending_inbox(limit)
             if not rows:
                 return done

@@ -26,71 +26,27 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
+from judge import reports
 from judge.durations import parse_duration
 from judge.games import game as G
+from judge.games import notices as N
 from judge.games import settings as S
 from judge.games.flow import flow_for
+from judge.games.phaseclock import (  # noqa: F401 (read from here too)
+    DAY,
+    align,
+    begin_phase,
+    compute_deadline,
+    deadline_moved,
+)
+from judge.mail.compose import deadline_text
 from judge.storage import Store, iso, parse_iso
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor
 
 log = logging.getLogger("judge.deadlines")
-DAY = timedelta(days=1)
-
-
-# --------------------------------------------------------------- computing a deadline
-def align(when: datetime, st: dict[str, Any]) -> datetime:
-    """The first moment at or after ``when`` that is at the game's time of day (if set) on
-    one of its weekdays (if set), both in the game's time zone."""
-    tz = ZoneInfo(st["zone"])
-    local = when.astimezone(tz)
-    if st["time"]:
-        h, m = (int(x) for x in st["time"].split(":"))
-        cand = local.replace(hour=h, minute=m, second=0, microsecond=0)
-        if cand < local:
-            cand = (cand + DAY).replace(hour=h, minute=m)
-        local = cand
-    days = st["days"]
-    for _ in range(8):
-        if not days or local.weekday() in days:
-            break
-        nxt = local + DAY
-        # re-localise: a day may be 23 or 25 hours long across a change of summer time
-        local = datetime(nxt.year, nxt.month, nxt.day, local.hour, local.minute, tzinfo=tz)
-    return local.astimezone(ZoneInfo("UTC"))
-
-
-def compute_deadline(s: Store, game: dict, start: datetime, kind: str) -> datetime:
-    """``start`` plus the phase's length, aligned, and pushed past any player's absence."""
-    st = S.load(game)
-    when = align(start + timedelta(seconds=G.phase_seconds(game, kind)), st)
-    absences = [(parse_iso(a["start"]), parse_iso(a["until"])) for a in s.all(
-        "SELECT a.start, a.until FROM absences a JOIN players p ON p.game_id = a.game_id AND "
-        "p.power = a.power WHERE a.game_id = ? AND p.state = 'active'", (game["id"],))]
-    for _ in range(len(absences) + 1):  # each absence can push the deadline at most once
-        pushed = [until for begin, until in absences if begin <= when < until]
-        if not pushed:
-            break
-        when = align(max(pushed), st)
-    return when
-
-
-def begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
-    """Start the clock of a new phase (or a restarted one): returns the deadline (UTC ISO)."""
-    deadline = iso(compute_deadline(s, game, now, kind))
-    s.execute("UPDATE games SET deadline = ?, phase_started = ?, early_at = NULL WHERE id = ?",
-              (deadline, iso(now), game["id"]))
-    return deadline
-
-
-def deadline_moved(s: Store, game: dict) -> None:
-    """The current deadline was changed (by the master, or an absence): the reminder and late
-    notices of the phase are due again, relative to the new deadline."""
-    s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?",
-              (game["id"], f"{game['phase']}:%"))
 
 
 # ------------------------------------------------------------------------ state
@@ -174,8 +130,6 @@ def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
 # -------------------------------------------------------------------- the tick
 def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
     """Do what is due for one game at ``now`` (inside the caller's transaction)."""
-    from judge.games import notices as N
-
     s = actor.s
     if game["status"] == "paused":
         k = 1
@@ -228,8 +182,6 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
 def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
                  ) -> None:
     """Missed phases in a row per power; at the game's limit the power is abandoned."""
-    from judge.games import notices as N
-
     s = actor.s
     limit = int(S.load(game)["abandon"])
     for power in ordering_powers(s, game):
@@ -252,8 +204,6 @@ def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: d
 def process(actor: Actor, game: dict, now: datetime, why: str,
             missing: dict[str, list[str]] | None = None, queue: bool = True) -> list[G.Turn]:
     """Adjudicate; ``queue`` False leaves the reports to the caller (a reply goes first)."""
-    from judge import reports
-
     s = actor.s
     if why in ("civil disorder", "deadline", "early"):
         count_misses(actor, game, missing or {}, now)
@@ -295,8 +245,6 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
                 f"processed at its deadline.", [])
     # before the deadline, or late (in grace, or waiting for orders): after the settling delay
     s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
-    from judge.mail.compose import deadline_text
-
     return (f"Every power in game {game['name']} has now ordered: {game['phase']} will be "
             f"processed early, at {deadline_text(at, now, S.zone(game))}, unless orders "
             f"change or someone sends SET WAIT before then.", [])

@@ -19,7 +19,10 @@ from judge.engine.position import Position
 from judge.games.auth import hash_password, verify_password
 from judge.games.errors import GameError
 from judge.games.flow import flow_of, game_settings
+from judge.games.phaseclock import begin_phase, deadline_moved
+from judge.games.settings import zone
 from judge.storage import Store, iso, now_utc, parse_iso
+from judge.variants import get_variant, variant_names
 
 
 class WrongPassword(GameError):
@@ -33,18 +36,6 @@ class WrongPassword(GameError):
 
 # called with (scope, what) before a password is checked; raises GameError when it is locked
 Guard = Callable[[str, str], None]
-
-
-def get_variant(name: str) -> Any:
-    from judge.variants import get_variant as _get
-
-    return _get(name)
-
-
-def variant_names() -> list[str]:
-    from judge.variants import variant_names as _names
-
-    return _names()
 
 
 # ---------------------------------------------------------------------- lookups
@@ -76,11 +67,6 @@ def current_position(s: Store, game: dict) -> Position:
     if row is None:
         raise GameError(f"game {game['name']} has not started yet")
     return get_variant(game["variant"]).read_position(json.loads(row["position"]))
-
-
-def phase_seconds(game: dict, kind: str) -> int:
-    return int({"M": game["movement_seconds"], "R": game["retreat_seconds"],
-                "A": game["adjustment_seconds"]}[kind])
 
 
 # --------------------------------------------------------------- game master
@@ -153,8 +139,6 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
 
 def _begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
     """The new phase's deadline by the game's settings (judge/games/deadlines.py)."""
-    from judge.games.deadlines import begin_phase
-
     return begin_phase(s, game, now, kind)
 
 
@@ -162,8 +146,6 @@ def set_deadline(s: Store, game: dict, when: datetime) -> dict:
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
-    from judge.games.deadlines import deadline_moved
-
     deadline_moved(s, game)  # its reminder and late notices follow the new deadline
     return refresh(s, game)
 
@@ -347,8 +329,6 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
 
 
 def _zone(game: dict) -> str:
-    from judge.games.settings import zone
-
     return zone(game)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from judge.games.flow import flow_of
 from judge.render.svg import render_svg
+from judge.variants import get_variant
 
 
 def private_position(position: Mapping[str, Any], power: str) -> dict[str, Any]:
@@ -55,8 +56,6 @@ def report_picture(variant: Any, previous: Mapping[str, Any], after: Mapping[str
     board after it. Order arrows come from the reader's visible ``order`` events only, so a
     variant that hides orders from someone hides their arrows too.
     """
-    from judge.variants import get_variant
-
     results = [dict(e.fields) for e in events if e.kind == "order" and e.visible_to(reader)]
     movement = str(previous.get("phase", "")).endswith("M")
     shown = previous if movement else after

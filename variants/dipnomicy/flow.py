@@ -42,6 +42,7 @@ from judge.games import game as G
 from judge.games.auth import hash_password
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, Handler
+from judge.games.phaseclock import phase_seconds
 from judge.mail.compose import deadline_text
 from judge.reports import queue_publication
 from judge.storage import Store, iso, parse_iso
@@ -140,7 +141,7 @@ def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datet
     days = phase_days(pos)
     if days:
         return now + days * DAY
-    return now + timedelta(seconds=G.phase_seconds(game, pos.phase.kind))
+    return now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
 
 
 def _days(n: int) -> str:
