@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from judge import render  # render.svg_to_png looked up when drawn (tests replace it)
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
@@ -21,7 +22,6 @@ from judge.games.observers import list_headers, readers
 from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
-from judge.render import svg_to_png
 from judge.render.views import report_picture
 from judge.storage import Store
 
@@ -233,7 +233,7 @@ class _Pictures:
             if svg is None:
                 return []
             if svg not in self.png:
-                self.png[svg] = svg_to_png(svg)
+                self.png[svg] = render.svg_to_png(svg)
         except Exception:  # a picture that cannot be drawn must not stop the report
             log.exception("map for %s %s could not be drawn", self.title, self.phase)
             return []
