@@ -61,6 +61,9 @@ class Clock:
             if flows.flow_for(row).own_cycle:
                 if row["status"] == "active" and row["deadline"]:
                     wanted[row["id"]] = parse_iso(row["deadline"])
+                if row["status"] == "active" and row["wake_at"]:  # its reminder
+                    when = parse_iso(row["wake_at"])
+                    wanted[row["id"]] = min(when, wanted.get(row["id"], when))
             elif row["wake_at"]:
                 wanted[row["id"]] = parse_iso(row["wake_at"])
         for gid, when in flows.wakeups(store).items():  # e.g. Dipnomicy's vote deadlines

@@ -105,4 +105,28 @@ def test_the_scheduler_wakes_the_judge_at_the_vote_deadline(tmp_path):
     assert g.vote_deadline() < g.deadline()
     g.to_vote_deadline()
     clock.sync(g.judge.store)
-    assert clock.deadline_jobs()[gid] == g.deadline()  # then the moves deadline again
+    # then the reminder a day before the moves deadline (the deadline engine's), and the
+    # moves deadline once it has been sent
+    assert clock.deadline_jobs()[gid] == g.deadline() - timedelta(days=1)
+    g.clock.to(g.deadline() - timedelta(hours=23))
+    g.tick()
+    clock.sync(g.judge.store)
+    assert clock.deadline_jobs()[gid] == g.deadline()
+
+
+def test_the_deadline_engine_reminds_players_without_moves_in_dipnomicy_words(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    g.player("FRANCE", "A Par -- Bur\nA Mar -- Spa\nF Bre -- Mid")
+    assert not [m for m in g.tick() if "reminder" in m.subject]
+    g.clock.to(g.deadline() - timedelta(days=1, seconds=1))
+    assert not [m for m in g.tick() if "reminder" in m.subject]  # not yet
+    g.clock.to(g.deadline() - timedelta(hours=23))
+    reminders = {m.rcpt: m for m in g.tick() if "reminder" in m.subject}
+    assert set(reminders) == {a for c, a in g.countries.items() if c != "FRANCE"}
+    for m in reminders.values():
+        assert "moves and proposals for turn 1 are due by" in m.flat, m.body
+        assert "PROPOSE" in m.body
+    assert not [m for m in g.tick() if "reminder" in m.subject]  # once
+    got = g.to_deadline()  # the turn is adjudicated as before
+    g.to_all(got, "move report, turn 1")

@@ -106,11 +106,8 @@ def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
     if game["early_at"]:
         times.append(parse_iso(game["early_at"]))
     phase = game["phase"]
-    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
-    if st["reminder"] and not done(s, game, f"{phase}:reminder"):
-        at = deadline - timedelta(seconds=st["reminder"])
-        if started is None or at > started:
-            times.append(at)
+    if (at := reminder_at(s, game)) is not None:
+        times.append(at)
     grace_end = deadline + timedelta(seconds=st["grace"])
     k = 0
     while done(s, game, f"{phase}:late:{k}"):
@@ -150,13 +147,7 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
         if not missing and not waiting_powers(s, game):
             return process(actor, game, now, "early")
         s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
-    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
-    if st["reminder"] and not done(s, game, f"{phase}:reminder"):
-        at = deadline - timedelta(seconds=st["reminder"])
-        if now >= at and (started is None or at > started):
-            mark(s, game, f"{phase}:reminder", now)  # due once, whether or not anyone needs it
-            if missing and now < deadline:
-                N.reminder(actor, game, missing)
+    remind(actor, game, now, missing)
     if now < deadline:
         return []
     if not missing:
@@ -177,6 +168,26 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
         mark(s, game, f"{phase}:missed", now)
         count_misses(actor, game, missing, now)
     return []
+
+
+def reminder_at(s: Store, game: dict) -> datetime | None:
+    """When the reminder of the current phase is due (None: none is, or it has been sent)."""
+    st = S.load(game)
+    if not st["reminder"] or not game["deadline"] or done(s, game, f"{game['phase']}:reminder"):
+        return None
+    at = parse_iso(game["deadline"]) - timedelta(seconds=st["reminder"])
+    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
+    return at if started is None or at > started else None
+
+
+def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]]) -> None:
+    """The reminder, once it is due: to each power still without complete orders."""
+    at = reminder_at(actor.s, game)
+    if at is None or now < at:
+        return
+    mark(actor.s, game, f"{game['phase']}:reminder", now)  # due once, whoever needs it
+    if missing and now < parse_iso(game["deadline"]):
+        N.reminder(actor, game, missing)
 
 
 def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
@@ -250,6 +261,27 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
             f"change or someone sends SET WAIT before then.", [])
 
 
+def _remind_own_cycle(actor: Actor, game: dict, known: str | None, now: datetime) -> None:
+    """A game whose flow runs its own cycle (GameFlow.due processes it): the deadline
+    engine sends its reminder; ``wake_at`` is the reminder's time (the scheduler also wakes
+    the game at its deadline)."""
+    s = actor.s
+    if game["status"] != "active":
+        wake = None
+    else:
+        wake = reminder_at(s, game)
+        if wake is not None and wake <= now:
+            try:
+                with s.transaction():
+                    remind(actor, game, now, missing_powers(s, game))
+            except Exception:  # one broken game must not hold up the others
+                log.exception("game %s: reminder failed", game["id"])
+            wake = reminder_at(s, game)
+    if (iso(wake) if wake else None) != known:
+        s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
+                  (iso(wake) if wake else None, game["id"]))
+
+
 def run_due(actor: Actor, now: datetime) -> int:
     """Tick every running game that has something due; store each game's next wake time
     (what the scheduler reads). Returns how many phases were processed."""
@@ -259,8 +291,9 @@ def run_due(actor: Actor, now: datetime) -> int:
                      "ORDER BY id"):
         gid = row["id"]
         game = s.game_by_id(gid)
-        if flow_for(game).own_cycle:
-            continue  # a game with its own cycle (Dipnomicy) keeps its own deadlines
+        if game and flow_for(game).own_cycle:  # it processes its phases itself
+            _remind_own_cycle(actor, game, row["wake_at"], now)
+            continue
         wake = next_wake(s, actor.cfg, game, now) if game else None
         if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
             continue  # nothing due and the scheduler already knows: no write

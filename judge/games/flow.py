@@ -150,6 +150,15 @@ class GameFlow:
         """STATUS/LIST of a game as ``reader`` (a power signed on, or None) may see it."""
         return info
 
+    def notice_template(self, kind: str) -> str:
+        """The template of the deadline engine's notice ``kind`` (``reminder``...)."""
+        return f"notices/{kind}.txt.j2"
+
+    def notice_words(self, position: Position | None) -> dict:
+        """What the flow's notice templates say of the phase at ``position``, beside the
+        game, phase, deadline and what is missing."""
+        return {}
+
     # --------------------------------------------------------------- commands
     # The flow's own command words: word -> (canonical name, usage). The parser reads them
     # for every mail (a command names its game after the word, or the sign-on does).

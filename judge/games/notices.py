@@ -23,7 +23,8 @@ def _base(s: Any, game: dict) -> dict[str, Any]:
     pos = G.current_position(s, game) if game["phase"] else None
     return {"game": game["name"], "phase": game["phase"],
             "phase_name": pos.phase.long_name if pos else "", "deadline": game["deadline"],
-            "tz": S.zone(game), "status": game["status"]}
+            "tz": S.zone(game), "status": game["status"],
+            **flow_of(game["variant"]).notice_words(pos)}
 
 
 def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subject: str,
@@ -64,7 +65,7 @@ def to_master(actor: Actor, game: dict, template: str, subject: str,
 
 def reminder(actor: Actor, game: dict, missing: dict[str, list[str]]) -> None:
     for power, what in missing.items():
-        to_powers(actor, game, [power], "notices/reminder.txt.j2",
+        to_powers(actor, game, [power], flow_of(game["variant"]).notice_template("reminder"),
                   f"{game['name']} - {game['phase']} reminder: orders due",
                   {"missing": what})
 

@@ -186,6 +186,16 @@ class DipnomicyFlow(GameFlow):
             "ROLLBACK": self.rollback, "SETTING": self.setting, "RULES": self.rules,
             "RULESET": self.starting_ruleset}
 
+    # ------------------------------------------------------------------ notices
+    def notice_template(self, kind: str) -> str:
+        return "dipnomicy/reminder.txt.j2" if kind == "reminder" else super().notice_template(
+            kind)
+
+    def notice_words(self, position: Position | None) -> dict:
+        if position is None:
+            return {}
+        return {"turn": turn_number(position.phase), "phase_title": phase_title(position.phase)}
+
     # ------------------------------------------------------------------ commands
     def check_command(self, name: str, args: list[str]) -> str:
         return commands.check(name, args)
