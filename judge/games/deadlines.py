@@ -159,11 +159,7 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
             mark(s, game, f"{phase}:late:0", now)
             N.late(actor, game, missing, grace_end, st["missed"], processed=True)
         return process(actor, game, now, "civil disorder", missing)
-    k = int((now - deadline) / DAY)
-    if not done(s, game, f"{phase}:late:{k}"):
-        for j in range(k + 1):  # late notices not sent (judge down) are not sent in a burst
-            mark(s, game, f"{phase}:late:{j}", now)
-        N.late(actor, game, missing, grace_end, st["missed"])
+    late(actor, game, now, missing, grace_end, st["missed"])
     if now >= grace_end and st["missed"] == "wait" and not done(s, game, f"{phase}:missed"):
         mark(s, game, f"{phase}:missed", now)
         count_misses(actor, game, missing, now)
@@ -188,6 +184,17 @@ def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]
     mark(actor.s, game, f"{game['phase']}:reminder", now)  # due once, whoever needs it
     if missing and now < parse_iso(game["deadline"]):
         N.reminder(actor, game, missing)
+
+
+def late(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
+         grace_end: datetime, policy: str) -> None:
+    """The late notice of the day (the deadline has passed, orders are missing)."""
+    s, phase = actor.s, game["phase"]
+    k = int((now - parse_iso(game["deadline"])) / DAY)
+    if not done(s, game, f"{phase}:late:{k}"):
+        for j in range(k + 1):  # late notices not sent (judge down) are not sent in a burst
+            mark(s, game, f"{phase}:late:{j}", now)
+        N.late(actor, game, missing, grace_end, policy)
 
 
 def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
@@ -261,22 +268,45 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
             f"change or someone sends SET WAIT before then.", [])
 
 
-def _remind_own_cycle(actor: Actor, game: dict, known: str | None, now: datetime) -> None:
+def grace_end(s: Store, game: dict) -> datetime:
+    """When a game's grace ends: its deadline plus its grace as its flow says."""
+    return parse_iso(game["deadline"]) + timedelta(seconds=flow_for(game).grace(s, game))
+
+
+def _own_cycle_wake(s: Store, game: dict) -> datetime | None:
+    """The next notice due of a game whose flow runs its own cycle: its reminder, or, in
+    its grace, the next late notice or the end of grace."""
+    if game["status"] != "active" or not game["deadline"]:
+        return None
+    times = [t for t in [reminder_at(s, game)] if t is not None]
+    deadline, end = parse_iso(game["deadline"]), grace_end(s, game)
+    if end > deadline:
+        k = 0
+        while done(s, game, f"{game['phase']}:late:{k}"):
+            k += 1
+        times.append(deadline + k * DAY if deadline + k * DAY < end else end)
+    return min(times) if times else None
+
+
+def _notices_own_cycle(actor: Actor, game: dict, known: str | None, now: datetime) -> None:
     """A game whose flow runs its own cycle (GameFlow.due processes it): the deadline
-    engine sends its reminder; ``wake_at`` is the reminder's time (the scheduler also wakes
-    the game at its deadline)."""
+    engine sends its reminder and, while the game's grace runs, its late notices;
+    ``wake_at`` is when the next is due (the scheduler also wakes the game at its
+    deadline)."""
     s = actor.s
-    if game["status"] != "active":
-        wake = None
-    else:
-        wake = reminder_at(s, game)
-        if wake is not None and wake <= now:
-            try:
-                with s.transaction():
-                    remind(actor, game, now, missing_powers(s, game))
-            except Exception:  # one broken game must not hold up the others
-                log.exception("game %s: reminder failed", game["id"])
-            wake = reminder_at(s, game)
+    wake = _own_cycle_wake(s, game)
+    if wake is not None and wake <= now:
+        try:
+            with s.transaction():
+                missing = missing_powers(s, game)
+                remind(actor, game, now, missing)
+                deadline = parse_iso(game["deadline"])
+                end = grace_end(s, game)
+                if missing and deadline <= now < end:
+                    late(actor, game, now, missing, end, "process")
+        except Exception:  # one broken game must not hold up the others
+            log.exception("game %s: notices failed", game["id"])
+        wake = _own_cycle_wake(s, game)
     if (iso(wake) if wake else None) != known:
         s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
                   (iso(wake) if wake else None, game["id"]))
@@ -292,7 +322,7 @@ def run_due(actor: Actor, now: datetime) -> int:
         gid = row["id"]
         game = s.game_by_id(gid)
         if game and flow_for(game).own_cycle:  # it processes its phases itself
-            _remind_own_cycle(actor, game, row["wake_at"], now)
+            _notices_own_cycle(actor, game, row["wake_at"], now)
             continue
         wake = next_wake(s, actor.cfg, game, now) if game else None
         if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:

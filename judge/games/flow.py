@@ -35,6 +35,7 @@ from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from judge.games import settings as S
 from judge.games.errors import GameError
 from judge.variants import variant_names
 
@@ -203,6 +204,11 @@ class GameFlow:
     def process(self, ctx: FlowContext, ses: Any, game: dict, now: datetime) -> str:
         """PROCESS of a game with its own cycle; returns the reply."""
         raise NotImplementedError
+
+    def grace(self, s: Store, game: dict) -> int:
+        """Seconds of grace after the deadline (late notices meanwhile): the game's SET
+        GRACE."""
+        return int(S.load(game)["grace"])
 
     def check_orders(self, ctx: FlowContext, game: dict, power: str) -> None:
         """Raise GameError to refuse ``power``'s orders now (and say why)."""

@@ -78,10 +78,10 @@ def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: dat
            "processed": processed}
     subject = f"{game['name']} - {game['phase']} late: " + (
         "processed without your orders" if processed else "orders missing")
+    template = flow_of(game["variant"]).notice_template("late")
     for power, what in missing.items():
-        to_powers(actor, game, [power], "notices/late.txt.j2", subject,
-                  {**ctx, "missing": what})
-    to_master(actor, game, "notices/late.txt.j2", subject.replace("your ", "all "),
+        to_powers(actor, game, [power], template, subject, {**ctx, "missing": what})
+    to_master(actor, game, template, subject.replace("your ", "all "),
               {**ctx, "missing": []})
 
 

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from judge.engine.position import Position
 from judge.games import game as G
 from judge.games.auth import hash_password
+from judge.games.deadlines import grace_end, missing_powers
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, Handler
 from judge.games.phaseclock import phase_seconds
@@ -186,10 +187,17 @@ class DipnomicyFlow(GameFlow):
             "ROLLBACK": self.rollback, "SETTING": self.setting, "RULES": self.rules,
             "RULESET": self.starting_ruleset}
 
+    def grace(self, s: Store, game: dict) -> int:
+        """None under the deadline rule (P5: late moves are not counted), else SET GRACE."""
+        if move_deadline_days(G.current_position(s, game)) is not None:
+            return 0
+        return super().grace(s, game)
+
     # ------------------------------------------------------------------ notices
     def notice_template(self, kind: str) -> str:
-        return "dipnomicy/reminder.txt.j2" if kind == "reminder" else super().notice_template(
-            kind)
+        if kind in ("reminder", "late"):  # its words: turns, moves and proposals
+            return f"dipnomicy/{kind}.txt.j2"
+        return super().notice_template(kind)
 
     def notice_words(self, position: Position | None) -> dict:
         if position is None:
@@ -718,7 +726,8 @@ class DipnomicyFlow(GameFlow):
             game, st = G.refresh(s, game), state(s, game)
         pos = G.current_position(s, game)
         waiting = st["voting"] and pos.phase.kind == "M"  # next turn's rules not known yet
-        if game["deadline"] and parse_iso(game["deadline"]) <= now and not waiting:
+        if game["deadline"] and parse_iso(game["deadline"]) <= now and not waiting and (
+                grace_end(s, game) <= now or not missing_powers(s, game)):
             done += len(self._adjudicate(actor, game, now))
         return done
 
