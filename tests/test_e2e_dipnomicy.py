@@ -72,11 +72,12 @@ def test_dipnomicy_cycle_over_imap_and_smtp(judge_mailbox, smtp_sink, tmp_path):
         assert judge.stop() == 0, judge.log.read_text()
 
 
-def test_dipnomicy_reminder_from_the_deadline_engine_over_imap_and_smtp(judge_mailbox,
-                                                                        smtp_sink, tmp_path):
-    """The deadline engine reminds the players whose moves are not in, in Dipnomicy's words,
-    through the real servers: the SG sets the reminder to come 25 seconds after the start
-    (the moves deadline is the rules' 7 days)."""
+def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, smtp_sink,
+                                                               tmp_path):
+    """The deadline engine reminds the players whose moves are not in, and tells them when
+    the deadline has passed, in Dipnomicy's words, through the real servers: the SG sets the
+    reminder to come 25 seconds after the start (the moves deadline is the rules' 7 days),
+    then moves the deadline to a few seconds away, with a day's grace."""
     env = judge_mailbox
     judge = JudgeProcess(write_config(tmp_path, imap_config(env, tmp_path)), tmp_path).start()
     try:
@@ -86,7 +87,8 @@ def test_dipnomicy_reminder_from_the_deadline_engine_over_imap_and_smtp(judge_ma
                         f"judge@{env['MAILTEST_DOMAIN']}")
         game, sg = unique("r"), f"sg@{domain}"
         players = [f"player{k}@{domain}" for k in range(5)]
-        b.send(sg, f"CREATE {game} sgpass VARIANT dipnomicy\nSET REMINDER 6d23h59m35s\nOPEN",
+        b.send(sg, f"CREATE {game} sgpass VARIANT dipnomicy\nSET REMINDER 6d23h59m35s\n"
+               "SET GRACE 1d\nOPEN",
                "new game")
         created = b.wait(sg, subject_has("new game"), 60)
         assert not created.subject.startswith("[ERROR]"), created.body
@@ -115,5 +117,14 @@ def test_dipnomicy_reminder_from_the_deadline_engine_over_imap_and_smtp(judge_ma
             assert "moves and proposals for turn 1 are due by" in reminder.flat, reminder.body
             assert c.title() in reminder.body
         assert not [m for m in smtp_sink.for_rcpt(country[first]) if "reminder" in m.subject]
+        b.send(sg, f"MASTER {game} sgpass\nDEADLINE 10s", "deadline")
+        assert "Deadline of S1901M set to" in b.wait(sg, subject_has("deadline"), 60).flat
+        for c, a in country.items():
+            if c == first:
+                continue
+            late = b.wait(a, subject_has("late: orders missing"), 90)
+            assert "the deadline of the moves for turn 1 has passed" in late.flat, late.body
+            assert "The grace period ends" in late.flat
+        assert not [m for m in smtp_sink.for_rcpt(country[first]) if "late" in m.subject]
     finally:
         assert judge.stop() == 0, judge.log.read_text()
