@@ -75,9 +75,10 @@ def test_dipnomicy_cycle_over_imap_and_smtp(judge_mailbox, smtp_sink, tmp_path):
 def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, smtp_sink,
                                                                tmp_path):
     """The deadline engine reminds the players whose moves are not in, and tells them when
-    the deadline has passed, in Dipnomicy's words, through the real servers: the SG sets the
-    reminder to come 25 seconds after the start (the moves deadline is the rules' 7 days),
-    then moves the deadline to a few seconds away, with a day's grace."""
+    the deadline has passed, in Dipnomicy's words, through the real servers: once one player
+    has moved, the SG sets the reminder to come as long before the deadline as the phase lasts
+    (the rules' 7 days), so that it is due at once, then moves the deadline to a few seconds
+    away, with a day's grace."""
     env = judge_mailbox
     judge = JudgeProcess(write_config(tmp_path, imap_config(env, tmp_path)), tmp_path).start()
     try:
@@ -87,8 +88,7 @@ def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, sm
                         f"judge@{env['MAILTEST_DOMAIN']}")
         game, sg = unique("r"), f"sg@{domain}"
         players = [f"player{k}@{domain}" for k in range(5)]
-        b.send(sg, f"CREATE {game} sgpass VARIANT dipnomicy\nSET REMINDER 6d23h59m35s\n"
-               "SET GRACE 1d\nOPEN",
+        b.send(sg, f"CREATE {game} sgpass VARIANT dipnomicy\nSET GRACE 1d\nOPEN",
                "new game")
         created = b.wait(sg, subject_has("new game"), 60)
         assert not created.subject.startswith("[ERROR]"), created.body
@@ -110,6 +110,8 @@ def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, sm
                f"{moves[first]}", "moves")
         ack = b.wait(country[first], subject_has("moves"), 60)
         assert not ack.subject.startswith("[ERROR]"), ack.body
+        b.send(sg, f"MASTER {game} sgpass\nSET REMINDER 7d", "reminder now")
+        b.wait(sg, subject_has("reminder now"), 60)
         for c, a in country.items():
             if c == first:
                 continue
@@ -117,7 +119,7 @@ def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, sm
             assert "moves and proposals for turn 1 are due by" in reminder.flat, reminder.body
             assert c.title() in reminder.body
         assert not [m for m in smtp_sink.for_rcpt(country[first]) if "reminder" in m.subject]
-        b.send(sg, f"MASTER {game} sgpass\nDEADLINE 10s", "deadline")
+        b.send(sg, f"MASTER {game} sgpass\nDEADLINE 5s", "deadline")
         assert "Deadline of S1901M set to" in b.wait(sg, subject_has("deadline"), 60).flat
         for c, a in country.items():
             if c == first:
