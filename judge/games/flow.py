@@ -179,9 +179,8 @@ class GameFlow:
     # -------------------------------------------------------------- own cycle
     # A flow with its own turn cycle runs its games itself: its deadlines, START, PROCESS,
     # joining. The hooks below are asked only when ``own_cycle`` is True; the standard cycle
-    # (judge/games/game.py, judge/games/deadlines.py) runs every other game. (Issue 14 asks
-    # that every variant run on the deadline engine; until then a game with its own cycle
-    # gets no reminders, grace or late notices: see the plan in docs/engine.md.)
+    # (judge/games/game.py, judge/games/deadlines.py) runs every other game. The deadline
+    # engine still sends its reminder and late notices (docs/engine.md: what is left).
     own_cycle = False
     # Whether the game is processed as soon as every power has ordered.
     process_when_ready = True
