@@ -12,14 +12,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from judge import render  # render.svg_to_png looked up when drawn (tests replace it)
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
+from judge.engine.variant import Outcome
 from judge.games import game as G
+from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
-from judge.games.plugins import plugin
 from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
+from judge.render.views import report_picture, report_view
 from judge.storage import Store
 
 log = logging.getLogger("judge.reports")
@@ -118,26 +121,26 @@ def events_context(variant: Any, events: list[Event], new: Position) -> dict:
 
 
 def _groups(turns: list[G.Turn]) -> list[list[G.Turn]]:
-    """The turns that make one report each: one phase, or (when the variant's plug-in says
+    """The turns that make one report each: one phase, or (when the variant's flow says
     so) the consecutive phases of one game adjudicated together."""
     groups: list[list[G.Turn]] = []
     for turn in turns:
         last = groups[-1] if groups else None
         if last and last[-1].game["id"] == turn.game["id"] and \
-                plugin(turn.game["variant"]).one_report_per_adjudication:
+                flow_of(turn.game["variant"]).one_report_per_adjudication:
             last.append(turn)
         else:
             groups.append([turn])
     return groups
 
 
-def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
+def queue_flow_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
     """A variant's own report of the phases in ``group`` (True), through the same pipeline:
     the events with their audiences, then each recipient's report from the events it may
     see. False when the variant has none (the standard report is used)."""
     game = G.refresh(s, group[0].game)
     variant = G.get_variant(game["variant"])
-    plug = plugin(game["variant"])
+    plug = flow_of(game["variant"])
     steps = [(t.outcome, t.given or []) for t in group]
     events = plug.turn_events(variant, steps)
     if events is None:
@@ -160,35 +163,56 @@ def queue_plugin_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
 
 def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for group in _groups(turns):
-        if queue_plugin_report(outbox, s, group):
+        if queue_flow_report(outbox, s, group):
             continue
         queue_phase_reports(outbox, s, group)
+
+
+def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
+                      context: dict[str, Any]) -> None:
+    """One public mail, the same for every reader, to every player, the master, the game's
+    observers and its list: a variant's own publications (e.g. a ruleset, a vote's result)."""
+    for r in readers(s, game):
+        outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
+                     template=template, context=context, game_id=game["id"],
+                     headers=list_headers(outbox.cfg, game, r.address))
+
+
+def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
+                 reader: str | None) -> tuple[str, str, dict]:
+    """(subject, template, context) of the standard report of one phase for ``reader``, from
+    the events ``seen`` (those it may see). A flow with its own events may use it as its
+    report."""
+    prev: Position = outcome.previous
+    new: Position = outcome.position
+    context = {
+        "game": game["name"], "variant": variant.title,
+        "phase": str(prev.phase), "phase_name": prev.phase.long_name,
+        "powers": list(variant.board.powers),
+        "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
+        "deadline": None if new.winner else game["deadline"],
+        "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
+        **events_context(variant, seen, new), "you": reader,
+    }
+    # the judges' subject convention, which players' mail filters rely on
+    return f"{game['name']} - {prev.phase} results", "report.txt.j2", context
 
 
 def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
         game = G.refresh(s, turn.game)
         variant = G.get_variant(game["variant"])
-        prev: Position = turn.previous
-        new: Position = turn.outcome.position
         events = phase_events(variant, turn)
-        base = {
-            "game": game["name"], "variant": variant.title,
-            "phase": str(prev.phase), "phase_name": prev.phase.long_name,
-            "powers": list(variant.board.powers),
-            "next_phase": str(new.phase), "next_phase_name": new.phase.long_name,
-            "deadline": None if new.winner else game["deadline"],
-            "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
-        }
-        base["no_orders"] = no_orders(s, game, variant, prev)
-        # the judges' subject convention, which players' mail filters rely on
-        subject = f"{game['name']} - {prev.phase} results"
-        pictures = _Pictures(variant, prev, new, events, f"{game['name']} {variant.title}")
+        pictures = _Pictures(variant, turn.previous, turn.outcome.position, events,
+                             f"{game['name']} {variant.title}")
+        absent = no_orders(s, game, variant, turn.previous)  # the same for every reader
         for r in readers(s, game):  # players, master, observers, the game's list
-            seen = events_context(variant, visible_events(events, r.power), new)
-            outbox.queue(kind="report", to=r.address, subject=subject,
-                         template="report.txt.j2", context={**base, **seen, "you": r.power},
-                         game_id=turn.game["id"], attachments=pictures.for_reader(r.power),
+            subject, template, context = phase_report(
+                variant, game, turn.outcome, visible_events(events, r.power), r.power)
+            context["no_orders"] = absent
+            outbox.queue(kind="report", to=r.address, subject=subject, template=template,
+                         context=context, game_id=turn.game["id"],
+                         attachments=pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
 
 
@@ -217,8 +241,6 @@ class _Pictures:
         self.drawn: dict[Any, Attachment | None] = {}
 
     def for_reader(self, power: str | None) -> list[Attachment]:
-        from judge.render.views import report_view
-
         try:
             view = report_view(self.variant, self.events, power)
         except Exception:  # a picture that cannot be drawn must not stop the report
@@ -232,15 +254,12 @@ class _Pictures:
         return [picture] if picture is not None else []
 
     def _draw(self, power: str | None) -> Attachment | None:
-        from judge.render import svg_to_png
-        from judge.render.views import report_picture
-
         try:
             svg = report_picture(self.variant, self.previous, self.after, self.events, power,
                                  self.title)
             if svg is None:
                 return None
-            return Attachment(f"{self.phase}.png", "image/png", svg_to_png(svg))
+            return Attachment(f"{self.phase}.png", "image/png", render.svg_to_png(svg))
         except Exception:  # a picture that cannot be drawn must not stop the report
             log.exception("map for %s %s could not be drawn: the report goes without it",
                           self.title, self.phase)
@@ -250,7 +269,7 @@ class _Pictures:
 def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
-    plug = plugin(game["variant"])
+    plug = flow_of(game["variant"])
     if plug.start_notice(variant, game, pos, None) is not None:
         subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
         for r in readers(s, game):

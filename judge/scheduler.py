@@ -19,7 +19,7 @@ from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from judge.games import drivers
+from judge.games import flow as flows
 from judge.storage import Store, now_utc, parse_iso
 
 log = logging.getLogger("judge.scheduler")
@@ -53,17 +53,20 @@ class Clock:
 
     def sync(self, store: Store) -> None:
         """Make the game jobs match the database: each running game's next wake (the deadline
-        engine's ``wake_at``), or, for a game with a driver, its deadline and the driver's
-        own wake-ups."""
+        engine's ``wake_at``), or, for a game whose flow has its own cycle, its deadline and
+        the flow's own wake-ups."""
         wanted: dict[int, datetime] = {}
         for row in store.all("SELECT id, variant, status, deadline, wake_at FROM games "
                              "WHERE status IN ('active', 'paused')"):
-            if drivers.for_game(row) is not None:
+            if flows.flow_for(row).own_cycle:
                 if row["status"] == "active" and row["deadline"]:
                     wanted[row["id"]] = parse_iso(row["deadline"])
+                if row["status"] == "active" and row["wake_at"]:  # its reminder
+                    when = parse_iso(row["wake_at"])
+                    wanted[row["id"]] = min(when, wanted.get(row["id"], when))
             elif row["wake_at"]:
                 wanted[row["id"]] = parse_iso(row["wake_at"])
-        for gid, when in drivers.wakeups(store).items():  # e.g. Dipnomicy's vote deadlines
+        for gid, when in flows.wakeups(store).items():  # e.g. Dipnomicy's vote deadlines
             wanted[gid] = min(when, wanted.get(gid, when))
         for gid in list(self._deadlines):
             if gid not in wanted:

@@ -119,7 +119,7 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
-    # 3: Dipnomicy (judge/games/dipnomicy.py): the game's seed and the stage of its cycle, this
+    # 3: Dipnomicy (variants/dipnomicy/flow.py): the game's seed and the stage of its cycle, this
     # turn's proposals, the votes (late ones kept, to be reported), the SG's vetoes and numbers,
     # and the settings chosen before the start
     """
@@ -159,7 +159,7 @@ MIGRATIONS: list[str] = [
     );
     """,
     # 4: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
-    # pseudonyms); see judge/games/plugins.py
+    # pseudonyms); see judge/games/flow.py
     """
     ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
     """,
@@ -274,12 +274,6 @@ MIGRATIONS: list[str] = [
 
 
 BUSY_TIMEOUT_MS = 60_000  # a connection waits this long for another one's write lock
-
-
-def _store_message(store: Store, raw: bytes, source: str, mail_from: str | None) -> None:
-    from judge.mail.intake import store_message  # as the receivers store (and key) it
-
-    store_message(store, raw, source, mail_from)
 
 
 def now_utc() -> datetime:
@@ -440,8 +434,11 @@ class Store:
         finally:
             os.close(fd)
 
-    def import_spool(self) -> int:
-        """Move spooled mail into the inbox (each in its own short transaction); how many."""
+    def import_spool(self, store_message: Callable[[Store, bytes, str, str | None], None]
+                     ) -> int:
+        """Move spooled mail into the inbox (each in its own short transaction) with
+        ``store_message`` (:func:`judge.mail.intake.store_message`: as the receivers store,
+        and key, it); how many."""
         folder = self.spool_dir
         if self.path == ":memory:" or not folder.is_dir():
             return 0
@@ -451,7 +448,7 @@ class Store:
             head, _, raw = data.partition(b"\n")
             meta = json.loads(head)
             with self.transaction():
-                _store_message(self, raw, meta["source"], meta["mail_from"])
+                store_message(self, raw, meta["source"], meta["mail_from"])
             path.unlink()  # a crash before this: stored again as a duplicate, and dropped
             moved += 1
         return moved

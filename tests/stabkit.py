@@ -19,9 +19,9 @@ from mailkit import POWERS, Backend, Got, subject_has
 from test_stab_leak import check_private, check_public
 
 from judge.engine.position import Position
-from judge.games.stab import PLUGIN
 from judge.storage import Store
 from judge.variants import get_variant
+from judge.variants.stab.flow import FLOW as PLUGIN
 from judge.variants.stab.report import loc_text
 
 VARIANT = get_variant("stab")

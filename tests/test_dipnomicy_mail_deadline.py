@@ -9,7 +9,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from dipkit import DipGame, cheap_passwords, play_turn_with_votes, proposal  # noqa: F401 (fixture)
+from dipkit import (  # noqa: F401 (fixture)
+    GM,
+    DipGame,
+    cheap_passwords,
+    play_turn_with_votes,
+    proposal,
+)
 
 from judge.mail.compose import deadline_text
 from judge.scheduler import Clock
@@ -105,4 +111,69 @@ def test_the_scheduler_wakes_the_judge_at_the_vote_deadline(tmp_path):
     assert g.vote_deadline() < g.deadline()
     g.to_vote_deadline()
     clock.sync(g.judge.store)
-    assert clock.deadline_jobs()[gid] == g.deadline()  # then the moves deadline again
+    # then the reminder a day before the moves deadline (the deadline engine's), and the
+    # moves deadline once it has been sent
+    assert clock.deadline_jobs()[gid] == g.deadline() - timedelta(days=1)
+    g.clock.to(g.deadline() - timedelta(hours=23))
+    g.tick()
+    clock.sync(g.judge.store)
+    assert clock.deadline_jobs()[gid] == g.deadline()
+
+
+def test_the_deadline_engine_reminds_players_without_moves_in_dipnomicy_words(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    g.player("FRANCE", "A Par -- Bur\nA Mar -- Spa\nF Bre -- Mid")
+    assert not [m for m in g.tick() if "reminder" in m.subject]
+    g.clock.to(g.deadline() - timedelta(days=1, seconds=1))
+    assert not [m for m in g.tick() if "reminder" in m.subject]  # not yet
+    g.clock.to(g.deadline() - timedelta(hours=23))
+    reminders = {m.rcpt: m for m in g.tick() if "reminder" in m.subject}
+    assert set(reminders) == {a for c, a in g.countries.items() if c != "FRANCE"}
+    for m in reminders.values():
+        assert "moves and proposals for turn 1 are due by" in m.flat, m.body
+        assert "PROPOSE" in m.body
+    assert not [m for m in g.tick() if "reminder" in m.subject]  # once
+    got = g.to_deadline()  # the turn is adjudicated as before
+    g.to_all(got, "move report, turn 1")
+
+
+def test_with_grace_late_players_are_told_and_the_turn_waits_for_its_end(tmp_path):
+    """SET GRACE (no deadline rule in force): at the moves deadline the deadline engine
+    sends late notices and the turn is adjudicated when grace ends; moves are taken
+    meanwhile."""
+    g = DipGame(tmp_path)
+    g.reply(GM, "CREATE dip sgpass VARIANT dipnomicy\nSET GRACE 2d", "new")
+    g.start()
+    g.player("FRANCE", "A Par H\nA Mar H\nF Bre H")
+    deadline = g.deadline()
+    got = g.to_deadline()
+    assert not g.published(got, "move report")
+    late = {m.rcpt: m for m in got if "late: orders missing" in m.subject and m.rcpt != GM}
+    assert set(late) == {a for c, a in g.countries.items() if c != "FRANCE"}
+    for m in late.values():
+        assert "the deadline of the moves for turn 1 has passed" in m.flat, m.body
+        assert "orders and proposals are still taken" in m.flat, m.body
+    assert [m for m in got if m.rcpt == GM and "late: orders missing" in m.subject]
+    r = g.player("GERMANY", "A Ber H\nA Mun H\nF Kie H", "in grace")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    g.clock.to(deadline + timedelta(days=1, seconds=1))
+    again = {m.rcpt for m in g.tick() if "late: orders missing" in m.subject and m.rcpt != GM}
+    assert again == {a for c, a in g.countries.items() if c not in ("FRANCE", "GERMANY")}
+    assert not g.published(g.tick(), "move report")
+    g.clock.to(deadline + timedelta(days=2, seconds=1))
+    g.to_all(g.tick(), "move report, turn 1")
+
+
+def test_under_the_deadline_rule_there_is_no_grace(tmp_path):
+    """P5 says late moves are not counted: SET GRACE then gives no late notice, and the
+    turn is adjudicated at its deadline."""
+    g = DipGame(tmp_path)
+    g.start()
+    play_turn_with_votes(g, {"ITALY": P5}, None, {"Speed up the game (and clarify the "
+                                                  "deadline)": "FOR"})
+    r = g.sg("SET GRACE 2d")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    got = g.to_deadline()
+    g.to_all(got, "move report, turn 2")
+    assert not [m for m in g.mail if "late: orders missing" in m.subject]

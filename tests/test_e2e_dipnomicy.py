@@ -70,3 +70,63 @@ def test_dipnomicy_cycle_over_imap_and_smtp(judge_mailbox, smtp_sink, tmp_path):
             assert "A Pic -- Bur\n" in report.body and "A Mun -- Bur (failed" in report.body
     finally:
         assert judge.stop() == 0, judge.log.read_text()
+
+
+def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, smtp_sink,
+                                                               tmp_path):
+    """The deadline engine reminds the players whose moves are not in, and tells them when
+    the deadline has passed, in Dipnomicy's words, through the real servers: once one player
+    has moved, the SG sets the reminder to come as long before the deadline as the phase lasts
+    (the rules' 7 days), so that it is due at once, then moves the deadline to a few seconds
+    away, with a day's grace."""
+    env = judge_mailbox
+    judge = JudgeProcess(write_config(tmp_path, imap_config(env, tmp_path)), tmp_path).start()
+    try:
+        judge.wait_log("IMAP: connected")
+        domain = f"{unique('dipr')}.test"
+        b = SinkBackend(smtp_sink, env["MAILTEST_HOST"], int(env["MAILTEST_SMTP_PORT"]),
+                        f"judge@{env['MAILTEST_DOMAIN']}")
+        game, sg = unique("r"), f"sg@{domain}"
+        players = [f"player{k}@{domain}" for k in range(5)]
+        b.send(sg, f"CREATE {game} sgpass VARIANT dipnomicy\nSET GRACE 1d\nOPEN",
+               "new game")
+        created = b.wait(sg, subject_has("new game"), 60)
+        assert not created.subject.startswith("[ERROR]"), created.body
+        for k, a in enumerate(players):
+            b.send(a, f"JOIN {game} pw-{k}", "join")
+        for a in players:
+            b.wait(a, subject_has("join"), 60)
+        b.send(sg, f"MASTER {game} sgpass\nSTART", "start")
+        country: dict[str, str] = {}
+        for a in players:
+            notice = b.wait(a, subject_has("the game has started"), 60)
+            c = re.search(r"You play (\w+)\.", notice.body).group(1).upper()
+            country[c] = a
+        # five of the seven: the first in alphabetical order is one of these three
+        moves = {"AUSTRIA": "A Vie H\nA Bud H\nF Tri H", "ENGLAND": "A Lvp H\nF Lon H\nF Edi H",
+                 "FRANCE": "A Par H\nA Mar H\nF Bre H"}
+        first = sorted(country)[0]
+        b.send(country[first], f"SIGNON {first} {game} pw-{players.index(country[first])}\n"
+               f"{moves[first]}", "moves")
+        ack = b.wait(country[first], subject_has("moves"), 60)
+        assert not ack.subject.startswith("[ERROR]"), ack.body
+        b.send(sg, f"MASTER {game} sgpass\nSET REMINDER 7d", "reminder now")
+        b.wait(sg, subject_has("reminder now"), 60)
+        for c, a in country.items():
+            if c == first:
+                continue
+            reminder = b.wait(a, subject_has("reminder"), 90)
+            assert "moves and proposals for turn 1 are due by" in reminder.flat, reminder.body
+            assert c.title() in reminder.body
+        assert not [m for m in smtp_sink.for_rcpt(country[first]) if "reminder" in m.subject]
+        b.send(sg, f"MASTER {game} sgpass\nDEADLINE 5s", "deadline")
+        assert "Deadline of S1901M set to" in b.wait(sg, subject_has("deadline"), 60).flat
+        for c, a in country.items():
+            if c == first:
+                continue
+            late = b.wait(a, subject_has("late: orders missing"), 90)
+            assert "the deadline of the moves for turn 1 has passed" in late.flat, late.body
+            assert "The grace period ends" in late.flat
+        assert not [m for m in smtp_sink.for_rcpt(country[first]) if "late" in m.subject]
+    finally:
+        assert judge.stop() == 0, judge.log.read_text()

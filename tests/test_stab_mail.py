@@ -47,7 +47,7 @@ def test_the_checks_catch_a_private_event_told_to_every_player(tmp_path, monkeyp
     import pytest
     from mailkit import POWERS
 
-    from judge.games.stab import StabPlugin
+    from judge.variants.stab.flow import StabFlow as StabPlugin
 
     real = StabPlugin.turn_events
 
@@ -68,7 +68,7 @@ def test_the_checks_catch_a_reply_naming_another_powers_unit(tmp_path, monkeypat
     catch the standard reader's "the unit in Munich is not yours (it is GERMANY's)"."""
     import pytest
 
-    from judge.games import stab
+    from judge.variants.stab import flow as stab
 
     real = stab.blind_position
 
@@ -110,7 +110,7 @@ def test_orders_in_the_seeds_notation_and_conditional_retreats_are_read():
     retreat for a unit that is not the power's says only that it has none there."""
     from stabkit import RULES, VARIANT
 
-    from judge.games.stab import PLUGIN
+    from judge.variants.stab.flow import FLOW as PLUGIN
 
     pos, _ = RULES.place(RULES.initial_position(), [])
     lines = PLUGIN.read_lines(VARIANT, pos, "FRANCE", [
@@ -133,7 +133,7 @@ def test_next_seasons_orders_are_checked_where_the_power_knows_its_units():
     from stabkit import RULES, VARIANT
 
     from judge.engine.position import Phase
-    from judge.games.stab import PLUGIN
+    from judge.variants.stab.flow import FLOW as PLUGIN
 
     pos, _ = RULES.place(RULES.initial_position(retreats="next_season"), [])
     pos.phase = Phase("W", 1901, "A")

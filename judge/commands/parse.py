@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from judge.commands import dipnomicy as _dipnomicy
 from judge.commands import gm
 from judge.durations import (  # noqa: F401 (commands read them from here)
     EXAMPLES,
     parse_duration,
     read_durations,
 )
+from judge.games.flow import all_flows
 
 # command word -> (canonical name, usage)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -41,8 +41,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "SIGNOFF": ("END", "SIGNOFF"),
     "END": ("END", "END"),
 }
-# Variants' own command words (each module: COMMANDS, BLOCKS, check(name, args) -> reason)
-PLUGINS = [_dipnomicy]
+# Variants' own command words are their game flows' (judge.games.flow: grammar, block_commands,
+# check_command(name, args) -> reason)
 _ALIASES = {"SIGN-ON": "SIGNON", "SIGN_ON": "SIGNON", "LOGIN": "SIGNON", "BYE": "END",
             "QUIT": "END", "ORDERS-CLEAR": "CLEAR"}
 # commands whose line carries a password (gm.PASSWORD_AT adds the game-running ones)
@@ -107,18 +107,19 @@ def _parse_line(line: str) -> Command:
         if not reason and cmd.name in gm.PASSWORD_AT:
             cmd.hide = (gm.PASSWORD_AT[cmd.name],)
         if reason:
-            for plugin in PLUGINS:  # the same word in a variant's own form (ROLLBACK <turn>)
-                if head in plugin.COMMANDS and not plugin.check(plugin.COMMANDS[head][0],
-                                                                words[1:]):
-                    return Command(plugin.COMMANDS[head][0], words[1:], line)
+            for flow in all_flows():  # the same word in a variant's own form (ROLLBACK <turn>)
+                if head in flow.grammar and not flow.check_command(flow.grammar[head][0],
+                                                                   words[1:]):
+                    return Command(flow.grammar[head][0], words[1:], line)
             cmd.error = f"{reason}; write: {gm.COMMANDS[head][1]}"
         return cmd
     if head not in COMMANDS:
-        for plugin in PLUGINS:
-            if head in plugin.COMMANDS:
-                name, usage = plugin.COMMANDS[head]
+        for flow in all_flows():
+            if head in flow.grammar:
+                name, usage = flow.grammar[head]
                 cmd = Command(name, words[1:], line)
-                reason = "" if name in plugin.BLOCKS else plugin.check(name, words[1:])
+                reason = "" if name in flow.block_commands else flow.check_command(name,
+                                                                                   words[1:])
                 if reason:
                     cmd.error = f"{reason}; write: {usage}"
                 return cmd
@@ -288,7 +289,7 @@ def parse_lines(lines: list[str]) -> list[Command]:
             first = next((k for k, x in enumerate(cmd.block) if x.strip()), len(cmd.block))
             del cmd.block[:first]
         out.append(cmd)
-        if not cmd.error and any(cmd.name in p.BLOCKS for p in PLUGINS):
+        if not cmd.error and any(cmd.name in f.block_commands for f in all_flows()):
             block = cmd
     mark_signoff(out)
     return out

@@ -25,13 +25,16 @@ from judge.commands.parse import (
     read_durations,
 )
 from judge.config import Config
-from judge.games import deadlines, drivers, gmtools, observers, plugins
+from judge.games import deadlines, gmtools, observers
+from judge.games import flow as flows
 from judge.games import game as G
+from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError, WrongPassword
 from judge.games.mapcmd import map_command
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail import guard
 from judge.mail.compose import Attachment, deadline_text
+from judge.mail.intake import store_message
 from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
@@ -117,7 +120,7 @@ class Actor:
                  clock: Callable[[], datetime] = now_utc) -> None:
         self.s = store
         self.cfg = cfg
-        self.outbox = Outbox(store, cfg, clock)
+        self.outbox = Outbox(store, cfg, clock, zone_of=zone)
         self.clock = clock
         self.stopping = threading.Event()
         # (line, masked line) of the mail being acted on: to mask its stored copy
@@ -130,7 +133,7 @@ class Actor:
         Stops early (between messages) when ``self.stopping`` is set."""
         done = 0
         while True:
-            self.s.import_spool()  # mail the SMTP receiver could not store at once
+            self.s.import_spool(store_message)  # mail the SMTP receiver could not store at once
             rows = self.s.pending_inbox(limit)
             if not rows:
                 return done
@@ -465,8 +468,8 @@ class Actor:
         if name == "SIGNON":
             power_text, game_name, password = a
             game = G.find_game(s, game_name)
-            if (driver := drivers.for_game(game)) is not None:
-                driver.check_join(game)
+            if (flow := flow_for(game)).own_cycle:
+                flow.check_join(game)
             power, joined = G.sign_on(s, game, power_text, password, address, self._guard)
             self._set_context(ses, game, power)
             ses.signon_failed = False
@@ -475,15 +478,15 @@ class Actor:
                         f"this password from now on.", "text", None)
             return f"Signed on as {power.title()} in game {game['name']}.", "text", None
         if name == "JOIN":
-            driver = drivers.for_game(G.find_game(s, a[0]))
+            flow = flow_for(G.find_game(s, a[0]))
             if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
-                if driver is None:
+                if not flow.own_cycle:
                     raise GameError(f"say which power: JOIN {a[0]} <power> <password>")
-                return driver.join(self, G.find_game(s, a[0]), a[1], address), "text", None
+                return flow.join(self, G.find_game(s, a[0]), a[1], address), "text", None
             game_name, power_text, password = a
             game = G.find_game(s, game_name)
-            if driver is not None:
-                driver.check_join(game)
+            if flow.own_cycle:
+                flow.check_join(game)
             power = G.join_game(s, game, power_text, password, address)
             self._set_context(ses, game, power)
             return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
@@ -518,19 +521,19 @@ class Actor:
             ctx.lines.clear()
             ctx.cleared = ctx.touched = True
             return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
-        handler = drivers.command_handler(name)  # a variant's own command (VOTE, RULES...)
+        handler = flows.command_handler(name)  # a variant's own command (VOTE, RULES...)
         if handler is not None:
             return handler(self, ses, cmd)
         # game master commands
         game = self._master_game(ses)
         if name == "OPEN":
             game = G.open_game(s, game)
-            driver = drivers.for_game(game)
-            how = driver.join_hint(game) if driver else f"SIGNON <power> {game['name']} <password>"
+            how = flow_for(game).join_hint(game)
             return f"Game {game['name']} is open: players join with {how}.", "text", None
         if name == "START":
-            driver = drivers.for_game(game)
-            game = driver.start(self, ses, game, now) if driver else G.start_game(s, game, now)
+            flow = flow_for(game)
+            game = flow.start(self, ses, game, now) if flow.own_cycle else \
+                G.start_game(s, game, now)
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
             tz = zone(game)
@@ -538,9 +541,9 @@ class Actor:
                     f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
                     "Every player has been sent the position.", "text", None)
         if name == "PROCESS":
-            if (driver := drivers.for_game(game)) is not None:
+            if (flow := flow_for(game)).own_cycle:
                 ses.games_touched.add(game["id"])
-                return driver.process(self, ses, game, now), "text", None
+                return flow.process(self, ses, game, now), "text", None
             G.check_running(game)
             turns = G.adjudicate(s, game, now)
             ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
@@ -558,8 +561,8 @@ class Actor:
                     f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
                     "text", None)
         if name == "DEADLINES":
-            if (driver := drivers.for_game(game)) is not None:  # its deadlines are its rules'
-                raise GameError(driver.lengths(s, game))
+            if (flow := flow_for(game)).own_cycle:  # its deadlines are its rules'
+                raise GameError(flow.lengths(s, game))
             durations, _ = read_durations(a)
             game = G.set_durations(s, game, durations)
             return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
@@ -616,6 +619,10 @@ class Actor:
                 return power
         return None
 
+    def master_game(self, ses: _Session) -> dict:
+        """The game the sender signed on to as master (GameError when none)."""
+        return self._master_game(ses)
+
     def _master_game(self, ses: _Session) -> dict:
         if ses.master is None:
             if ses.master_failed:
@@ -662,15 +669,15 @@ class Actor:
             v = G.get_variant(variant.lower())
         except KeyError:
             v = None  # create_game names the variants
-        plug = plugins.plugin(variant)
+        plug = flow_of(variant)
         settings = plug.settings(v, options) if v is not None else {}
         game = G.create_game(self.s, name, password, variant.lower(),
                              (durations[0], durations[1], durations[2]), ses.inbound.sender,
                              settings)
         ses.master, ses.master_failed = game, False
         described = plug.describe(settings)
-        driver = drivers.for_game(game)  # a variant with its own cycle says its own deadlines
-        lengths = driver.lengths(self.s, game) + " " if driver is not None else (
+        # a variant with its own cycle says its own deadlines
+        lengths = plug.lengths(self.s, game) + " " if plug.own_cycle else (
             f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
             f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")
         return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
@@ -711,8 +718,8 @@ class Actor:
                 continue
             try:
                 with self.s.db.atomic():
-                    if ctx.lines and (driver := drivers.for_game(game)) is not None:
-                        driver.check_orders(self, game, ctx.power)  # e.g. too late (P5)
+                    if ctx.lines and (flow := flow_for(game)).own_cycle:
+                        flow.check_orders(self, game, ctx.power)  # e.g. too late (P5)
                     if ctx.lines:
                         status = G.submit_orders(self.s, game, ctx.power, ctx.lines,
                                                  ses.inbox_id)
@@ -745,8 +752,7 @@ class Actor:
         turns: list[G.Turn] = []
         for gid in sorted(ses.games_touched):
             game = self.s.game_by_id(gid)
-            driver = drivers.for_game(game)
-            if driver is not None and not driver.process_when_ready:
+            if not flow_for(game).process_when_ready:
                 continue
             if game and game["status"] == "active":
                 text, done = deadlines.after_orders(self, game, self.clock())
@@ -756,20 +762,20 @@ class Actor:
         return turns
 
     def process_due(self) -> int:
-        """Do what is due: games with a driver (their own cycle) as the driver says; every
+        """Do what is due: games whose flow has its own cycle as the flow says; every
         other game by the deadline engine (judge/games/deadlines.py): reminders, late
         notices, processing at the deadline, the end of grace, early processing, paused
         reminders."""
         count = 0
         now = self.clock()
         candidates = {g["id"] for g in G.due_games(self.s, now)
-                      if drivers.for_game(g) is not None} | drivers.due_ids(self.s, now)
+                      if flow_for(g).own_cycle} | flows.due_ids(self.s, now)
         for gid in sorted(candidates):
             try:
                 with self.s.transaction():
                     game = self.s.game_by_id(gid)
-                    if (driver := drivers.for_game(game)) is not None:
-                        count += driver.due(self, game, now)
+                    if (flow := flow_for(game)).own_cycle:
+                        count += flow.due(self, game, now)
             except Exception:  # one broken game must not hold up the others
                 log.exception("game %s: processing at the deadline failed", gid)
         return count + deadlines.run_due(self, now)

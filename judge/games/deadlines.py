@@ -26,71 +26,27 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
+from judge import reports
 from judge.durations import parse_duration
-from judge.games import drivers
 from judge.games import game as G
+from judge.games import notices as N
 from judge.games import settings as S
+from judge.games.flow import flow_for
+from judge.games.phaseclock import (  # noqa: F401 (read from here too)
+    DAY,
+    align,
+    begin_phase,
+    compute_deadline,
+    deadline_moved,
+)
+from judge.mail.compose import deadline_text
 from judge.storage import Store, iso, parse_iso
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor
 
 log = logging.getLogger("judge.deadlines")
-DAY = timedelta(days=1)
-
-
-# --------------------------------------------------------------- computing a deadline
-def align(when: datetime, st: dict[str, Any]) -> datetime:
-    """The first moment at or after ``when`` that is at the game's time of day (if set) on
-    one of its weekdays (if set), both in the game's time zone."""
-    tz = ZoneInfo(st["zone"])
-    local = when.astimezone(tz)
-    if st["time"]:
-        h, m = (int(x) for x in st["time"].split(":"))
-        cand = local.replace(hour=h, minute=m, second=0, microsecond=0)
-        if cand < local:
-            cand = (cand + DAY).replace(hour=h, minute=m)
-        local = cand
-    days = st["days"]
-    for _ in range(8):
-        if not days or local.weekday() in days:
-            break
-        nxt = local + DAY
-        # re-localise: a day may be 23 or 25 hours long across a change of summer time
-        local = datetime(nxt.year, nxt.month, nxt.day, local.hour, local.minute, tzinfo=tz)
-    return local.astimezone(ZoneInfo("UTC"))
-
-
-def compute_deadline(s: Store, game: dict, start: datetime, kind: str) -> datetime:
-    """``start`` plus the phase's length, aligned, and pushed past any player's absence."""
-    st = S.load(game)
-    when = align(start + timedelta(seconds=G.phase_seconds(game, kind)), st)
-    absences = [(parse_iso(a["start"]), parse_iso(a["until"])) for a in s.all(
-        "SELECT a.start, a.until FROM absences a JOIN players p ON p.game_id = a.game_id AND "
-        "p.power = a.power WHERE a.game_id = ? AND p.state = 'active'", (game["id"],))]
-    for _ in range(len(absences) + 1):  # each absence can push the deadline at most once
-        pushed = [until for begin, until in absences if begin <= when < until]
-        if not pushed:
-            break
-        when = align(max(pushed), st)
-    return when
-
-
-def begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
-    """Start the clock of a new phase (or a restarted one): returns the deadline (UTC ISO)."""
-    deadline = iso(compute_deadline(s, game, now, kind))
-    s.execute("UPDATE games SET deadline = ?, phase_started = ?, early_at = NULL WHERE id = ?",
-              (deadline, iso(now), game["id"]))
-    return deadline
-
-
-def deadline_moved(s: Store, game: dict) -> None:
-    """The current deadline was changed (by the master, or an absence): the reminder and late
-    notices of the phase are due again, relative to the new deadline."""
-    s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?",
-              (game["id"], f"{game['phase']}:%"))
 
 
 # ------------------------------------------------------------------------ state
@@ -150,11 +106,8 @@ def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
     if game["early_at"]:
         times.append(parse_iso(game["early_at"]))
     phase = game["phase"]
-    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
-    if st["reminder"] and not done(s, game, f"{phase}:reminder"):
-        at = deadline - timedelta(seconds=st["reminder"])
-        if started is None or at > started:
-            times.append(at)
+    if (at := reminder_at(s, game)) is not None:
+        times.append(at)
     grace_end = deadline + timedelta(seconds=st["grace"])
     k = 0
     while done(s, game, f"{phase}:late:{k}"):
@@ -174,8 +127,6 @@ def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
 # -------------------------------------------------------------------- the tick
 def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
     """Do what is due for one game at ``now`` (inside the caller's transaction)."""
-    from judge.games import notices as N
-
     s = actor.s
     if game["status"] == "paused":
         k = 1
@@ -196,13 +147,7 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
         if not missing and not waiting_powers(s, game):
             return process(actor, game, now, "early")
         s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
-    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
-    if st["reminder"] and not done(s, game, f"{phase}:reminder"):
-        at = deadline - timedelta(seconds=st["reminder"])
-        if now >= at and (started is None or at > started):
-            mark(s, game, f"{phase}:reminder", now)  # due once, whether or not anyone needs it
-            if missing and now < deadline:
-                N.reminder(actor, game, missing)
+    remind(actor, game, now, missing)
     if now < deadline:
         return []
     if not missing:
@@ -214,22 +159,47 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
             mark(s, game, f"{phase}:late:0", now)
             N.late(actor, game, missing, grace_end, st["missed"], processed=True)
         return process(actor, game, now, "civil disorder", missing)
-    k = int((now - deadline) / DAY)
-    if not done(s, game, f"{phase}:late:{k}"):
-        for j in range(k + 1):  # late notices not sent (judge down) are not sent in a burst
-            mark(s, game, f"{phase}:late:{j}", now)
-        N.late(actor, game, missing, grace_end, st["missed"])
+    late(actor, game, now, missing, grace_end, st["missed"])
     if now >= grace_end and st["missed"] == "wait" and not done(s, game, f"{phase}:missed"):
         mark(s, game, f"{phase}:missed", now)
         count_misses(actor, game, missing, now)
     return []
 
 
+def reminder_at(s: Store, game: dict) -> datetime | None:
+    """When the reminder of the current phase is due (None: none is, or it has been sent)."""
+    st = S.load(game)
+    if not st["reminder"] or not game["deadline"] or done(s, game, f"{game['phase']}:reminder"):
+        return None
+    at = parse_iso(game["deadline"]) - timedelta(seconds=st["reminder"])
+    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
+    return at if started is None or at > started else None
+
+
+def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]]) -> None:
+    """The reminder, once it is due: to each power still without complete orders."""
+    at = reminder_at(actor.s, game)
+    if at is None or now < at:
+        return
+    mark(actor.s, game, f"{game['phase']}:reminder", now)  # due once, whoever needs it
+    if missing and now < parse_iso(game["deadline"]):
+        N.reminder(actor, game, missing)
+
+
+def late(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
+         grace_end: datetime, policy: str) -> None:
+    """The late notice of the day (the deadline has passed, orders are missing)."""
+    s, phase = actor.s, game["phase"]
+    k = int((now - parse_iso(game["deadline"])) / DAY)
+    if not done(s, game, f"{phase}:late:{k}"):
+        for j in range(k + 1):  # late notices not sent (judge down) are not sent in a burst
+            mark(s, game, f"{phase}:late:{j}", now)
+        N.late(actor, game, missing, grace_end, policy)
+
+
 def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
                  ) -> None:
     """Missed phases in a row per power; at the game's limit the power is abandoned."""
-    from judge.games import notices as N
-
     s = actor.s
     limit = int(S.load(game)["abandon"])
     for power in ordering_powers(s, game):
@@ -252,8 +222,6 @@ def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: d
 def process(actor: Actor, game: dict, now: datetime, why: str,
             missing: dict[str, list[str]] | None = None, queue: bool = True) -> list[G.Turn]:
     """Adjudicate; ``queue`` False leaves the reports to the caller (a reply goes first)."""
-    from judge import reports
-
     s = actor.s
     if why in ("civil disorder", "deadline", "early"):
         count_misses(actor, game, missing or {}, now)
@@ -295,11 +263,53 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
                 f"processed at its deadline.", [])
     # before the deadline, or late (in grace, or waiting for orders): after the settling delay
     s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
-    from judge.mail.compose import deadline_text
-
     return (f"Every power in game {game['name']} has now ordered: {game['phase']} will be "
             f"processed early, at {deadline_text(at, now, S.zone(game))}, unless orders "
             f"change or someone sends SET WAIT before then.", [])
+
+
+def grace_end(s: Store, game: dict) -> datetime:
+    """When a game's grace ends: its deadline plus its grace as its flow says."""
+    return parse_iso(game["deadline"]) + timedelta(seconds=flow_for(game).grace(s, game))
+
+
+def _own_cycle_wake(s: Store, game: dict) -> datetime | None:
+    """The next notice due of a game whose flow runs its own cycle: its reminder, or, in
+    its grace, the next late notice or the end of grace."""
+    if game["status"] != "active" or not game["deadline"]:
+        return None
+    times = [t for t in [reminder_at(s, game)] if t is not None]
+    deadline, end = parse_iso(game["deadline"]), grace_end(s, game)
+    if end > deadline:
+        k = 0
+        while done(s, game, f"{game['phase']}:late:{k}"):
+            k += 1
+        times.append(deadline + k * DAY if deadline + k * DAY < end else end)
+    return min(times) if times else None
+
+
+def _notices_own_cycle(actor: Actor, game: dict, known: str | None, now: datetime) -> None:
+    """A game whose flow runs its own cycle (GameFlow.due processes it): the deadline
+    engine sends its reminder and, while the game's grace runs, its late notices;
+    ``wake_at`` is when the next is due (the scheduler also wakes the game at its
+    deadline)."""
+    s = actor.s
+    wake = _own_cycle_wake(s, game)
+    if wake is not None and wake <= now:
+        try:
+            with s.transaction():
+                missing = missing_powers(s, game)
+                remind(actor, game, now, missing)
+                deadline = parse_iso(game["deadline"])
+                end = grace_end(s, game)
+                if missing and deadline <= now < end:
+                    late(actor, game, now, missing, end, "process")
+        except Exception:  # one broken game must not hold up the others
+            log.exception("game %s: notices failed", game["id"])
+        wake = _own_cycle_wake(s, game)
+    if (iso(wake) if wake else None) != known:
+        s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
+                  (iso(wake) if wake else None, game["id"]))
 
 
 def run_due(actor: Actor, now: datetime) -> int:
@@ -311,8 +321,9 @@ def run_due(actor: Actor, now: datetime) -> int:
                      "ORDER BY id"):
         gid = row["id"]
         game = s.game_by_id(gid)
-        if drivers.for_game(game) is not None:
-            continue  # a game with its own cycle (Dipnomicy) keeps its own deadlines
+        if game and flow_for(game).own_cycle:  # it processes its phases itself
+            _notices_own_cycle(actor, game, row["wake_at"], now)
+            continue
         wake = next_wake(s, actor.cfg, game, now) if game else None
         if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
             continue  # nothing due and the scheduler already knows: no write

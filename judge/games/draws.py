@@ -14,6 +14,7 @@ import json
 from typing import TYPE_CHECKING
 
 from judge.games import game as G
+from judge.games import notices as N
 from judge.games import settings as S
 from judge.games.game import GameError
 from judge.storage import Store
@@ -57,8 +58,6 @@ def _unanimous(s: Store, game: dict, kind: str, voters: list[str]) -> str | None
 
 def finish(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
     """End the game (draw, concession, or the master's decision) and tell everyone."""
-    from judge.games import notices as N
-
     s = actor.s
     result = f"{how}: {', '.join(p.title() for p in powers)}" if powers else how
     winner = powers[0] if how == "conceded" and powers else None

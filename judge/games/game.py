@@ -17,12 +17,12 @@ from typing import Any
 from judge.engine.board import province_of
 from judge.engine.position import Position
 from judge.games.auth import hash_password, verify_password
-from judge.games.plugins import game_settings, plugin
+from judge.games.errors import GameError
+from judge.games.flow import flow_of, game_settings
+from judge.games.phaseclock import begin_phase, deadline_moved
+from judge.games.settings import zone
 from judge.storage import Store, iso, now_utc, parse_iso
-
-
-class GameError(Exception):
-    """A command that cannot be carried out; ``str()`` is the reason shown to the sender."""
+from judge.variants import get_variant, variant_names
 
 
 class WrongPassword(GameError):
@@ -36,18 +36,6 @@ class WrongPassword(GameError):
 
 # called with (scope, what) before a password is checked; raises GameError when it is locked
 Guard = Callable[[str, str], None]
-
-
-def get_variant(name: str) -> Any:
-    from judge.variants import get_variant as _get
-
-    return _get(name)
-
-
-def variant_names() -> list[str]:
-    from judge.variants import variant_names as _names
-
-    return _names()
 
 
 # ---------------------------------------------------------------------- lookups
@@ -79,11 +67,6 @@ def current_position(s: Store, game: dict) -> Position:
     if row is None:
         raise GameError(f"game {game['name']} has not started yet")
     return get_variant(game["variant"]).read_position(json.loads(row["position"]))
-
-
-def phase_seconds(game: dict, kind: str) -> int:
-    return int({"M": game["movement_seconds"], "R": game["retreat_seconds"],
-                "A": game["adjustment_seconds"]}[kind])
 
 
 # --------------------------------------------------------------- game master
@@ -143,7 +126,7 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
     if missing:
         raise GameError(f"game {game['name']} cannot start: no player yet for "
                         f"{', '.join(p.title() for p in missing)}")
-    plug = plugin(game["variant"])
+    plug = flow_of(game["variant"])
     settings = plug.on_start(game_settings(game), list(variant.board.powers))
     pos = plug.initial_position(variant, settings)
     s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(settings), game["id"]))
@@ -156,8 +139,6 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
 
 def _begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
     """The new phase's deadline by the game's settings (judge/games/deadlines.py)."""
-    from judge.games.deadlines import begin_phase
-
     return begin_phase(s, game, now, kind)
 
 
@@ -165,8 +146,6 @@ def set_deadline(s: Store, game: dict, when: datetime) -> dict:
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
-    from judge.games.deadlines import deadline_moved
-
     deadline_moved(s, game)  # its reminder and late notices follow the new deadline
     return refresh(s, game)
 
@@ -193,13 +172,11 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     deadline = game["deadline"]
     s.execute("UPDATE games SET status = 'active', paused_at = NULL WHERE id = ?",
               (game["id"],))
-    from judge.games import drivers  # here: drivers load variants' game modules, which use us
-
-    if (driver := drivers.for_game(game)) is not None:  # its deadlines are its rules'
-        driver.resume(s, refresh(s, game), now)
+    if (flow := flow_of(game["variant"])).own_cycle:  # its deadlines are its rules'
+        flow.resume(s, refresh(s, game), now)
     elif not deadline or parse_iso(deadline) < now:
         pos = current_position(s, game)
-        length = plugin(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
+        length = flow_of(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
         _begin_phase(s, refresh(s, game), now, length)
     return refresh(s, game)
 
@@ -273,7 +250,7 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     """Read a power's lines; a later order to the same unit replaces an earlier one (where a
     variant stacks units, a space takes as many orders as it holds units)."""
     out: list[dict] = []
-    special = plugin(pos.variant).read_lines(variant, pos, power, texts)
+    special = flow_of(pos.variant).read_lines(variant, pos, power, texts)
     if special is not None:  # the variant's plug-in reads (and replaces) lines its own way
         return special
     read = variant.read_orders(pos, power, texts)
@@ -313,7 +290,7 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
 
 def needs(variant: Any, pos: Position, power: str) -> tuple[list[str], int]:
     """(units to order, adjustment count) for ``power`` in this phase."""
-    special = plugin(pos.variant).needs(variant, pos, power)
+    special = flow_of(pos.variant).needs(variant, pos, power)
     if special is not None:
         return special
     if pos.phase.kind == "A":
@@ -332,7 +309,7 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
                          tz=_zone(game))
     units, count = needs(variant, pos, power)
     status.adjustment = count
-    special = plugin(pos.variant).missing(variant, pos, power, lines, status.submitted)
+    special = flow_of(pos.variant).missing(variant, pos, power, lines, status.submitted)
     if special is not None:
         status.missing, status.todo = special, True
     elif pos.phase.kind == "A":
@@ -367,8 +344,6 @@ def _orders_state(s: Store, game: dict, power: str, pos: Position, sets: dict) -
 
 
 def _zone(game: dict) -> str:
-    from judge.games.settings import zone
-
     return zone(game)
 
 
@@ -440,7 +415,7 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         lines = [(power, line["order"]) for power in sorted(sets) for line in sets[power]
                  if line.get("order")]
         # Usually one phase; a variant may adjudicate several from one set of orders.
-        steps = plugin(game["variant"]).adjudicate(variant, pos, lines)
+        steps = flow_of(game["variant"]).adjudicate(variant, pos, lines)
         for outcome, given in steps:
             results = [r.to_json() for r in outcome.results]
             s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? "
@@ -457,7 +432,7 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
                   "WHERE id = ?", (phase, status, new.winner, game["id"]))
         if not new.winner:  # the phase's deadline by the game's settings and the variant's kind
             _begin_phase(s, refresh(s, game), now,
-                         plugin(game["variant"]).deadline_kind(variant, new))
+                         flow_of(game["variant"]).deadline_kind(variant, new))
         game = refresh(s, game)
         if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
             return turns
@@ -472,7 +447,7 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
     """What STATUS and LIST <game> show about a game to ``reader`` (the power the mail
     signed on as in this game, or None)."""
     variant = get_variant(game["variant"])
-    plug = plugin(game["variant"])
+    plug = flow_of(game["variant"])
     settings = game_settings(game)
     players = {p["power"]: p for p in s.players(game["id"])}
     info: dict[str, Any] = {
@@ -499,9 +474,6 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
             entry["orders"] = _orders_state(s, game, power, pos, sets) if entry["to_order"] \
                 else ""
         info["powers"].append(entry)
-    from judge.games import drivers  # here: drivers load variants' game modules, which use us
-
-    driver = drivers.for_game(game)
-    info["notes"] = driver.status_notes(s, game) if driver is not None else []
-    info["lengths"] = driver.lengths(s, game) if driver is not None else ""
+    info["notes"] = plug.status_notes(s, game)
+    info["lengths"] = plug.lengths(s, game)
     return plug.summary(info, reader)

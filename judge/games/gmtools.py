@@ -19,13 +19,14 @@ from judge.commands.parse import Command
 from judge.durations import parse_duration
 from judge.engine.events import visible_events
 from judge.games import deadlines as D
-from judge.games import draws, drivers
+from judge.games import draws
 from judge.games import game as G
 from judge.games import notices as N
 from judge.games import observers as O
 from judge.games import press as P
 from judge.games import settings as S
 from judge.games.auth import hash_password
+from judge.games.flow import flow_for
 from judge.games.game import GameError
 from judge.mail.compose import deadline_text
 from judge.storage import iso, parse_iso
@@ -45,7 +46,7 @@ def handle(actor: Actor, ses: _Session, cmd: Command) -> Reply | None:
     if cmd.name in gm.COMMANDS and gm.check(cmd.name, cmd.args):
         return None  # parsed as a variant's own command of the same word (Dipnomicy)
     if cmd.name == "PROCESS" and ses.master is not None and \
-            drivers.for_game(ses.master) is not None:
+            flow_for(ses.master).own_cycle:
         return None  # a game with its own cycle processes its own way
     # game mail a command queues goes out after the reply, and only if the command succeeds
     # (a GameError rolls back its savepoint, and must not leave notices behind)

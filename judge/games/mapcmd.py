@@ -14,10 +14,11 @@ import json
 
 from judge.engine.position import Phase
 from judge.games import game as G
+from judge.games.flow import flow_of
 from judge.games.game import GameError
 from judge.mail.compose import Attachment
 from judge.render import svg_to_png
-from judge.render.views import HIDDEN, map_for
+from judge.render.views import map_for
 from judge.storage import Store
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}  # the last word of MAP may choose
@@ -62,7 +63,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
     position = json.loads(row["position"])
     reader: str | None = None
     is_master = master_game is not None and master_game["id"] == game["id"]
-    if variant.name in HIDDEN:
+    if flow_of(variant.name).hidden:
         if power_game is not None and power_game[0]["id"] == game["id"]:
             reader = power_game[1]
         elif not is_master:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge.games import game as G
 from judge.games import settings as S
+from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ def _base(s: Any, game: dict) -> dict[str, Any]:
     pos = G.current_position(s, game) if game["phase"] else None
     return {"game": game["name"], "phase": game["phase"],
             "phase_name": pos.phase.long_name if pos else "", "deadline": game["deadline"],
-            "tz": S.zone(game), "status": game["status"]}
+            "tz": S.zone(game), "status": game["status"],
+            **flow_of(game["variant"]).notice_words(pos)}
 
 
 def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subject: str,
@@ -63,7 +65,7 @@ def to_master(actor: Actor, game: dict, template: str, subject: str,
 
 def reminder(actor: Actor, game: dict, missing: dict[str, list[str]]) -> None:
     for power, what in missing.items():
-        to_powers(actor, game, [power], "notices/reminder.txt.j2",
+        to_powers(actor, game, [power], flow_of(game["variant"]).notice_template("reminder"),
                   f"{game['name']} - {game['phase']} reminder: orders due",
                   {"missing": what})
 
@@ -76,10 +78,10 @@ def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: dat
            "processed": processed}
     subject = f"{game['name']} - {game['phase']} late: " + (
         "processed without your orders" if processed else "orders missing")
+    template = flow_of(game["variant"]).notice_template("late")
     for power, what in missing.items():
-        to_powers(actor, game, [power], "notices/late.txt.j2", subject,
-                  {**ctx, "missing": what})
-    to_master(actor, game, "notices/late.txt.j2", subject.replace("your ", "all "),
+        to_powers(actor, game, [power], template, subject, {**ctx, "missing": what})
+    to_master(actor, game, template, subject.replace("your ", "all "),
               {**ctx, "missing": []})
 
 
@@ -89,10 +91,8 @@ def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
 
 
 def resumed(actor: Actor, game: dict) -> None:
-    from judge.games import drivers
-
-    driver = drivers.for_game(game)  # a variant with its own cycle: its vote deadline...
-    notes = driver.status_notes(actor.s, G.refresh(actor.s, game)) if driver else []
+    # a variant with its own cycle: its vote deadline...
+    notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game))
     to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
            {"notes": notes})
 

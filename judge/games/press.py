@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge.games import game as G
 from judge.games import settings as S
+from judge.games.flow import flow_of, game_settings
 from judge.games.game import GameError
 from judge.games.observers import list_headers, readers
 from judge.storage import Store, iso
@@ -34,9 +35,7 @@ def label(game: dict, power: str | None, reader: str | None) -> str:
         return "an anonymous power"
     if power == MASTER:
         return "the master"
-    from judge.games.plugins import game_settings, plugin
-
-    return plugin(game["variant"]).label(game_settings(game), power, reader)
+    return flow_of(game["variant"]).label(game_settings(game), power, reader)
 
 
 def gm_reads_press(game: dict) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.durations import parse_duration
-from judge.games.game import GameError
+from judge.games.errors import GameError
 from judge.mail.compose import duration_text
 
 WEEKDAYS = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"]

@@ -26,7 +26,7 @@ from functools import cache
 import jinja2
 
 from judge.resources import template_loader
-from judge.storage import now_utc
+from judge.storage import now_utc, parse_iso
 
 
 def deadline_text(value: str | datetime | None, now: datetime | None = None,
@@ -36,8 +36,6 @@ def deadline_text(value: str | datetime | None, now: datetime | None = None,
     if not value:
         return "none set"
     from zoneinfo import ZoneInfo
-
-    from judge.storage import parse_iso
 
     dt = parse_iso(value) if isinstance(value, str) else value
     now = now or now_utc()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from judge.mail.reading import body_text, parse_safely
 from judge.storage import Store, iso
 
 HOUR = timedelta(hours=1)
@@ -60,8 +61,6 @@ def copies_judge_mail(s: Store, lines: list[str], in_reply_to: str,
     ids = [m for m in dict.fromkeys([in_reply_to, *references[-10:]]) if m]
     if not ids:
         return False
-    from judge.mail.reading import body_text, parse_safely
-
     marks = ",".join("?" * len(ids))
     for row in s.all(f"SELECT raw FROM outbox WHERE message_id IN ({marks}) LIMIT 10", ids):
         msg, _ = parse_safely(bytes(row["raw"]))

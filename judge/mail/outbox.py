@@ -25,6 +25,8 @@ class Outbox:
     store: Store
     cfg: Config
     clock: Callable[[], datetime] = field(default=now_utc)  # the judge's (injectable) clock
+    # the time zone a game's dates are written in (the games layer says: its SET ZONE)
+    zone_of: Callable[[dict], str] = field(default=lambda game: "UTC")
 
     def queue(self, *, kind: str, to: str, subject: str, template: str, context: dict,
               inbox_id: int | None = None, game_id: int | None = None,
@@ -36,9 +38,7 @@ class Outbox:
         if game_id is not None:
             game = self.store.game_by_id(game_id)
         if game_id is not None and "tz" not in context:  # a game's dates in its own zone
-            from judge.games.settings import zone
-
-            extra["tz"] = zone(game) if game else "UTC"
+            extra["tz"] = self.zone_of(game) if game else "UTC"
         body = render(template, judge_address=self.cfg.address, **{**extra, **context})
         if kind in REPLY_KINDS:
             body, attachments = self._bounded_reply(body, attachments or [])

@@ -1,9 +1,10 @@
 """Who may see which picture: full maps for open games, private maps for hidden ones.
 
-A variant with hidden information (Stab!: ``docs/stab.md``) must not give a player a picture
-showing more than the report tells them. Rule 5 of Stab! tells each player their own units
-and, after each Autumn, their own centres; the rest of the board is unknown to them, so a
-private map holds only that player's part of the position, and the public report gets no map.
+A variant with hidden information (its game flow's ``hidden``; Stab!: ``docs/stab.md``) must
+not give a player a picture showing more than the report tells them. Rule 5 of Stab! tells each
+player their own units and, after each Autumn, their own centres; the rest of the board is
+unknown to them, so a private map holds only that player's part of the position, and the public
+report gets no map.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import json
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+from judge.games.flow import flow_of
 from judge.render.svg import render_svg
-
-HIDDEN = frozenset({"stab"})  # variants whose players may not see the whole board
+from judge.variants import get_variant
 
 
 def private_position(position: Mapping[str, Any], power: str) -> dict[str, Any]:
@@ -37,7 +38,7 @@ def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
     In a hidden game a player's map has their own orders only, unmarked: the orders of
     others and the fate of one's own are what the report says, not the picture.
     """
-    if variant not in HIDDEN or master:  # a game's master sees the whole board
+    if not flow_of(variant).hidden or master:  # a game's master sees the whole board
         return render_svg(variant, position, results, title=title,
                           supply_centres=supply_centres, orders_of=orders_of)
     if reader is None:
@@ -55,7 +56,7 @@ def report_view(variant: Any, events: Iterable[Any], reader: str | None) -> Hash
     hidden game). In an open game every reader who sees the same orders shares one view."""
     results = tuple(json.dumps(e.fields, sort_keys=True, default=str) for e in events
                     if e.kind == "order" and e.visible_to(reader))
-    if variant.name in HIDDEN:
+    if flow_of(variant.name).hidden:
         return None if reader is None else (reader, results)
     return (None, results)
 
@@ -70,8 +71,6 @@ def report_picture(variant: Any, previous: Mapping[str, Any], after: Mapping[str
     lost). Order arrows come from the reader's visible ``order`` events only, so a variant
     that hides orders from someone hides their arrows too.
     """
-    from judge.variants import get_variant
-
     results = [dict(e.fields) for e in events if e.kind == "order" and e.visible_to(reader)]
     centres = sorted(get_variant(variant.name).board.supply_centres)
     return map_for(variant.name, after, reader, results, title=title, supply_centres=centres,

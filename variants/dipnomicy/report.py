@@ -8,9 +8,9 @@
 * :func:`ruleset_text`: the current ruleset (on request, and with every change).
 
 These functions build plain data from engine values and hand it to the templates; every word
-the judge sends is in a template. The Jinja2 environment is configured as the mail loop's
-(``templates/`` is the root, so the names are ``dipnomicy/...``), so the mail loop may render
-the same templates with its own environment and context.
+the judge sends is in a template, rendered by the judge's one Jinja2 environment
+(:func:`judge.mail.compose.environment`; ``templates/`` is the root, so the names are
+``dipnomicy/...``).
 """
 
 from __future__ import annotations
@@ -18,15 +18,12 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
-from functools import cache
 from importlib.resources import files
 from typing import Any
 
-import jinja2
-
 from judge.engine.position import Position
 from judge.engine.variant import FAILS, Outcome
-from judge.resources import template_loader
+from judge.mail.compose import environment
 from judge.variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
 from judge.variants.dipnomicy.mapdata import BASE_BOARD
 from judge.variants.dipnomicy.orders import notation, place
@@ -38,18 +35,6 @@ SEED_PROPOSALS_FILE = files(__package__).joinpath("seed_proposals.toml")
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
              "ninth", "tenth")
-
-
-@cache
-def environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=template_loader(),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,  # plain-text mail
-    )
 
 
 def render(template: str, **context: Any) -> str:

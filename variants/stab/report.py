@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from jinja2 import Environment, StrictUndefined
+from jinja2 import Environment
 
 from judge.engine.board import province_of
 from judge.engine.events import Event, private_events, public_events
 from judge.engine.orders import Order
 from judge.engine.position import Phase
 from judge.engine.variant import Outcome
-from judge.resources import template_loader
+from judge.mail.compose import environment
 from judge.variants.stab.rules import StabRules
 from judge.variants.stab.visibility import nmr_events, stab_events
 
@@ -97,8 +97,9 @@ def entry_text(event: Event) -> str:
 
 @cache
 def _environment() -> Environment:
-    env = Environment(loader=template_loader(), undefined=StrictUndefined,
-                      keep_trailing_newline=True, autoescape=False)
+    """The judge's one environment (:func:`judge.mail.compose.environment`) with Stab!'s
+    filters laid over it; its templates mark their own whitespace (``{%-``)."""
+    env = environment().overlay(trim_blocks=False, lstrip_blocks=False)
     env.filters.update(entry=entry_text, loc=loc_text, unitf=_unit_fields_text)
     return env
 

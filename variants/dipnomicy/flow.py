@@ -1,4 +1,4 @@
-"""Dipnomicy in the mail loop: the driver (:mod:`judge.games.drivers`) of the game's cycle.
+"""Dipnomicy in the mail loop: the game flow (:class:`judge.games.flow.GameFlow`) of its cycle.
 
 The cycle of a turn (``variants/dipnomicy/description.md``): moves and at most one proposal
 per player are due together; at the moves deadline the judge adjudicates and sends the move
@@ -40,9 +40,14 @@ from typing import TYPE_CHECKING, Any
 from judge.engine.position import Position
 from judge.games import game as G
 from judge.games.auth import hash_password
-from judge.games.game import GameError
+from judge.games.deadlines import grace_end, missing_powers
+from judge.games.errors import GameError
+from judge.games.flow import FlowContext, GameFlow, Handler
+from judge.games.phaseclock import phase_seconds
 from judge.mail.compose import deadline_text
+from judge.reports import queue_publication
 from judge.storage import Store, iso, parse_iso
+from judge.variants.dipnomicy import commands
 from judge.variants.dipnomicy.proposals import (
     Proposal,
     ProposalError,
@@ -53,6 +58,7 @@ from judge.variants.dipnomicy.proposals import (
     parse_proposal,
     presentation_order,
     renumber,
+    with_ruleset,
 )
 from judge.variants.dipnomicy.report import move_report, phase_report, ruleset_text, vote_report
 from judge.variants.dipnomicy.rules import (
@@ -64,10 +70,15 @@ from judge.variants.dipnomicy.rules import (
     turn_number,
     turn_phase,
 )
+from judge.variants.dipnomicy.ruleset import (
+    DEFAULT_SETTINGS,
+    RulesetError,
+    initial_ruleset,
+    parse_ruleset,
+)
 
 if TYPE_CHECKING:
     from judge.commands.parse import Command
-    from judge.games.acting import Actor
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 7
 DAY = timedelta(days=1)
@@ -108,17 +119,12 @@ def _players(s: Store, game: dict) -> list[str]:
     return sorted(p["power"] for p in s.players(game["id"]))
 
 
-def _publish(actor: Actor, game: dict, subject: str, text: str, footer: str = "") -> None:
+def _publish(actor: FlowContext, game: dict, subject: str, text: str, footer: str = "") -> None:
     """Send one public text (every Dipnomicy report is public) to every player, the SG, the
     game's observers and its mailing list, with the list headers."""
-    from judge.games.observers import list_headers, readers
-
-    for r in readers(actor.s, game):
-        actor.outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
-                           template="dipnomicy/mail.txt.j2",
-                           context={"text": text.rstrip("\n"), "footer": footer,
-                                    "judge_name": actor.cfg.name}, game_id=game["id"],
-                           headers=list_headers(actor.outbox.cfg, game, r.address))
+    queue_publication(actor.outbox, actor.s, game, subject, "dipnomicy/mail.txt.j2",
+                      {"text": text.rstrip("\n"), "footer": footer,
+                       "judge_name": actor.cfg.name})
 
 
 def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
@@ -136,7 +142,7 @@ def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datet
     days = phase_days(pos)
     if days:
         return now + days * DAY
-    return now + timedelta(seconds=G.phase_seconds(game, pos.phase.kind))
+    return now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
 
 
 def _days(n: int) -> str:
@@ -167,16 +173,43 @@ def _set_deadline(s: Store, game: dict, when: datetime) -> None:
     s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
 
 
-# --------------------------------------------------------------------------- driver
-class DipnomicyDriver:
+# ----------------------------------------------------------------------------- flow
+class DipnomicyFlow(GameFlow):
+    own_cycle = True
     process_when_ready = False  # moves and proposals are due together, at the deadline
+    grammar = commands.COMMANDS
+    block_commands = frozenset(commands.BLOCKS)
 
     def __init__(self) -> None:
-        self.commands = {"PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
-                         "NUMBER": self.number, "COMMENT": self.comment,
-                         "ATTACH": self.attach, "ROLLBACK": self.rollback,
-                         "SETTING": self.setting, "RULES": self.rules,
-                         "RULESET": self.starting_ruleset}
+        self._handlers: dict[str, Handler] = {
+            "PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
+            "NUMBER": self.number, "COMMENT": self.comment, "ATTACH": self.attach,
+            "ROLLBACK": self.rollback, "SETTING": self.setting, "RULES": self.rules,
+            "RULESET": self.starting_ruleset}
+
+    def grace(self, s: Store, game: dict) -> int:
+        """None under the deadline rule (P5: late moves are not counted), else SET GRACE."""
+        if move_deadline_days(G.current_position(s, game)) is not None:
+            return 0
+        return super().grace(s, game)
+
+    # ------------------------------------------------------------------ notices
+    def notice_template(self, kind: str) -> str:
+        if kind in ("reminder", "late"):  # its words: turns, moves and proposals
+            return f"dipnomicy/{kind}.txt.j2"
+        return super().notice_template(kind)
+
+    def notice_words(self, position: Position | None) -> dict:
+        if position is None:
+            return {}
+        return {"turn": turn_number(position.phase), "phase_title": phase_title(position.phase)}
+
+    # ------------------------------------------------------------------ commands
+    def check_command(self, name: str, args: list[str]) -> str:
+        return commands.check(name, args)
+
+    def handler(self, name: str) -> Handler | None:
+        return self._handlers.get(name)
 
     # ------------------------------------------------------------ joining, starting
     def check_join(self, game: dict) -> None:
@@ -189,7 +222,7 @@ class DipnomicyDriver:
         return (f"JOIN {game['name']} <password> (their countries are drawn when the game "
                 f"starts; {MIN_PLAYERS} to {MAX_PLAYERS} players)")
 
-    def join(self, actor: Actor, game: dict, password: str, address: str) -> str:
+    def join(self, actor: FlowContext, game: dict, password: str, address: str) -> str:
         s = actor.s
         if game["status"] != "open":
             why = "is not open for sign-on yet (its master sends OPEN)" \
@@ -210,7 +243,7 @@ class DipnomicyDriver:
                 f"{MIN_PLAYERS} to {MAX_PLAYERS}). Your country is drawn at random when the "
                 f"game starts; then sign on with SIGNON <country> {game['name']} <password>.")
 
-    def start(self, actor: Actor, ses: Any, game: dict, now: datetime) -> dict:
+    def start(self, actor: FlowContext, ses: Any, game: dict, now: datetime) -> dict:
         s = actor.s
         if game["status"] in ("active", "paused", "finished"):
             raise GameError(f"game {game['name']} has already started")
@@ -244,7 +277,7 @@ class DipnomicyDriver:
         return game
 
     # ------------------------------------------------------------------ moves
-    def check_orders(self, actor: Actor, game: dict, power: str) -> None:
+    def check_orders(self, actor: FlowContext, game: dict, power: str) -> None:
         """Refuse late moves under the deadline rule (P5). Moves are taken while voting is
         open too (read again when it closes); while the game is paused no deadline runs, so
         nothing is refused as late (the mail loop answers that the game is paused)."""
@@ -274,7 +307,7 @@ class DipnomicyDriver:
                         f"{_when(deadline, now)}, {why}")
 
     # ------------------------------------------------------------------ players
-    def _player(self, actor: Actor, ses: Any, what: str) -> tuple[dict, str]:
+    def _player(self, actor: FlowContext, ses: Any, what: str) -> tuple[dict, str]:
         ctx = ses.current
         if ctx is None:
             raise GameError(f"{what} needs a SIGNON before it")
@@ -285,7 +318,7 @@ class DipnomicyDriver:
         G.check_running(game)
         return game, ctx.power
 
-    def propose(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def propose(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
         game, power = self._player(actor, ses, "PROPOSE")
         st = state(s, game)
@@ -321,7 +354,7 @@ class DipnomicyDriver:
                 f"({what}).{replaced} It will be presented with the move report after the "
                 f"moves deadline, {_when(game['deadline'], now)}.{again}", "text", None)
 
-    def vote(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def vote(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
         game, power = self._player(actor, ses, "VOTE")
         st = state(s, game)
@@ -359,7 +392,7 @@ class DipnomicyDriver:
         return ", ".join(f"P{k} {cast.get(f'P{k}', 'not yet')}" for k in range(1, count + 1))
 
     # ------------------------------------------------------------------- anyone
-    def rules(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def rules(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s = actor.s
         if cmd.args:
             game = G.find_game(s, cmd.args[0])
@@ -388,15 +421,15 @@ class DipnomicyDriver:
         return text, "pre", None
 
     # -------------------------------------------------------------------- the SG
-    def _sg(self, actor: Actor, ses: Any, started: bool = True) -> dict:
-        game = actor._master_game(ses)
+    def _sg(self, actor: FlowContext, ses: Any, started: bool = True) -> dict:
+        game = actor.master_game(ses)
         if game["variant"] != "dipnomicy":
             raise GameError(f"game {game['name']} is not a Dipnomicy game")
         if started and not game["phase"]:
             raise GameError(f"game {game['name']} has not started yet")
         return game
 
-    def _voting(self, actor: Actor, game: dict, label: str) -> tuple[dict, str, list[dict]]:
+    def _voting(self, actor: FlowContext, game: dict, label: str) -> tuple[dict, str, list[dict]]:
         st = state(actor.s, game)
         if not st["voting"]:
             raise GameError("no vote is open: this is for a proposal being voted on")
@@ -407,7 +440,7 @@ class DipnomicyDriver:
                             f"P{len(presented)}")
         return st, label, presented
 
-    def veto(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def veto(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         game = self._sg(actor, ses)
         st, label, presented = self._voting(actor, game, cmd.args[0])
         reason = cmd.line.split(None, 2)[2].strip()
@@ -416,7 +449,7 @@ class DipnomicyDriver:
         return (f"{label} (\"{presented[int(label[1:]) - 1]['title']}\") is vetoed: {reason}. "
                 f"The veto is published with the result of the vote.", "text", None)
 
-    def number(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def number(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         game = self._sg(actor, ses)
         target, new = cmd.args[0].upper(), int(cmd.args[1])
         if target.startswith("P"):
@@ -438,7 +471,7 @@ class DipnomicyDriver:
         return (f"Rule {target} is now rule {new}; the ruleset has been sent to every player.",
                 "text", None)
 
-    def comment(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def comment(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         game = self._sg(actor, ses)
         power = G.power_name(G.get_variant("dipnomicy"), cmd.args[0])
         text = cmd.line.split(None, 2)[2].strip()
@@ -459,7 +492,7 @@ class DipnomicyDriver:
 
     _PARAM = re.compile(r"(\w+)\s*=\s*(\{.*\}|\[.*\]|\S+)")
 
-    def attach(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def attach(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         game = self._sg(actor, ses)
         number, module = int(cmd.args[0]), cmd.args[1].lower()
         params: dict[str, Any] = {}
@@ -479,9 +512,8 @@ class DipnomicyDriver:
         return (f"{done}, from the next adjudication; the ruleset has been sent to every "
                 f"player.", "text", None)
 
-    def setting(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def setting(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         """The SG sets one of the game's settings (they travel with the ruleset)."""
-        from judge.variants.dipnomicy.ruleset import DEFAULT_SETTINGS, RulesetError, initial_ruleset
 
         game = self._sg(actor, ses, started=False)
         name, raw = cmd.args[0].lower(), cmd.args[1]
@@ -527,16 +559,14 @@ class DipnomicyDriver:
 
     @classmethod
     def _base_ruleset(cls, s: Store, game: dict) -> Any:
-        from judge.variants.dipnomicy.ruleset import initial_ruleset, parse_ruleset
 
         text = cls._stored(s, game).get("_ruleset")
         return parse_ruleset(text) if text else initial_ruleset()
 
-    def starting_ruleset(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def starting_ruleset(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         """The SG mails the game's starting ruleset (the text of a ruleset file, as
         ``variants/dipnomicy/initial_ruleset.toml``) before the start; SETTING lines still
         apply on top of it."""
-        from judge.variants.dipnomicy.ruleset import RulesetError, parse_ruleset
 
         game = self._sg(actor, ses, started=False)
         if game["phase"]:
@@ -556,10 +586,9 @@ class DipnomicyDriver:
         return ("Game " + game["name"] + " will start with this ruleset:\n\n"
                 + ruleset_text(shown, "The starting rules").rstrip()), "pre", None
 
-    def _change_rules(self, actor: Actor, game: dict, change: Any, what: str) -> None:
+    def _change_rules(self, actor: FlowContext, game: dict, change: Any, what: str) -> None:
         """The SG changes the ruleset in force: the current position carries the new one
         (so it applies from the next adjudication), and everyone is sent the ruleset."""
-        from judge.variants.dipnomicy.proposals import with_ruleset
 
         s = actor.s
         pos = G.current_position(s, game)
@@ -575,7 +604,7 @@ class DipnomicyDriver:
                          actor.clock(), f"The Secretary General has changed the rules in "
                          f"force in game {game['name']} ({what})")
 
-    def rollback(self, actor: Actor, ses: Any, cmd: Command) -> tuple[str, str, Any]:
+    def rollback(self, actor: FlowContext, ses: Any, cmd: Command) -> tuple[str, str, Any]:
         s, now = actor.s, actor.clock()
         game = self._sg(actor, ses)
         turn = int(cmd.args[0])
@@ -684,7 +713,7 @@ class DipnomicyDriver:
             "SELECT d.game_id, d.vote_deadline FROM dipnomicy_games d JOIN games g ON "
             "g.id = d.game_id WHERE g.status = 'active' AND d.voting = 1")}
 
-    def due(self, actor: Actor, game: dict, now: datetime) -> int:
+    def due(self, actor: FlowContext, game: dict, now: datetime) -> int:
         """Whatever of this game is due: close the vote, adjudicate the phase."""
         s = actor.s
         if game["status"] != "active":
@@ -697,11 +726,12 @@ class DipnomicyDriver:
             game, st = G.refresh(s, game), state(s, game)
         pos = G.current_position(s, game)
         waiting = st["voting"] and pos.phase.kind == "M"  # next turn's rules not known yet
-        if game["deadline"] and parse_iso(game["deadline"]) <= now and not waiting:
+        if game["deadline"] and parse_iso(game["deadline"]) <= now and not waiting and (
+                grace_end(s, game) <= now or not missing_powers(s, game)):
             done += len(self._adjudicate(actor, game, now))
         return done
 
-    def process(self, actor: Actor, ses: Any, game: dict, now: datetime) -> str:
+    def process(self, actor: FlowContext, ses: Any, game: dict, now: datetime) -> str:
         """The SG's PROCESS: close the vote now if one is open, else adjudicate now."""
         G.check_running(game)
         st = state(actor.s, game)
@@ -717,7 +747,7 @@ class DipnomicyDriver:
                 f"has been sent to every player. Next: {game['phase']}, due by "
                 f"{_when(game['deadline'], now)}.")
 
-    def _adjudicate(self, actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
+    def _adjudicate(self, actor: FlowContext, game: dict, now: datetime) -> list[G.Turn]:
         s = actor.s
         turns = G.adjudicate(s, game, now)
         for t in turns:
@@ -744,7 +774,7 @@ class DipnomicyDriver:
             out = f"Votes are due by {_when(st['vote_deadline'], now)}.\n" + out
         return out
 
-    def _after_moves(self, actor: Actor, game: dict, t: G.Turn, now: datetime) -> None:
+    def _after_moves(self, actor: FlowContext, game: dict, t: G.Turn, now: datetime) -> None:
         """The move report, with this turn's proposals presented; voting opens."""
         s = actor.s
         st = state(s, game)
@@ -772,7 +802,7 @@ class DipnomicyDriver:
         footer = "" if new.phase.kind == "M" else self._deadline_footer(game, st, new, now)
         _publish(actor, game, f"move report, turn {turn}", text, footer)
 
-    def _close_vote(self, actor: Actor, game: dict, now: datetime) -> None:
+    def _close_vote(self, actor: FlowContext, game: dict, now: datetime) -> None:
         s = actor.s
         st = state(s, game)
         presented = [Proposal.from_json(p) for p in json.loads(st["presented"])]
@@ -795,7 +825,7 @@ class DipnomicyDriver:
         self._read_again(actor, game, st["turn"], nxt, now, f"Voting has closed in game "
                          f"{game['name']}, and the rules in force have changed")
 
-    def _read_again(self, actor: Actor, game: dict, turn: int, pos: Position, now: datetime,
+    def _read_again(self, actor: FlowContext, game: dict, turn: int, pos: Position, now: datetime,
                     why: str) -> None:
         """The rules changed (voting closed, or the SG changed them): the orders of the
         current phase and the proposals of ``turn`` are read again under the rules now in
@@ -844,4 +874,4 @@ class DipnomicyDriver:
                          "judge_name": actor.cfg.name}, game_id=game["id"])
 
 
-DRIVER = DipnomicyDriver()
+FLOW = DipnomicyFlow()

@@ -1,6 +1,6 @@
-"""Stab! games by mail (issue 5): the mail loop's plug-in for the ``stab`` variant.
+"""Stab! games by mail (issue 5): the game flow of the ``stab`` variant.
 
-What it adds to the standard mail loop (see :mod:`judge.games.plugins`):
+What it adds to the standard game flow (:class:`judge.games.flow.GameFlow`):
 
 * settings at CREATE: ``RETREATS WITH_ORDERS`` (conditional retreats sent with the movement
   orders, the default) or ``RETREATS NEXT_SEASON`` (retreats and adjustments taken with the
@@ -13,7 +13,7 @@ What it adds to the standard mail loop (see :mod:`judge.games.plugins`):
 * retreats sent with the orders are adjudicated at once; with NEXT_SEASON, the retreats,
   adjustments and movement sent together are adjudicated together;
 * the report of everything adjudicated together is one mail per recipient, rendered from the
-  events that recipient may see (:func:`judge.reports.queue_plugin_report`): the public
+  events that recipient may see (:func:`judge.reports.queue_flow_report`): the public
   report (rule 2, 3, 6) for everyone, and below it the reader's private notice (rule 1, 5);
 * STATUS shows other powers' names (pseudonyms) and centre counts only.
 """
@@ -32,8 +32,8 @@ from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, U
 from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
-from judge.games.game import GameError
-from judge.games.plugins import GamePlugin
+from judge.games.errors import GameError
+from judge.games.flow import GameFlow, game_settings
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
     _IF,
@@ -170,8 +170,8 @@ def read_movement_line(rules: StabRules, pos: Position, power: str, own: list[Un
     return order
 
 
-# ------------------------------------------------------------------ plug-in
-class StabPlugin(GamePlugin):
+# --------------------------------------------------------------------- flow
+class StabFlow(GameFlow):
     hidden = True
     one_report_per_adjudication = True
 
@@ -395,8 +395,6 @@ class StabPlugin(GamePlugin):
 
     def report(self, variant: Any, game: dict, steps: list[tuple[Outcome, list]],
                seen: list[Event], reader: str | None) -> tuple[str, str, dict]:
-        from judge.games.plugins import game_settings
-
         settings = game_settings(game)
         rs = self.report_settings(game, settings)
         first = next((o.previous.phase for o, _ in steps if o.previous.phase.kind == "M"),
@@ -419,8 +417,6 @@ class StabPlugin(GamePlugin):
 
     def start_notice(self, variant: Any, game: dict, pos: Position, reader: str | None
                      ) -> tuple[str, dict]:
-        from judge.games.plugins import game_settings
-
         settings = game_settings(game)
         homes = sorted(variant.board.home_centres.get(reader, ())) if reader else []
         return "stab/started_mail.txt.j2", {
@@ -461,4 +457,4 @@ def _replace_earlier(lines: list[dict]) -> list[dict]:
     return lines
 
 
-PLUGIN = StabPlugin()
+FLOW = StabFlow()

@@ -1,8 +1,8 @@
 """Dipnomicy's command words (players: PROPOSE, VOTE; the Secretary General: VETO, NUMBER,
-COMMENT, ATTACH, ROLLBACK, SETTING, RULESET; anyone: RULES), registered with the command parser.
+COMMENT, ATTACH, ROLLBACK, SETTING, RULESET; anyone: RULES): the grammar the game flow
+(:mod:`judge.variants.dipnomicy.flow`) gives the command parser.
 
-Only the words and their argument checks live here, so that :mod:`judge.commands.parse` stays
-free of any one variant; what the commands do is :mod:`judge.games.dipnomicy`.
+Only the words and their argument checks live here; what the commands do is the flow.
 """
 
 from __future__ import annotations

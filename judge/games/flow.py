@@ -1,0 +1,293 @@
+"""A variant's game flow: how its games are played by mail, where that differs from the standard.
+
+A variant is one folder (``variants/<name>/``): its map, rules, order reading and description,
+and, when its games play differently, ``flow.py`` holding ``FLOW``, an instance of a
+:class:`GameFlow` subclass. :func:`flow_of` is the one lookup; a variant without ``flow.py``
+gets the base class, whose every hook is the standard game's flow, so it plays exactly as the
+standard game does. The mail loop (``judge/games``, ``judge/reports.py``, ``judge/render``)
+asks the flow at a few named points and never names a variant.
+
+What a flow may change (each hook's docstring says more):
+
+* settings chosen at CREATE (:meth:`GameFlow.settings`, :meth:`~GameFlow.describe`), the
+  starting position, settings decided at the start (pseudonyms), how powers are named;
+* hidden information (:attr:`GameFlow.hidden`): STATUS, LIST and MAP then show a player only
+  their own part of the board, and the public report gets no picture;
+* how orders are read and counted, how a phase is adjudicated, which deadline it gets;
+* its reports (one per adjudication, rendered from the events each reader may see) and its
+  start notice;
+* its own command words (:attr:`GameFlow.grammar`, :meth:`~GameFlow.check_command`,
+  :meth:`~GameFlow.handler`);
+* its own turn cycle (:attr:`GameFlow.own_cycle`): joining without a power, START, PROCESS,
+  its own deadlines and wake-ups, STATUS notes.
+
+A flow touches the judge only through the :class:`FlowContext` it is given (the store, the
+outbox, the clock, the configuration) and the functions of :mod:`judge.games`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+from collections.abc import Callable
+from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+from judge.games import settings as S
+from judge.games.errors import GameError
+from judge.variants import variant_names
+
+if TYPE_CHECKING:
+    from judge.commands.parse import Command
+    from judge.config import Config
+    from judge.engine.events import Event
+    from judge.engine.position import Position
+    from judge.engine.variant import Outcome, Variant
+    from judge.mail.outbox import Outbox
+    from judge.storage import Store
+
+# A command handler of a flow: (context, mail session, command) -> (reply text, kind, data)
+Handler = Callable[["FlowContext", Any, "Command"], tuple[str, str, Any]]
+
+
+class FlowContext(Protocol):
+    """What a flow may use of the judge acting on a mail or a deadline."""
+
+    s: Store  # the game store, inside the caller's transaction
+    outbox: Outbox  # mail to send (queued; sent after the transaction)
+    cfg: Config
+    clock: Callable[[], datetime]  # the time now (tests move it)
+
+    def master_game(self, ses: Any) -> dict:
+        """The game the mail's sender signed on to as master (GameError when none)."""
+        ...
+
+
+class GameFlow:
+    """The standard game's flow; a variant's flow overrides what it needs."""
+
+    # Whether the game hides information: STATUS, LIST and MAP then show no other power's
+    # units, orders or readiness, only what is public; the public report gets no picture.
+    hidden = False
+
+    # ---------------------------------------------------------------- settings
+    def settings(self, variant: Variant, words: list[str]) -> dict:
+        """Game settings from the words of CREATE after VARIANT/DEADLINES; GameError when a
+        word means nothing for this variant."""
+        if words:
+            raise GameError(f"CREATE does not understand {words[0]!r}; write: CREATE <game> "
+                            "<password> [VARIANT <name>] [DEADLINES <movement> [<retreat> "
+                            "[<adjustment>]]]")
+        return {}
+
+    def describe(self, settings: dict) -> str:
+        """The settings in words, for the CREATE reply and STATUS ('' when none)."""
+        return ""
+
+    def initial_position(self, variant: Variant, settings: dict) -> Position:
+        return variant.initial_position()
+
+    def on_start(self, settings: dict, powers: list[str]) -> dict:
+        """Settings decided when the game starts (e.g. pseudonyms); returns the new settings."""
+        return settings
+
+    # ------------------------------------------------------------------ names
+    def label(self, settings: dict, power: str, reader: str | None = None) -> str:
+        """How ``power`` is named in mail to ``reader`` (a power, or None: anyone else)."""
+        return power.title()
+
+    # ----------------------------------------------------------------- orders
+    def read_lines(self, variant: Variant, pos: Position, power: str, texts: list[str]
+                   ) -> list[dict] | None:
+        """The lines read and checked, as stored (``{text, order, unit, error}``, a later
+        order to a unit replacing an earlier one), or None: the standard reading."""
+        return None
+
+    def needs(self, variant: Variant, pos: Position, power: str
+              ) -> tuple[list[str], int] | None:
+        """(units to order, adjustment count) for ``power``, or None for the standard rule."""
+        return None
+
+    def missing(self, variant: Variant, pos: Position, power: str, lines: list[dict],
+                submitted: bool) -> list[str] | None:
+        """What ``power`` has still to order, or None for the standard count of units."""
+        return None
+
+    def adjudicate(self, variant: Variant, pos: Position, lines: list[tuple[str, str]]
+                   ) -> list[tuple[Outcome, list | None]]:
+        """The phases adjudicated from these lines: ``[(outcome, orders as given or None)]``;
+        usually one, but a variant may adjudicate several phases from one set of orders."""
+        return [(variant.adjudicate_lines(pos, lines), None)]
+
+    def deadline_kind(self, variant: Variant, pos: Position) -> str:
+        """Which phase length (M, R or A) the phase starting at ``pos`` gets."""
+        return pos.phase.kind
+
+    # ---------------------------------------------------------------- reports
+    # When True, the phases adjudicated together (one call of games.adjudicate) make one
+    # report; otherwise each phase has its own.
+    one_report_per_adjudication = False
+
+    def turn_events(self, variant: Variant, steps: list[tuple[Outcome, list]]
+                    ) -> list[Event] | None:
+        """The events of phases reported together, each with its audience; None: the
+        standard events of each phase."""
+        return None
+
+    def report(self, variant: Variant, game: dict, steps: list[tuple[Outcome, list]],
+               seen: list[Event], reader: str | None) -> tuple[str, str, dict] | None:
+        """(subject, template, context) of the report for ``reader`` from the events
+        ``seen`` (only those it may see); None: the standard report."""
+        return None
+
+    def start_notice(self, variant: Variant, game: dict, pos: Position, reader: str | None
+                     ) -> tuple[str, dict] | None:
+        """(template, context) of the notice sent when the game starts; None: standard."""
+        return None
+
+    def summary(self, info: dict, reader: str | None) -> dict:
+        """STATUS/LIST of a game as ``reader`` (a power signed on, or None) may see it."""
+        return info
+
+    def notice_template(self, kind: str) -> str:
+        """The template of the deadline engine's notice ``kind`` (``reminder``...)."""
+        return f"notices/{kind}.txt.j2"
+
+    def notice_words(self, position: Position | None) -> dict:
+        """What the flow's notice templates say of the phase at ``position``, beside the
+        game, phase, deadline and what is missing."""
+        return {}
+
+    # --------------------------------------------------------------- commands
+    # The flow's own command words: word -> (canonical name, usage). The parser reads them
+    # for every mail (a command names its game after the word, or the sign-on does).
+    grammar: dict[str, tuple[str, str]] = {}
+    # Block commands take the following lines up to a line holding only END.
+    block_commands: frozenset[str] = frozenset()
+
+    def check_command(self, name: str, args: list[str]) -> str:
+        """'' when the arguments of the flow's command ``name`` can be used, else the reason
+        (the parser adds the usage)."""
+        return ""
+
+    def handler(self, name: str) -> Handler | None:
+        """What carries out the flow's own command ``name`` (None: not one of its own)."""
+        return None
+
+    # -------------------------------------------------------------- own cycle
+    # A flow with its own turn cycle runs its games itself: its deadlines, START, PROCESS,
+    # joining. The hooks below are asked only when ``own_cycle`` is True; the standard cycle
+    # (judge/games/game.py, judge/games/deadlines.py) runs every other game. The deadline
+    # engine still sends its reminder and late notices (docs/engine.md: what is left).
+    own_cycle = False
+    # Whether the game is processed as soon as every power has ordered.
+    process_when_ready = True
+
+    def check_join(self, game: dict) -> None:
+        """Raise GameError to refuse a player choosing a power (JOIN/SIGNON with a power)."""
+
+    def join_hint(self, game: dict) -> str:
+        """How players join, for OPEN's reply."""
+        return f"SIGNON <power> {game['name']} <password>"
+
+    def join(self, ctx: FlowContext, game: dict, password: str, address: str) -> str:
+        """JOIN <game> <password>: a player joining without naming a power."""
+        raise GameError(f"say which power: JOIN {game['name']} <power> <password>")
+
+    def start(self, ctx: FlowContext, ses: Any, game: dict, now: datetime) -> dict:
+        """START of a game with its own cycle; returns the game."""
+        raise NotImplementedError
+
+    def process(self, ctx: FlowContext, ses: Any, game: dict, now: datetime) -> str:
+        """PROCESS of a game with its own cycle; returns the reply."""
+        raise NotImplementedError
+
+    def grace(self, s: Store, game: dict) -> int:
+        """Seconds of grace after the deadline (late notices meanwhile): the game's SET
+        GRACE."""
+        return int(S.load(game)["grace"])
+
+    def check_orders(self, ctx: FlowContext, game: dict, power: str) -> None:
+        """Raise GameError to refuse ``power``'s orders now (and say why)."""
+
+    def lengths(self, s: Store, game: dict) -> str:
+        """The game's phase lengths in words (CREATE, DEADLINES and STATUS)."""
+        return ""
+
+    def status_notes(self, s: Store, game: dict) -> list[str]:
+        """Lines STATUS, LIST and RESUME's notice add about the game."""
+        return []
+
+    def resume(self, s: Store, game: dict, now: datetime) -> None:
+        """RESUME: renew the deadlines that passed during the pause."""
+
+    def due_ids(self, s: Store, now: datetime) -> list[int]:
+        """The games of this variant with something of the flow's own due."""
+        return []
+
+    def wakeups(self, s: Store) -> dict[int, datetime]:
+        """Extra times the scheduler must wake the judge: {game id: when}."""
+        return {}
+
+    def due(self, ctx: FlowContext, game: dict, now: datetime) -> int:
+        """Do what is due in ``game``; returns how many phases were processed."""
+        return 0
+
+
+STANDARD = GameFlow()
+
+
+@cache
+def flow_of(variant_name: str) -> GameFlow:
+    """The flow of the variant called ``variant_name``: its folder's ``flow.FLOW``, or the
+    standard flow when it has none."""
+    module = f"judge.variants.{variant_name.strip().lower()}.flow"
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # no such variant
+        found = False
+    if not found:
+        return STANDARD
+    flow = importlib.import_module(module).FLOW
+    if not isinstance(flow, GameFlow):
+        raise TypeError(f"{module}.FLOW is not a GameFlow")
+    return flow
+
+
+def flow_for(game: dict | None) -> GameFlow:
+    """The flow of ``game``'s variant (the standard one for no game)."""
+    return flow_of(game["variant"]) if game else STANDARD
+
+
+@cache
+def all_flows() -> tuple[GameFlow, ...]:
+    """The flows of every variant that has its own (their commands, deadlines, wake-ups)."""
+    return tuple(f for f in (flow_of(n) for n in variant_names()) if f is not STANDARD)
+
+
+def command_handler(name: str) -> Handler | None:
+    """What carries out a variant's own command word, or None."""
+    for flow in all_flows():
+        handler = flow.handler(name)
+        if handler is not None:
+            return handler
+    return None
+
+
+def due_ids(s: Store, now: datetime) -> set[int]:
+    return {gid for f in all_flows() if f.own_cycle for gid in f.due_ids(s, now)}
+
+
+def wakeups(s: Store) -> dict[int, datetime]:
+    out: dict[int, datetime] = {}
+    for f in all_flows():
+        for gid, when in f.wakeups(s).items():
+            out[gid] = min(when, out.get(gid, when))
+    return out
+
+
+def game_settings(game: dict) -> dict:
+    """A game's settings (JSON in ``games.settings``; absent in games created before them)."""
+    return json.loads(game.get("settings") or "{}")
