@@ -110,4 +110,6 @@ def test_examples_are_the_judges_replies_and_help_matches():
     run = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True,
                          cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
+    blocks = len(re.findall(r"<!-- example: [a-z-]+ -->", DOC.read_text()))
+    assert run.stdout.strip() == f"{blocks} example blocks match the judge's replies"
     assert "<!-- example: help -->" in DOC.read_text()

@@ -186,6 +186,7 @@ def main() -> None:
         if new != text:
             sys.exit("docs/commands.md: examples differ from the judge's replies; run "
                      "tools/gm_doc_examples.py")
+        print(f"{len(BLOCKS)} example blocks match the judge's replies")
         return
     DOC.write_text(new)
 
@@ -210,3 +211,7 @@ def write_blocks(text: str) -> str:
         text = pat.sub(lambda mt, body=body: mt.group(1)
                        + (mt.group(2) if _same(mt.group(2), body) else body) + mt.group(3), text)
     return text
+
+
+if __name__ == "__main__":
+    main()
