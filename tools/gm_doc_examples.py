@@ -77,7 +77,9 @@ def show_got(m: Got, what: str = "The judge's reply") -> None:
     for h in ("List-Id", "List-Unsubscribe"):
         if m[h]:
             extra += f"{h}: {m[h]}\n"
-    emit(f"{what} (to {m.rcpt}):\n\n```\nSubject: {m.subject}\n{extra}\n"
+    files = [f for f in (part.get_filename() for part in m.msg.walk()) if f]
+    attached = f", with {', '.join(files)} attached" if files else ""
+    emit(f"{what} (to {m.rcpt}{attached}):\n\n```\nSubject: {m.subject}\n{extra}\n"
           + m.body.rstrip() + "\n```\n")
 
 
@@ -94,10 +96,70 @@ def example(doc: Doc, frm: str, subject: str, body: str, also: list[str] | None 
     return out
 
 
+def got_to(out: list[Got], rcpt: str, subject_has: str) -> Got:
+    return [m for m in out if m.rcpt == rcpt and subject_has in m.subject][0]
+
+
+def first_steps() -> None:
+    """A game from its creation to its first report: the examples of the first sections."""
+    doc = Doc(Path(tempfile.mkdtemp()))
+    gm, mary, paul = "gm@example.net", "mary@example.net", "paul@example.net"
+    block("signoff")
+    example(doc, "alice@example.net", "list", "LIST\nSIGNOFF\nThanks, see you next turn!\nAlice")
+    block("create")
+    example(doc, gm, "new game", "CREATE spring26 s3cret VARIANT standard DEADLINES 48h 24h 24h")
+    block("master")
+    example(doc, gm, "open", "MASTER spring26 s3cret\nDEADLINES 72h 24h 24h\nOPEN")
+    block("join")
+    example(doc, mary, "join", "JOIN spring26 France marypw")
+    block("wrong-password")
+    example(doc, "eve@example.net", "x", "SIGNON France spring26 guess\nA PAR - GAS")
+    block("list")
+    example(doc, paul, "list", "LIST")
+    for p in POWERS:
+        if p != "FRANCE":
+            doc.send(f"{p.lower()}@example.net", f"SIGNON {p} spring26 pw-{p.lower()}", "join")
+    block("start")
+    out = example(doc, gm, "start", "MASTER spring26 s3cret\nSTART")
+    show_got(got_to(out, mary, "started"), "The notice each player gets")
+    block("status")
+    example(doc, mary, "status", "SIGNON France spring26 marypw\nSTATUS")
+    block("map")
+    example(doc, paul, "map", "MAP spring26")
+    example(doc, paul, "map", "MAP spring26 S1999M")
+    block("orders")
+    example(doc, mary, "orders", "SIGNON France spring26 marypw\nA PAR - Burgundy\n"
+            "A MAR S A PAR - BUR\nF BRE - Londn")
+    emit("Sending the corrected set (a reply quoting the judge's mail is fine: quotes and the\n"
+         "signature are ignored):\n")
+    example(doc, mary, "Re: orders", "SIGNON Fspring26 marypw\nA PAR - BUR\nA MAR S A PAR - BUR\n"
+            "F BRE - MAO\n\n-- \nMary")
+    block("clear")
+    example(doc, mary, "clear", "SIGNON France spring26 marypw\nCLEAR")
+    block("deadline")
+    example(doc, gm, "pause", "MASTER spring26 s3cret\nDEADLINE 2026-11-24 18:00\nPAUSE")
+    doc.send(gm, "MASTER spring26 s3cret\nRESUME", "resume")
+    orders = {"AUSTRIA": "A VIE - GAL\nA BUD - SER\nF TRI - ALB",
+              "ENGLAND": "F LON - NTH\nF EDI - NWG\nA LVP - YOR",
+              "FRANCE": "A PAR - PIC\nA MAR - BUR\nF BRE - MAO",
+              "GERMANY": "A BER - MUN\nA MUN - RUH\nF KIE - DEN",
+              "ITALY": "A VEN H\nA ROM - APU\nF NAP - ION",
+              "RUSSIA": "A WAR - UKR\nA MOS - STP\nF SEV - BLA\nF STP/SC - BOT"}
+    for p, lines in orders.items():
+        frm, pw = (mary, "marypw") if p == "FRANCE" else (f"{p.lower()}@example.net",
+                                                          f"pw-{p.lower()}")
+        doc.send(frm, f"SIGNON {p} spring26 {pw}\n{lines}", "orders")
+    block("process-now")
+    out = example(doc, gm, "process", "MASTER spring26 s3cret\nPROCESS")
+    block("report")
+    show_got(got_to(out, mary, "results"), "The report France's player gets")
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "--write"
     if mode not in ("--write", "--check", "--print"):
         sys.exit(__doc__)
+    first_steps()
     d = Path(tempfile.mkdtemp())
     doc = Doc(d)
     gm = "gm@example.net"
