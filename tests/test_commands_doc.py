@@ -95,6 +95,23 @@ def test_variant_commands_are_linked_and_stab_orders_documented():
         assert (DOC.parent / link).exists(), link
 
 
+def slugs(text: str) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"(?m)^#+ (.*)$", text)}
+
+
+def test_links_within_and_between_the_command_docs_resolve():
+    docs = [DOC, *variant_docs().values()]
+    for doc in docs:
+        text = doc.read_text()
+        for anchor in re.findall(r"\]\(#([^)]+)\)", text):
+            assert anchor in slugs(text), f"{doc.name}: #{anchor}"
+        for target, anchor in re.findall(r"\]\(([^)#:]+\.md)#([^)]+)\)", text):
+            assert anchor in slugs((doc.parent / target).read_text()), f"{target}#{anchor}"
+
+
 def test_every_command_is_documented_once():
     heads = [h for h in sections(DOC.read_text())]
     seen: dict[str, str] = {}
