@@ -117,8 +117,8 @@ def _header(msg: Message, name: str) -> str:
         value = msg.get(name)
         if value is None:
             return ""
-        if isinstance(value, Header):
-            return str(value).strip()
+        if isinstance(value, Header):  # 8-bit bytes: read as UTF-8 (RFC 6532), not U+FFFD
+            return " ".join((_raw_values(msg, name) or [str(value)])[0].split())
         text = str(value)
         if "=?" in text:
             text = str(make_header(decode_header(text)))
@@ -127,10 +127,22 @@ def _header(msg: Message, name: str) -> str:
         return str(msg.get(name, "")).strip()
 
 
+def _raw_values(msg: Message, name: str) -> list[str]:
+    """The header's values as sent: 8-bit bytes (RFC 6532 UTF-8 addresses) read as UTF-8,
+    where ``get_all`` would turn them into U+FFFD."""
+    out = []
+    for key, value in msg.raw_items():
+        if key.lower() == name.lower():
+            value = str(value)
+            if not value.isascii():
+                value = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            out.append(value)
+    return out
+
+
 def _address(msg: Message, name: str) -> str:
     try:
-        values = msg.get_all(name) or []
-        pairs = getaddresses([str(v) for v in values])
+        pairs = getaddresses(_raw_values(msg, name))
     except Exception:
         pairs = [parseaddr(_header(msg, name))]
     for _, addr in pairs:
@@ -233,7 +245,7 @@ def _decode(part: Message) -> str:
         charset = "utf-8"  # mislabelled 8-bit mail is common; UTF-8 reads ASCII too
     try:
         return payload.decode(charset)
-    except (LookupError, UnicodeDecodeError):
+    except (LookupError, ValueError):  # ValueError: "utf-8\0", idna's UnicodeError...
         try:
             return payload.decode("utf-8")
         except UnicodeDecodeError:
