@@ -507,3 +507,44 @@ def test_fuzzed_mail_in_batches_each_settles_on_its_own(harness, specs):
                                    (inbox_id,)):
             assert r["state"] in ("sent", "failed")
             check_outgoing(bytes(r["raw"]))
+
+
+# ------------------------------------------------------------------ what the fuzzing found
+def test_a_charset_holding_a_nul_byte_is_read_not_an_internal_error(tmp_path):
+    from mailkit import InProcessJudge
+
+    judge = InProcessJudge(tmp_path)
+    raw = (b"From: alice@players.test\r\nTo: judge@localhost\r\nSubject: nul\r\n"
+           b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=\"utf-8\x00\"\r\n\r\n"
+           b"HELP\r\n")
+    [reply] = judge.deliver(raw)
+    assert judge.inbox_states() == ["done"]
+    assert reply.rcpt == "alice@players.test"
+    assert "SIGNON <power> <game> <password>" in reply.flat
+
+
+def test_a_raw_utf8_from_address_is_answered_at_that_address(tmp_path):
+    """RFC 6532 mail carries the address as UTF-8 bytes; it was read as U+FFFD, so the reply
+    went to an address that exists nowhere (and the sender gave it up)."""
+    from mailkit import InProcessJudge
+
+    judge = InProcessJudge(tmp_path)
+    raw = ("From: Jörg Müller <jörg@bücher.test>\r\nTo: judge@localhost\r\n"
+           "Subject: Grüße\r\n\r\nHELP\r\n").encode()
+    [reply] = judge.deliver(raw)
+    [row] = judge.store.all("SELECT rcpt, subject FROM outbox")
+    assert row["rcpt"] == "jörg@bücher.test"
+    assert row["subject"] == "Re: Grüße"
+    assert reply.subject == "Re: Grüße"
+
+
+def test_a_message_id_with_a_nul_byte_is_not_copied_into_the_reply(tmp_path):
+    from mailkit import InProcessJudge
+
+    judge = InProcessJudge(tmp_path)
+    raw = (b"From: alice@players.test\r\nTo: judge@localhost\r\nSubject: hi\r\n"
+           b"Message-ID: <a\x00b@players.test>\r\n\r\nHELP\r\n")
+    [reply] = judge.deliver(raw)
+    head = reply.raw.split(b"\r\n\r\n", 1)[0]
+    assert b"\x00" not in head
+    assert reply["In-Reply-To"] == ""
