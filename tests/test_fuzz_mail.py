@@ -548,3 +548,18 @@ def test_a_message_id_with_a_nul_byte_is_not_copied_into_the_reply(tmp_path):
     head = reply.raw.split(b"\r\n\r\n", 1)[0]
     assert b"\x00" not in head
     assert reply["In-Reply-To"] == ""
+
+
+def test_a_second_auto_submitted_header_silences_the_mail(tmp_path):
+    """An auto-responder that keeps the original's ``Auto-Submitted: no`` and adds its own
+    ``auto-replied`` was answered (only the first copy was read): a loop."""
+    from mailkit import InProcessJudge
+
+    judge = InProcessJudge(tmp_path)
+    raw = (b"From: bot@players.test\r\nTo: judge@localhost\r\nSubject: Re: orders\r\n"
+           b"Auto-Submitted: no\r\nAuto-Submitted: auto-replied\r\n\r\nHELP\r\n")
+    assert judge.deliver(raw) == []
+    assert judge.inbox_states() == ["ignored"]
+    raw = (b"From: bot@players.test\r\nTo: judge@localhost\r\nSubject: Re: orders 2\r\n"
+           b"Precedence: first-class\r\nPrecedence: bulk\r\n\r\nHELP\r\n")
+    assert judge.deliver(raw) == []

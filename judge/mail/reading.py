@@ -151,18 +151,25 @@ def _address(msg: Message, name: str) -> str:
     return ""
 
 
+def _values(msg: Message, name: str) -> list[str]:
+    """Every value of a header, lower case, spaces collapsed."""
+    return [" ".join(v.split()).lower() for v in _raw_values(msg, name)]
+
+
 _AUTO_LOCALPARTS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply",
                     "do-not-reply")
 
 
 def ignore_reason(msg: Message, sender: str, mail_from: str | None, own_address: str) -> str:
     """Why this message must never be answered, or '' when it may be."""
-    auto = _header(msg, "Auto-Submitted").lower()
-    if auto and not auto.startswith("no"):
-        return f"auto-submitted ({auto})"
-    precedence = _header(msg, "Precedence").lower()
-    if precedence in ("bulk", "junk", "list", "auto_reply"):
-        return f"precedence {precedence}"
+    # every copy of the header counts: "Auto-Submitted: no" first and "auto-replied" after
+    # it (a responder keeping the original's headers) is an auto-reply
+    for auto in _values(msg, "Auto-Submitted"):
+        if auto and not auto.startswith("no"):
+            return f"auto-submitted ({auto})"
+    for precedence in _values(msg, "Precedence"):
+        if precedence in ("bulk", "junk", "list", "auto_reply"):
+            return f"precedence {precedence}"
     for name in ("X-Autoreply", "X-Autorespond"):
         if _header(msg, name):
             return f"{name.lower()} header"
