@@ -579,3 +579,87 @@ def test_a_second_auto_submitted_header_silences_the_mail(tmp_path):
     raw = (b"From: bot@players.test\r\nTo: judge@localhost\r\nSubject: Re: orders 2\r\n"
            b"Precedence: first-class\r\nPrecedence: bulk\r\n\r\nHELP\r\n")
     assert judge.deliver(raw) == []
+
+
+# ------------------------------------------------------------------ orders by mail
+@pytest.fixture(scope="module")
+def variant_games(harness):
+    """One started game of every variant on the fuzz judge: {variant: (game, powers)}."""
+    from judge.variants import get_variant, variant_names
+
+    games = {}
+    for name in variant_names():
+        game = f"fz{name}"[:12]
+        powers = tuple(get_variant(name).board.powers)
+        gm = f"gm.{name}@players.test"  # games_per_day counts per address
+        harness.deliver(compose_plain(gm, f"CREATE {game} masterpw VARIANT {name}\nOPEN"), None)
+        for p in powers:
+            harness.deliver(compose_plain(f"{p.lower()}.{name}@players.test",
+                                          f"SIGNON {p} {game} pw-{p.lower()}"), None)
+        row = harness.store.one("SELECT id FROM games WHERE name = ?", (game,))
+        assert row is not None, f"the {name} game was not created"
+        if not harness.store.all("SELECT 1 FROM players WHERE game_id = ?", (row["id"],)):
+            for p in powers:  # a variant that deals the powers out at the start (Dipnomicy)
+                harness.deliver(compose_plain(f"{p.lower()}.{name}@players.test",
+                                              f"JOIN {game} pw-{p.lower()}"), None)
+        harness.deliver(compose_plain(gm, f"MASTER {game} masterpw\nSTART"), None)
+        seats = {r["power"]: r["address"] for r in harness.store.all(
+            "SELECT power, address FROM players WHERE game_id = ?", (row["id"],))}
+        assert seats, f"nobody plays the {name} game"
+        games[name] = (game, seats)
+    return games
+
+
+def compose_plain(frm: str, body: str) -> bytes:
+    from mailkit import compose
+
+    return compose(frm, JUDGE, body)
+
+
+@fuzz_settings(ci=60)
+@given(st.data())
+def test_fuzzed_order_lines_by_mail_are_answered_for_every_variant(harness, variant_games,
+                                                                    data):
+    """Orders in each variant's syntax, mutated, from the power's own player: the mail is
+    acted on (never an internal error) and answered once, to the player."""
+    from fuzzkit import mutate_text
+    from test_fuzz_orders import GARBAGE, SAMPLES, candidates
+
+    from judge.games.game import GameError, current_position
+    from judge.variants import get_variant
+
+    name = data.draw(st.sampled_from(sorted(variant_games)))
+    game, seats = variant_games[name]
+    power = data.draw(st.sampled_from(sorted(seats)))
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+    variant = get_variant(name)
+    g = harness.store.one("SELECT * FROM games WHERE name = ?", (game,))
+    try:
+        position = current_position(harness.store, g)
+    except GameError:  # a game its variant starts otherwise: its first position will do
+        position = variant.initial_position()
+    lines = [t for grp in candidates(variant, position, power, rng) for t in grp]
+    lines = rng.sample(lines, min(len(lines), 8)) + SAMPLES.get(name, [])
+    lines = [mutate_text(rng, t) if rng.random() < 0.5 else t for t in lines]
+    lines += [rng.choice(GARBAGE), data.draw(st.text(max_size=60))]
+    rng.shuffle(lines)
+    frm = seats[power]
+    password = "pw-" + frm.split(".", 1)[0]
+    body = f"SIGNON {power} {game} {password}\n" + "\n".join(
+        line.replace("\r", " ").replace("\n", " ") for line in lines)
+    inbox_id = harness.deliver(compose_plain(frm, body), None)
+    row = harness.store.one("SELECT state, note FROM inbox WHERE id = ?", (inbox_id,))
+    assert row["state"] == "done", row
+    replies = harness.store.all("SELECT * FROM outbox WHERE inbox_id = ? AND kind = 'reply'",
+                                (inbox_id,))
+    assert [r["rcpt"] for r in replies] == [frm]
+    [signon] = harness.store.all("SELECT outcome FROM audit WHERE inbox_id = ? AND command "
+                                 "LIKE 'SIGNON%'", (inbox_id,))
+    assert signon["outcome"].startswith("ok"), signon  # the orders were read as the power's
+    for r in harness.store.all("SELECT raw FROM outbox WHERE inbox_id = ?", (inbox_id,)):
+        check_outgoing(bytes(r["raw"]))
+    if data.draw(st.booleans()):  # now and then the phase is processed
+        pid = harness.deliver(compose_plain(f"gm.{name}@players.test",
+                                            f"MASTER {game} masterpw\nPROCESS"), None)
+        state = harness.store.one("SELECT state, note FROM inbox WHERE id = ?", (pid,))
+        assert state["state"] == "done", state
