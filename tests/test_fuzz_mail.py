@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import logging
 import quopri
 import random
 import re
@@ -55,6 +56,15 @@ DOCUMENTED_SILENCES = ("auto-submitted", "precedence", "x-autoreply", "x-autores
 
 
 # ------------------------------------------------------------------ the harness
+class _Collect(logging.Handler):
+    def __init__(self, into: list[logging.LogRecord]) -> None:
+        super().__init__(logging.ERROR)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record)
+
+
 class Harness:
     """The judge's real Store, Actor and SMTP Sender; a real SMTP server (aiosmtpd) as the
     relay, offering SMTPUTF8."""
@@ -83,8 +93,12 @@ class Harness:
         self.store = Store(cfg.database_path)
         self.actor = Actor(self.store, cfg)
         self.sender = Sender(cfg, self.store)
+        self.errors: list[logging.LogRecord] = []  # ERROR records of the judge's loggers
+        self._handler = _Collect(self.errors)
+        logging.getLogger("judge").addHandler(self._handler)
 
     def close(self) -> None:
+        logging.getLogger("judge").removeHandler(self._handler)
         self.sink.stop()
 
     def deliver(self, raw: bytes, mail_from: str | None) -> int | None:
@@ -455,7 +469,9 @@ def reply_text(raw: bytes) -> str:
 
 
 def check_mail(h: Harness, spec: Spec) -> None:
+    h.errors.clear()
     inbox_id = h.deliver(spec.raw, spec.mail_from)
+    assert not h.errors, [r.getMessage()[:300] for r in h.errors]  # no internal error logged
     if inbox_id is None:  # the very same bytes were stored before: a true duplicate
         return
     row = h.store.one("SELECT state, note FROM inbox WHERE id = ?", (inbox_id,))
