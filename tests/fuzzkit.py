@@ -17,8 +17,10 @@ CI_EXAMPLES = 120
 
 
 def examples(ci: int = CI_EXAMPLES) -> int:
+    """A test's examples: ``ci`` in CI; in a nightly run its share of JUDGE_FUZZ_EXAMPLES
+    (a test whose CI budget is half the default gets half of it)."""
     value = os.environ.get("JUDGE_FUZZ_EXAMPLES", "").strip()
-    return int(value) if value else ci
+    return max(1, int(value) * ci // CI_EXAMPLES) if value else ci
 
 
 def nightly() -> bool:

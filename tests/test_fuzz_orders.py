@@ -23,7 +23,7 @@ import sys
 import traceback
 
 import pytest
-from fuzzkit import examples, mutate_text, seed
+from fuzzkit import CI_EXAMPLES, examples, mutate_text, nightly, seed
 
 from judge.engine.errors import OrderError
 from judge.engine.position import Position
@@ -214,7 +214,8 @@ def play(variant: Variant, game_seed: int, failures: Failures) -> set[str]:
 
 
 def games() -> int:
-    return max(3, examples(0) // 100)
+    """3 games per variant in CI; JUDGE_FUZZ_EXAMPLES / 100 in a nightly run."""
+    return max(3, examples(CI_EXAMPLES) // 100) if nightly() else 3
 
 
 @pytest.mark.parametrize("name", variant_names())
