@@ -100,7 +100,7 @@ SUBJECT_CHARS = 200  # a Subject longer than this is cut (RFC 5322 asks for 78 a
 MSGID_CHARS = 250  # a longer Message-ID cannot be folded under 998 and is dropped
 MAX_REFERENCES = 10
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_MSGID = re.compile(r"<[^<>\s@]+@[^<>\s@]+>")
+_MSGID = re.compile(r"<[\x21-\x3b\x3d\x3f\x41-\x7e]+@[\x21-\x3b\x3d\x3f\x41-\x7e]+>")  # printable ASCII
 
 
 def clean_header(value: str, limit: int = SUBJECT_CHARS) -> str:

@@ -117,8 +117,8 @@ def _header(msg: Message, name: str) -> str:
         value = msg.get(name)
         if value is None:
             return ""
-        if isinstance(value, Header):
-            return str(value).strip()
+        if isinstance(value, Header):  # 8-bit bytes: read as UTF-8 (RFC 6532), not U+FFFD
+            return " ".join((_raw_values(msg, name) or [str(value)])[0].split())
         text = str(value)
         if "=?" in text:
             text = str(make_header(decode_header(text)))
@@ -127,10 +127,22 @@ def _header(msg: Message, name: str) -> str:
         return str(msg.get(name, "")).strip()
 
 
+def _raw_values(msg: Message, name: str) -> list[str]:
+    """The header's values as sent: 8-bit bytes (RFC 6532 UTF-8 addresses) read as UTF-8,
+    where ``get_all`` would turn them into U+FFFD."""
+    out = []
+    for key, value in msg.raw_items():
+        if key.lower() == name.lower():
+            value = str(value)
+            if not value.isascii():
+                value = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            out.append(value)
+    return out
+
+
 def _address(msg: Message, name: str) -> str:
     try:
-        values = msg.get_all(name) or []
-        pairs = getaddresses([str(v) for v in values])
+        pairs = getaddresses(_raw_values(msg, name))
     except Exception:
         pairs = [parseaddr(_header(msg, name))]
     for _, addr in pairs:
@@ -139,18 +151,25 @@ def _address(msg: Message, name: str) -> str:
     return ""
 
 
+def _values(msg: Message, name: str) -> list[str]:
+    """Every value of a header, lower case, spaces collapsed."""
+    return [" ".join(v.split()).lower() for v in _raw_values(msg, name)]
+
+
 _AUTO_LOCALPARTS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply",
                     "do-not-reply")
 
 
 def ignore_reason(msg: Message, sender: str, mail_from: str | None, own_address: str) -> str:
     """Why this message must never be answered, or '' when it may be."""
-    auto = _header(msg, "Auto-Submitted").lower()
-    if auto and not auto.startswith("no"):
-        return f"auto-submitted ({auto})"
-    precedence = _header(msg, "Precedence").lower()
-    if precedence in ("bulk", "junk", "list", "auto_reply"):
-        return f"precedence {precedence}"
+    # every copy of the header counts: "Auto-Submitted: no" first and "auto-replied" after
+    # it (a responder keeping the original's headers) is an auto-reply
+    for auto in _values(msg, "Auto-Submitted"):
+        if auto and not auto.startswith("no"):
+            return f"auto-submitted ({auto})"
+    for precedence in _values(msg, "Precedence"):
+        if precedence in ("bulk", "junk", "list", "auto_reply"):
+            return f"precedence {precedence}"
     for name in ("X-Autoreply", "X-Autorespond"):
         if _header(msg, name):
             return f"{name.lower()} header"
@@ -233,7 +252,7 @@ def _decode(part: Message) -> str:
         charset = "utf-8"  # mislabelled 8-bit mail is common; UTF-8 reads ASCII too
     try:
         return payload.decode(charset)
-    except (LookupError, UnicodeDecodeError):
+    except (LookupError, ValueError):  # ValueError: "utf-8\0", idna's UnicodeError...
         try:
             return payload.decode("utf-8")
         except UnicodeDecodeError:
