@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from judge.engine.orders import Order, Unit
 from judge.engine.resolver import Resolver
@@ -147,10 +148,6 @@ def _known(trial: _Trial, d: int) -> bool | None:
     except _Beyond:
         trial.busy.clear()
         return None
-
-
-class _Restart(Exception):
-    """The resolution starts again: a paradox failed a convoy already settled as holding."""
 
 
 class ChessMovement:
@@ -357,12 +354,10 @@ class ChessMovement:
         if solutions is not None:
             failing = self._failing_convoy(members, r)
             if failing is not None:
-                self._fail({failing})
-                return
+                self._fail({failing}, r)
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY} - self.paradox
         if convoys:
-            self._fail(convoys)
-            return
+            self._fail(convoys, r)
         if solutions:
             # Several answers, none of them circular movement, and no convoy to fail: the
             # seed has no rule; the project takes one of them, in a fixed order of the board.
@@ -390,12 +385,13 @@ class ChessMovement:
             self.ruled.add(members[0])
             r.settle(members[0], False)
 
-    def _fail(self, convoys: set[int]) -> None:
+    def _fail(self, convoys: set[int], r: Resolver) -> NoReturn:
         """"Given a paradox involving a convoy, the convoy fails": the resolution starts again
-        with the convoys failed from the outset (their decisions false by rule), since
-        decisions settled before may have leant on them."""
+        (:meth:`Resolver.restart`) with the convoys failed from the outset (their decisions
+        false by rule), since decisions settled before may have leant on them."""
         self.paradox |= convoys
-        raise _Restart
+        self.ruled = set()
+        r.restart()
 
     def _choose(self, members: list[int],
                 solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
@@ -651,16 +647,11 @@ class ChessMovement:
 
     # ----------------------------------------------------------- results
     def resolve(self) -> None:
-        """Resolve every decision on the generic resolver (again, with the convoys a
-        paradox made fail failed from the outset, each time a paradox fails one)."""
-        while True:
-            self.ruled = set()
-            self.resolver = Resolver(self, 2 * len(self.kind))
-            try:
-                self.result = self.resolver.resolve_all()
-                return
-            except _Restart:
-                continue
+        """Resolve every decision on the generic resolver (which starts again, with the
+        convoys a paradox made fail failed from the outset, each time a paradox fails one)."""
+        self.ruled = set()
+        self.resolver = Resolver(self, 2 * len(self.kind))
+        self.result = self.resolver.resolve_all()
 
     def succeeded(self, o: int) -> bool:
         return self.result[2 * o + MAIN]
