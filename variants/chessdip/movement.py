@@ -176,10 +176,13 @@ class ChessMovement:
         self.paradox: set[int] = set()
         self.line_orders: list[list[int]] = []
         self.piece_orders: list[list[int]] = [[] for _ in self.units]
+        self.line_of: list[int] = [-1] * len(self.units)  # each piece's order line, or -1
         self._expand(lines)
         self._index()
         self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
         self.result: list[bool] = []
+        self.dest_loc: list[str] = []  # each piece's square after the moves (once resolved)
+        self._dislodgers: dict[int, int] = {}
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -213,7 +216,7 @@ class ChessMovement:
     def _expand(self, lines: Sequence[tuple[str, Order] | None]) -> None:
         board = self.board
         ordered: set[int] = set()
-        for entry in lines:
+        for n, entry in enumerate(lines):
             made: list[int] = []
             self.line_orders.append(made)
             if entry is None:
@@ -226,9 +229,11 @@ class ChessMovement:
                 made.append(self._move(k, c.king_to, TRAVEL, ()))
                 made.append(self._move(r, c.rook_to, TRAVEL, c.rook_intermediate))
                 ordered.update((k, r))
+                self.line_of[k] = self.line_of[r] = n
             else:
                 i = self.piece_at[order.unit.location]  # type: ignore[union-attr]
                 ordered.add(i)
+                self.line_of[i] = n
                 u = self.units[i]
                 if isinstance(order, ChessHold):
                     made.append(self._add(HOLD, i, power, u.location, u.location))
@@ -646,12 +651,27 @@ class ChessMovement:
         return not any(r.resolve(2 * k + MAIN) for k in attackers)
 
     # ----------------------------------------------------------- results
-    def resolve(self) -> None:
+    def resolve(self) -> list[LineOutcome]:
         """Resolve every decision on the generic resolver (which starts again, with the
-        convoys a paradox made fail failed from the outset, each time a paradox fails one)."""
+        convoys a paradox made fail failed from the outset, each time a paradox fails one).
+        Returns each piece's fate: its order line's (castling: both pieces'), or its hold's
+        when it had none (as the standard rules' movement skeleton reads it)."""
         self.ruled = set()
         self.resolver = Resolver(self, 2 * len(self.kind))
         self.result = self.resolver.resolve_all()
+        self._dislodgers = {d.piece: d.by for d in self.dislodged()}
+        self.dest_loc = [self.final_square(i) for i in range(len(self.units))]
+        return [self.line_outcome(k) if k >= 0 else self.hold_outcome(i)
+                for i, k in enumerate(self.line_of)]
+
+    def moved(self, i: int) -> bool:
+        """Whether piece ``i`` left its square (for the movement skeleton)."""
+        o = self.leaves[i]
+        return o >= 0 and self.succeeded(o)
+
+    def dislodger(self, i: int) -> int | None:
+        """The true order that dislodged piece ``i``, or None."""
+        return self._dislodgers.get(i)
 
     def succeeded(self, o: int) -> bool:
         return self.result[2 * o + MAIN]
