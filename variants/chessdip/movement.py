@@ -56,7 +56,9 @@ rule), and:
 
 The resolver hands the backup rule a cycle whole, never one that hangs on a guess further
 out, and an inner cycle with two answers under an outer guess reaches it as part of the outer
-cycle: so the rulings do not depend on the order of the orders (the random tests check it).
+cycle; and the true orders are numbered in an order of the board, not of the listing, so the
+resolver meets the same cycles the same way however the lines are listed: the rulings and
+their reasons do not depend on the order of the orders (tests/test_chessdip_order.py).
 """
 
 from __future__ import annotations
@@ -214,14 +216,17 @@ class ChessMovement:
         return self._add(MOVE, piece, u.power, u.location, dest, mtype, inter)
 
     def _expand(self, lines: Sequence[tuple[str, Order] | None]) -> None:
+        """The true orders, numbered in an order of the board (the squares of the pieces
+        ordered), never in the order of the listing: the resolver meets the decisions, and so
+        the cycles and convoy paradoxes, the same way however the lines are listed."""
         board = self.board
         ordered: set[int] = set()
-        for n, entry in enumerate(lines):
-            made: list[int] = []
-            self.line_orders.append(made)
-            if entry is None:
-                continue
-            power, order = entry
+        self.line_orders = [[] for _ in lines]
+        live = [n for n, entry in enumerate(lines) if entry is not None]
+        live.sort(key=lambda n: self._first_square(*lines[n]))  # type: ignore[misc]
+        for n in live:
+            made = self.line_orders[n]
+            power, order = lines[n]  # type: ignore[misc]
             if isinstance(order, Castle):
                 c = board.castlings[power][order.name]
                 k, r = self.piece_at[c.king_from], self.piece_at[c.rook_from]
@@ -255,6 +260,12 @@ class ChessMovement:
         for i, u in enumerate(self.units):
             if i not in ordered:
                 self._add(HOLD, i, u.power, u.location, u.location)
+
+    def _first_square(self, power: str, order: Order) -> str:
+        """The square of the (first) piece an order line is for: castling, the king's."""
+        if isinstance(order, Castle):
+            return self.board.castlings[power][order.name].king_from
+        return order.unit.location  # type: ignore[union-attr]
 
     def _index(self) -> None:
         n = len(self.kind)
