@@ -24,6 +24,7 @@ promotion, and on the centres it gained by promotion.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from judge.engine.errors import OrderError
@@ -344,7 +345,7 @@ class ChessRules(StandardRules):
         return super().adjudicate(position, [(power.upper(), order) for power, order in orders])
 
     def order_checker(self, position: Position) -> Callable[[str, Order], Order]:
-        return lambda power, order: self.check(position, power, order)
+        return partial(self.check, position)
 
     def order_keys(self, power: str, order: Order) -> tuple[str, ...]:
         """The squares of the pieces an order is for (castling: king and rook)."""

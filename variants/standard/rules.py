@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from judge.engine.board import ARMY, FLEET, Board, province_of
@@ -452,7 +453,7 @@ class StandardRules:
         """
         chosen: dict[int, Order] = {}
         slot: dict[int, int] = {}
-        check = self.order_checker(position)
+        check, keys = self.order_checker(position), self.order_keys
         for power, order in orders:
             try:
                 checked = check(power, order)
@@ -460,7 +461,7 @@ class StandardRules:
                 results.append(OrderResult(power, str(order), FAILS, str(exc)))
                 continue
             k = len(results)
-            for name in self.order_keys(power, checked):
+            for name in keys(power, checked):
                 i = key[name]
                 if i in slot:
                     old = slot[i]
@@ -480,9 +481,8 @@ class StandardRules:
         """Hook: how :meth:`_checked` checks each order of a phase, ``check(power, order)``:
         :meth:`check`, with the units of a movement phase indexed once."""
         if position.phase.kind == "M":
-            at = {u.province: u for u in position.units}
-            return lambda power, order: self._check_movement(at, power, order)
-        return lambda power, order: self.check(position, power, order)
+            return partial(self._check_movement, {u.province: u for u in position.units})
+        return partial(self.check, position)
 
     def order_keys(self, power: str, order: Order) -> tuple[str, ...]:  # noqa: ARG002
         """Hook: the keys (in :meth:`_checked`'s ``key``) of the units ``power``'s checked
