@@ -379,3 +379,31 @@ def test_report_shows_the_board_as_a_chess_diagram() -> None:
     assert "The board" in text and "B f1 - c4" in text
     rank3 = next(line for line in text.splitlines() if line.startswith("3 "))
     assert rank3.split() == ["3", ".", ".", "*", "FN", "*", ".", "*", ".", "3"]
+
+
+# ------------------------------------------------------ orders replaced, adjustments taken
+def test_a_later_order_for_the_rook_replaces_castling_and_the_king_holds() -> None:
+    r = play({I: ["K e1", "R h1"]}, "ITALY: O-O", "ITALY: R h1 - h4")
+    assert not r.ok(0) and r.reason(0) == "replaced by a later order for the same piece"
+    assert r.ok(1) and r.board == {"e1": "ITALY K", "h4": "ITALY R"}
+    assert [(x.order, x.reason) for x in r.outcome.results[2:]] == [("K e1 H",
+                                                                      "no order: holds")]
+
+
+def test_castling_replaces_earlier_orders_for_king_and_rook() -> None:
+    r = play({I: ["K e1", "R h1"]}, "ITALY: K e1 H", "ITALY: R h1 H", "ITALY: O-O")
+    assert [r[k] for k in range(3)] == ["fails", "fails", "succeeds"]
+    assert r.reason(0) == r.reason(1) == "replaced by a later order for the same piece"
+    assert r.board == {"g1": "ITALY K", "f1": "ITALY R"}
+    assert len(r.outcome.results) == 3
+
+
+def test_two_builds_on_one_square_and_two_promotions_of_one_pawn() -> None:
+    pos = position({I: ["K e5", "P b8"]}, "W1901A", centres={I: ["c3", "d5", "f1", "e4"]})
+    sq = RULES.build_squares(pos, I)[0]
+    w = play({}, f"ITALY: BUILD N {sq}", f"ITALY: BUILD B {sq}", "ITALY: P b8 = R",
+             "ITALY: P b8 = B", pos=pos)
+    assert w.ok(0) and not w.ok(1)
+    assert w.reason(1) == f"a piece was already built on or removed from {sq}"
+    assert w.ok(2) and w.reason(3) == "this pawn already has a promotion order"
+    assert w.board[sq] == "ITALY N" and w.board["b8"] == "ITALY R"

@@ -88,3 +88,20 @@ def test_an_inner_cycle_with_two_answers_under_an_outer_guess_reaches_the_backup
                            lambda r: not r.resolve(0) and r.resolve(1)], settle)
     assert rules.cycles[0] == {0, 1}
     assert result == [False, True]
+
+
+def test_a_backup_rule_can_restart_the_resolution_with_changed_rules() -> None:
+    # x0 = not off (settled true before the cycle is met); x1 = not x2, x2 = x1 (no consistent
+    # answer) while off is false. The backup rule sets off, which changes x0 too: restarted,
+    # x0 is worked out again rather than left at the answer settled under the old rules.
+    off = [False]
+
+    def settle(cycle: list[int], r: Resolver) -> None:
+        off[0] = True
+        r.restart()
+
+    result, rules = solve([lambda r: not off[0],
+                           lambda r: not off[0] and not r.resolve(2),
+                           lambda r: r.resolve(1)], settle)
+    assert result == [False, False, False]
+    assert rules.cycles == [{1, 2}]

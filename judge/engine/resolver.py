@@ -28,13 +28,18 @@ guesses then agree only because of such a way (the guess was refuted along one w
 agreement proves nothing, and the outer cycle goes to the backup rule whole, inner cycle
 included, instead of being settled while a consistent answer was never tried.
 
+An extension point for backup rules that change the rules themselves: :meth:`Resolver.restart`
+abandons the resolution and :meth:`Resolver.resolve_all` starts again from nothing, for a rule
+such as "this decision is false from the outset", on which decisions settled earlier may have
+leant.
+
 Everything is plain lists indexed by decision number, for speed: a standard movement phase
 with 30 units resolves in well under a millisecond.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 UNRESOLVED = 0
 GUESSING = 1
@@ -53,9 +58,14 @@ class DecisionRules(Protocol):
 
         It must fix (with :meth:`Resolver.settle`) at least one decision of ``cycle``, or change
         its own state so that the cycle no longer forms; the other decisions of the cycle are
-        reset and resolved again afterwards.
+        reset and resolved again afterwards. When the change of state may alter decisions
+        already settled, it calls :meth:`Resolver.restart` instead of returning.
         """
         ...
+
+
+class _Restart(Exception):
+    """Raised by :meth:`Resolver.restart`, caught by :meth:`Resolver.resolve_all`."""
 
 
 class Resolver:
@@ -63,6 +73,9 @@ class Resolver:
 
     def __init__(self, rules: DecisionRules, count: int) -> None:
         self.rules = rules
+        self._reset(count)
+
+    def _reset(self, count: int) -> None:
         self.state = [UNRESOLVED] * count
         self.result = [False] * count
         self.deps: list[int] = []
@@ -84,11 +97,25 @@ class Resolver:
         weigh a cycle's answers against the decisions already settled)."""
         return self.result[i] if self.state[i] == RESOLVED else None
 
+    def restart(self) -> NoReturn:
+        """Abandon this resolution: :meth:`resolve_all` forgets every answer and starts again
+        from nothing, with the rules as they now are. For a backup rule that changed the
+        rules' own state in a way the decisions settled so far may have leant on (say, made
+        a decision false from the outset); it must change something, or the resolution
+        meets the same cycle again. Only :meth:`resolve_all` can start again: called under a
+        bare :meth:`resolve`, the restart propagates as an exception."""
+        raise _Restart
+
     def resolve_all(self) -> list[bool]:
-        for i in range(len(self.state)):
-            if self.state[i] != RESOLVED:
-                self.resolve(i)
-        return self.result
+        """Resolve every decision (again from nothing each time a backup rule restarts)."""
+        while True:
+            try:
+                for i in range(len(self.state)):
+                    if self.state[i] != RESOLVED:
+                        self.resolve(i)
+                return self.result
+            except _Restart:
+                self._reset(len(self.state))
 
     def resolve(self, i: int) -> bool:
         state = self.state

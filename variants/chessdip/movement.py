@@ -56,13 +56,16 @@ rule), and:
 
 The resolver hands the backup rule a cycle whole, never one that hangs on a guess further
 out, and an inner cycle with two answers under an outer guess reaches it as part of the outer
-cycle: so the rulings do not depend on the order of the orders (the random tests check it).
+cycle; and the true orders are numbered in an order of the board, not of the listing, so the
+resolver meets the same cycles the same way however the lines are listed: the rulings and
+their reasons do not depend on the order of the orders (tests/test_chessdip_order.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from judge.engine.orders import Order, Unit
 from judge.engine.resolver import Resolver
@@ -149,10 +152,6 @@ def _known(trial: _Trial, d: int) -> bool | None:
         return None
 
 
-class _Restart(Exception):
-    """The resolution starts again: a paradox failed a convoy already settled as holding."""
-
-
 class ChessMovement:
     """One movement phase. ``lines[k]`` is the k-th checked order (or None if it was refused,
     or replaced); ``units`` are the pieces on the board, squares in lower case."""
@@ -179,10 +178,13 @@ class ChessMovement:
         self.paradox: set[int] = set()
         self.line_orders: list[list[int]] = []
         self.piece_orders: list[list[int]] = [[] for _ in self.units]
+        self.line_of: list[int] = [-1] * len(self.units)  # each piece's order line, or -1
         self._expand(lines)
         self._index()
         self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
         self.result: list[bool] = []
+        self.dest_loc: list[str] = []  # each piece's square after the moves (once resolved)
+        self._dislodgers: dict[int, int] = {}
         self.resolver = Resolver(self, 2 * len(self.kind))
 
     # ------------------------------------------------------------ set-up
@@ -214,14 +216,17 @@ class ChessMovement:
         return self._add(MOVE, piece, u.power, u.location, dest, mtype, inter)
 
     def _expand(self, lines: Sequence[tuple[str, Order] | None]) -> None:
+        """The true orders, numbered in an order of the board (the squares of the pieces
+        ordered), never in the order of the listing: the resolver meets the decisions, and so
+        the cycles and convoy paradoxes, the same way however the lines are listed."""
         board = self.board
         ordered: set[int] = set()
-        for entry in lines:
-            made: list[int] = []
-            self.line_orders.append(made)
-            if entry is None:
-                continue
-            power, order = entry
+        self.line_orders = [[] for _ in lines]
+        live = [n for n, entry in enumerate(lines) if entry is not None]
+        live.sort(key=lambda n: self._first_square(*lines[n]))  # type: ignore[misc]
+        for n in live:
+            made = self.line_orders[n]
+            power, order = lines[n]  # type: ignore[misc]
             if isinstance(order, Castle):
                 c = board.castlings[power][order.name]
                 k, r = self.piece_at[c.king_from], self.piece_at[c.rook_from]
@@ -229,9 +234,11 @@ class ChessMovement:
                 made.append(self._move(k, c.king_to, TRAVEL, ()))
                 made.append(self._move(r, c.rook_to, TRAVEL, c.rook_intermediate))
                 ordered.update((k, r))
+                self.line_of[k] = self.line_of[r] = n
             else:
                 i = self.piece_at[order.unit.location]  # type: ignore[union-attr]
                 ordered.add(i)
+                self.line_of[i] = n
                 u = self.units[i]
                 if isinstance(order, ChessHold):
                     made.append(self._add(HOLD, i, power, u.location, u.location))
@@ -253,6 +260,12 @@ class ChessMovement:
         for i, u in enumerate(self.units):
             if i not in ordered:
                 self._add(HOLD, i, u.power, u.location, u.location)
+
+    def _first_square(self, power: str, order: Order) -> str:
+        """The square of the (first) piece an order line is for: castling, the king's."""
+        if isinstance(order, Castle):
+            return self.board.castlings[power][order.name].king_from
+        return order.unit.location  # type: ignore[union-attr]
 
     def _index(self) -> None:
         n = len(self.kind)
@@ -357,12 +370,10 @@ class ChessMovement:
         if solutions is not None:
             failing = self._failing_convoy(members, r)
             if failing is not None:
-                self._fail({failing})
-                return
+                self._fail({failing}, r)
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY} - self.paradox
         if convoys:
-            self._fail(convoys)
-            return
+            self._fail(convoys, r)
         if solutions:
             # Several answers, none of them circular movement, and no convoy to fail: the
             # seed has no rule; the project takes one of them, in a fixed order of the board.
@@ -390,12 +401,13 @@ class ChessMovement:
             self.ruled.add(members[0])
             r.settle(members[0], False)
 
-    def _fail(self, convoys: set[int]) -> None:
+    def _fail(self, convoys: set[int], r: Resolver) -> NoReturn:
         """"Given a paradox involving a convoy, the convoy fails": the resolution starts again
-        with the convoys failed from the outset (their decisions false by rule), since
-        decisions settled before may have leant on them."""
+        (:meth:`Resolver.restart`) with the convoys failed from the outset (their decisions
+        false by rule), since decisions settled before may have leant on them."""
         self.paradox |= convoys
-        raise _Restart
+        self.ruled = set()
+        r.restart()
 
     def _choose(self, members: list[int],
                 solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
@@ -650,17 +662,27 @@ class ChessMovement:
         return not any(r.resolve(2 * k + MAIN) for k in attackers)
 
     # ----------------------------------------------------------- results
-    def resolve(self) -> None:
-        """Resolve every decision on the generic resolver (again, with the convoys a
-        paradox made fail failed from the outset, each time a paradox fails one)."""
-        while True:
-            self.ruled = set()
-            self.resolver = Resolver(self, 2 * len(self.kind))
-            try:
-                self.result = self.resolver.resolve_all()
-                return
-            except _Restart:
-                continue
+    def resolve(self) -> list[LineOutcome]:
+        """Resolve every decision on the generic resolver (which starts again, with the
+        convoys a paradox made fail failed from the outset, each time a paradox fails one).
+        Returns each piece's fate: its order line's (castling: both pieces'), or its hold's
+        when it had none (as the standard rules' movement skeleton reads it)."""
+        self.ruled = set()
+        self.resolver = Resolver(self, 2 * len(self.kind))
+        self.result = self.resolver.resolve_all()
+        self._dislodgers = {d.piece: d.by for d in self.dislodged()}
+        self.dest_loc = [self.final_square(i) for i in range(len(self.units))]
+        return [self.line_outcome(k) if k >= 0 else self.hold_outcome(i)
+                for i, k in enumerate(self.line_of)]
+
+    def moved(self, i: int) -> bool:
+        """Whether piece ``i`` left its square (for the movement skeleton)."""
+        o = self.leaves[i]
+        return o >= 0 and self.succeeded(o)
+
+    def dislodger(self, i: int) -> int | None:
+        """The true order that dislodged piece ``i``, or None."""
+        return self._dislodgers.get(i)
 
     def succeeded(self, o: int) -> bool:
         return self.result[2 * o + MAIN]

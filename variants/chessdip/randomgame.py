@@ -3,14 +3,26 @@
 Deterministic given the ``random.Random`` passed in. Moves come first so that supports can
 match them; some supports are support-convoys of a real multiple-square move, some castle or
 take en passant when the position allows.
+
+*Seed N* names one random movement phase (:func:`random_phase`), listed twice: as generated
+and shuffled. The ruling must not depend on the listing (tests/test_chessdip_order.py).
+From the command line::
+
+    python -m judge.variants.chessdip.randomgame 23060          # show the phase, both rulings
+    python -m judge.variants.chessdip.randomgame 0 --count 200000   # check seeds 0..199999
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
+import sys
+import time
 
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
+from judge.engine.variant import Variant
 from judge.variants.chessdip.board import ChessBoard
 from judge.variants.chessdip.rules import ChessRules, normalise
 
@@ -148,3 +160,67 @@ def random_position(board: ChessBoard, rng: random.Random, pieces: int) -> Posit
     extra = {"en_passant": passes} if passes else {}
     return Position(board.name, Phase("S", 1901, "M"), list(placed.values()), centres,
                     extra=extra)
+
+
+Lines = list[tuple[str, str]]
+
+
+def random_phase(board: ChessBoard, rules: ChessRules, seed: int
+                 ) -> tuple[Position, Lines, Lines]:
+    """Seed ``seed``: a random position of 2 to 40 pieces, its movement order lines, and the
+    same lines shuffled."""
+    rng = random.Random(seed)
+    position = random_position(board, rng, rng.randint(2, 40))
+    lines = movement_lines(board, rules, position, rng)
+    shuffled = list(lines)
+    rng.shuffle(shuffled)
+    return position, lines, shuffled
+
+
+def ruling(variant: Variant, position: Position, lines: Lines) -> dict:
+    """What a phase's adjudication decides, whatever the listing: the next position (as the
+    contract writes it) and each order's result and reason, sorted."""
+    outcome = variant.adjudicate_lines(position, lines)
+    return {"position": variant.write_position(outcome.position),
+            "results": sorted([r.power, r.order, r.result, r.reason] for r in outcome.results)}
+
+
+def listing_matters(variant: Variant, seed: int) -> bool:
+    """Whether seed ``seed``'s two listings get different rulings."""
+    position, lines, shuffled = random_phase(variant.board, variant.rules, seed)
+    return ruling(variant, position, lines) != ruling(variant, position, shuffled)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from judge.variants.chessdip import VARIANT
+
+    parser = argparse.ArgumentParser(
+        description="Random Chess Dip movement phases, adjudicated as listed and shuffled.")
+    parser.add_argument("seed", type=int)
+    parser.add_argument("--count", type=int, default=1,
+                        help="check this many seeds from SEED on and print a summary")
+    args = parser.parse_args(argv)
+    if args.count <= 1:
+        position, lines, shuffled = random_phase(VARIANT.board, VARIANT.rules, args.seed)
+        print(json.dumps(VARIANT.write_position(position)))
+        for power, line in lines:
+            print(f"{power}: {line}")
+        first = ruling(VARIANT, position, lines)
+        second = ruling(VARIANT, position, shuffled)
+        for r in first["results"]:
+            print(" ".join(x for x in r if x))
+        print(json.dumps(first["position"]))
+        print("same ruling when shuffled" if first == second else
+              "DIFFERENT ruling when shuffled: " + json.dumps(second))
+        return 0 if first == second else 1
+    t0 = time.perf_counter()
+    differ = [s for s in range(args.seed, args.seed + args.count) if listing_matters(VARIANT, s)]
+    seconds = time.perf_counter() - t0
+    print(f"{args.count} phases (seeds {args.seed}..{args.seed + args.count - 1}) in "
+          f"{seconds:.0f} s: {len(differ)} with a different ruling when shuffled"
+          + (f": seeds {' '.join(map(str, differ[:50]))}" if differ else ""))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

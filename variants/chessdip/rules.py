@@ -23,6 +23,8 @@ promotion, and on the centres it gained by promotion.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from judge.engine.errors import OrderError
@@ -44,7 +46,7 @@ from judge.variants.chessdip.orders import (
     Promote,
 )
 from judge.variants.chessdip.parse import parse_order
-from judge.variants.standard.rules import remove_in_civil_disorder
+from judge.variants.standard.rules import Adjustments, StandardRules
 
 _GEMS = {"ENGLAND": "E", "ITALY": "I", "FRANCE": "F", "SCANDINAVIA": "S"}
 _REMOVAL_ORDER = "PNBRK"  # civil disorder removes pawns first and kings last
@@ -60,24 +62,32 @@ def normalise(position: Position) -> Position:
     if all(u.location.islower() for u in position.units) and all(
             c.islower() for cs in position.centres.values() for c in cs):
         return position
-    return Position(
-        variant=position.variant,
-        phase=position.phase,
-        units=[Unit(u.power, u.kind.upper(), u.location.lower()) for u in position.units],
+    return position.following(
+        [Unit(u.power, u.kind.upper(), u.location.lower()) for u in position.units],
         centres={p: {c.lower() for c in cs} for p, cs in position.centres.items()},
         dislodged=[Dislodged(Unit(d.unit.power, d.unit.kind.upper(), d.unit.location.lower()),
                              (d.attacker_from or "").lower() or None, d.retreats)
                    for d in position.dislodged],
-        winner=position.winner,
-        extra=dict(position.extra),
-    )
+        winner=position.winner)
 
 
-class ChessRules:
-    """Chess Dip: see the module docstring and ``description.md``."""
+def _set_or_drop(extra: dict[str, Any], key: str, value: list) -> None:
+    """Set a variant key of a position, or drop it when ``value`` is empty."""
+    if value:
+        extra[key] = value
+    else:
+        extra.pop(key, None)
+
+
+class ChessRules(StandardRules):
+    """Chess Dip: see the module docstring and ``description.md``. The phases are the
+    standard skeletons; this class overrides order checking, centres, the calendar and the
+    hooks named in ``docs/engine.md``."""
+
+    board: ChessBoard  # type: ignore[assignment]
 
     def __init__(self, board: ChessBoard) -> None:
-        self.board = board
+        super().__init__(board)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ positions
     def initial_position(self) -> Position:
@@ -243,16 +253,6 @@ class ChessRules:
             raise OrderError(f"the rook on {c.rook_from} has moved: it cannot castle")
         return Castle(order.name)
 
-    @staticmethod
-    def claims(power: str, order: Order, board: ChessBoard) -> tuple[str, ...]:
-        """The squares of the pieces an order is for (castling: king and rook)."""
-        if isinstance(order, Castle):
-            c = board.castlings[power][order.name]
-            return (c.king_from, c.rook_from)
-        if isinstance(order, Waive):
-            return ()
-        return (order.unit.location,)  # type: ignore[union-attr]
-
     # ------------------------------------------------------------ adjustments
     def captured(self, position: Position) -> dict[str, str]:
         """Home-rank centre -> the power that gained it by promotion."""
@@ -333,69 +333,63 @@ class ChessRules:
         return Build(UnitRef(kind, sq))
 
     # ------------------------------------------------------------ adjudication
+    # The standard skeletons (docs/engine.md, "The phases: skeletons and hooks"), with the
+    # hooks below: an order may be for two pieces (castling), dislodged pieces are disbanded
+    # at once, and an adjustment phase also promotes pawns.
+    REPLACED_REASON = "replaced by a later order for the same piece"
+
     def adjudicate(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         position = normalise(position)
-        if position.phase.kind == "M":
-            return self._adjudicate_movement(position, orders)
-        if position.phase.kind == "A":
-            return self._adjudicate_adjustments(position, orders)
-        raise ValueError("Chess Dip has no retreat phase")
+        if position.phase.kind not in "MA":
+            raise ValueError("Chess Dip has no retreat phase")
+        return super().adjudicate(position, [(power.upper(), order) for power, order in orders])
+
+    def order_checker(self, position: Position) -> Callable[[str, Order], Order]:
+        return partial(self.check, position)
+
+    def order_keys(self, power: str, order: Order) -> tuple[str, ...]:
+        """The squares of the pieces an order is for (castling: king and rook)."""
+        if isinstance(order, Castle):
+            c = self.board.castlings[power][order.name]
+            return (c.king_from, c.rook_from)
+        return (order.unit.location,)  # type: ignore[union-attr]
 
     def _adjudicate_movement(self, position: Position,
                              orders: list[tuple[str, Order]]) -> Outcome:
+        units = position.units
+        key = {u.location: i for i, u in enumerate(units)}
         results: list[OrderResult] = []
-        lines: list[tuple[str, Order] | None] = []
-        owner: dict[str, int] = {}  # piece square -> the line that orders it
-        for power, order in orders:
-            power = power.upper()
-            try:
-                checked = self._check_movement(position, power, order)
-            except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                lines.append(None)
-                continue
-            k = len(lines)
-            for sq in self.claims(power, checked, self.board):
-                old = owner.get(sq)
-                if old is not None and lines[old] is not None:
-                    # DATC 4.E.6 as in standard play: a later order replaces an earlier one.
-                    lines[old] = None
-                    results[old].result = FAILS
-                    results[old].reason = "replaced by a later order for the same piece"
-                    for s, o in list(owner.items()):
-                        if o == old:
-                            del owner[s]
-                owner[sq] = k
-            results.append(OrderResult(power, str(checked), SUCCEEDS))
-            lines.append((power, checked))
-        phase = ChessMovement(self.board, position.units, lines)
-        phase.resolve()
-        for k, entry in enumerate(lines):
-            if entry is not None:
-                out = phase.line_outcome(k)
-                results[k].result = SUCCEEDS if out.succeeded else FAILS
-                results[k].reason = out.reason
-        ordered = set(owner)
-        for i, u in enumerate(position.units):
-            if u.location not in ordered:
-                out = phase.hold_outcome(i)
-                reason = "no order: holds" + (f"; {out.reason}" if out.reason else "")
-                results.append(OrderResult(u.power, f"{u} H", SUCCEEDS if out.succeeded
-                                           else FAILS, reason))
-        return self._after_movement(position, phase, results)
+        chosen, slot = self._checked(position, orders, results, key)
+        # One line per order as given: None for one refused or replaced.
+        lines: list[tuple[str, Order] | None] = [None] * len(results)
+        for i, k in slot.items():
+            lines[k] = (results[k].power, chosen[i])
+        phase = ChessMovement(self.board, units, lines)
+        self._verdicts(phase, slot, results)  # type: ignore[arg-type]
+        return self.board_after_moves(position, phase, results,  # type: ignore[arg-type]
+                                      details=phase)
 
-    def _after_movement(self, position: Position, phase: ChessMovement,
-                        results: list[OrderResult]) -> Outcome:
-        gone = {d.piece: d.by for d in phase.dislodged()}
+    def dislodgements(self, phase: Any, after: list[Unit], beaten: list[tuple[Unit, int]]
+                      ) -> tuple[list[Dislodged], frozenset[str]]:
+        """Rules §2.2: dislodged pieces are disbanded at once: no retreats, no standoffs."""
+        return [Dislodged(unit, phase.sq[by], ()) for unit, by in beaten], frozenset()
+
+    def after_movement(self, outcome: Outcome) -> Outcome:
+        """No retreat phase: the dislodged are disbanded. The castling marks (``moved``) and
+        the pawns' two-square moves (``en_passant``) are brought up to date; then the
+        calendar."""
+        position, nxt, phase = outcome.previous, outcome.position, outcome.details
+        assert isinstance(phase, ChessMovement)
+        if len({u.location for u in nxt.units}) != len(nxt.units):  # pragma: no cover
+            raise AssertionError("two pieces ended on one square")
+        outcome.disbanded = [d.unit for d in outcome.dislodged]
         moved_before = set(position.extra.get("moved") or ())
-        units: list[Unit] = []
         moved_now: set[str] = set()
         passes: list[dict[str, str]] = []
         for i, u in enumerate(position.units):
-            if i in gone:
+            if phase.dislodger(i) is not None:
                 continue
             where = phase.final_square(i)
-            units.append(Unit(u.power, u.kind, where))
             if u.kind in "KR" and (where != u.location or u.location in moved_before):
                 moved_now.add(where)
             o = phase.leaves[i]
@@ -403,99 +397,47 @@ class ChessRules:
                     and len(phase.inter[o]) == 1):
                 passes.append({"power": u.power, "from": u.location,
                                "via": phase.inter[o][0], "to": where})
-        if len({u.location for u in units}) != len(units):  # pragma: no cover - invariant
-            raise AssertionError("two pieces ended on one square")
-        dislodged = [Dislodged(position.units[i], phase.sq[by], ()) for i, by in gone.items()]
-        extra: dict[str, Any] = dict(position.extra)
-        extra["moved"] = sorted(moved_now)
-        extra["en_passant"] = sorted(passes, key=lambda p: p["to"])
-        for key in ("moved", "en_passant"):
-            if not extra[key]:
-                del extra[key]
-        nxt = Position(position.variant, position.phase, units,
-                       {p: set(cs) for p, cs in position.centres.items()}, dislodged,
-                       extra=extra)
-        outcome = Outcome(position, nxt, results, dislodged=list(dislodged),
-                          disbanded=[d.unit for d in dislodged], details=phase)
+        _set_or_drop(nxt.extra, "moved", sorted(moved_now))
+        _set_or_drop(nxt.extra, "en_passant", sorted(passes, key=lambda p: p["to"]))
         self._advance(nxt, outcome)
         return outcome
 
-    def _adjudicate_adjustments(self, position: Position,
-                                orders: list[tuple[str, Order]]) -> Outcome:
-        results: list[OrderResult] = []
-        units = list(position.units)
-        counts = {p: self.adjustment_count(position, p) for p in self.board.powers}
-        used: dict[str, int] = {}
-        taken: set[str] = set()
-        promoted: dict[str, str] = {}
-        built: list[Unit] = []
-        removed: list[Unit] = []
-        for power, order in orders:
-            power = power.upper()
-            try:
-                checked = self.check(position, power, order)
-            except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
-                continue
-            text = str(checked)
-            if isinstance(checked, Promote):
-                sq = checked.unit.location
-                if sq in promoted:
-                    results.append(OrderResult(power, text, FAILS,
-                                               "this pawn already has a promotion order"))
-                    continue
-                promoted[sq] = checked.kind
-                results.append(OrderResult(power, text, SUCCEEDS))
-                continue
-            count, n = counts.get(power, 0), used.get(power, 0)
-            if n >= abs(count):
-                what = "builds" if count > 0 else "removals"
-                results.append(OrderResult(power, text, FAILS, f"no more {what} due"))
-                continue
-            if isinstance(checked, (Build, Remove)):
-                sq = checked.unit.location
-                if sq in taken:
-                    results.append(OrderResult(power, text, FAILS,
-                                               f"a piece was already built on or removed from {sq}"))
-                    continue
-                taken.add(sq)
-                if isinstance(checked, Build):
-                    built.append(Unit(power, checked.unit.kind or "N", sq))
-                else:
-                    unit = next(u for u in units if u.location == sq)
-                    units.remove(unit)
-                    removed.append(unit)
-            used[power] = n + 1
-            results.append(OrderResult(power, text, SUCCEEDS))
-        remove_in_civil_disorder(self.civil_disorder_removals, position, counts, used, units,
-                                 removed, results)
-        # Rules §4.4: a pawn on its last rank *must* be promoted; unordered, it becomes a
-        # knight (the project's default, the one piece whose moves need no free path).
-        final: list[Unit] = []
-        for u in units:
-            if u in self.promotions_due(position):
+    def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
+        """A promotion is noted (``adj.notes["promoted"]``: square -> kind) and made at the
+        end (:meth:`adjustments_done`); builds and removals as in standard play, one per
+        square."""
+        if not isinstance(order, Promote):
+            return super().apply_adjustment(adj, power, order)
+        promoted = adj.notes.setdefault("promoted", {})
+        sq = order.unit.location
+        if sq in promoted:
+            return OrderResult(power, str(order), FAILS,
+                               "this pawn already has a promotion order")
+        promoted[sq] = order.kind
+        return OrderResult(power, str(order), SUCCEEDS)
+
+    def adjustment_taken_reason(self, order: Build | Remove) -> str:
+        return f"a piece was already built on or removed from {order.unit.location}"
+
+    def adjustments_done(self, adj: Adjustments) -> None:
+        """Rules §4.4: a pawn on its last rank *must* be promoted; unordered, it becomes a
+        knight (the project's default, the one piece whose moves need no free path). Newly
+        built pieces have not moved: they may castle (rules §3.3.2)."""
+        due = self.promotions_due(adj.position)
+        promoted = adj.notes.get("promoted", {})
+        for n, u in enumerate(adj.units):
+            if u in due:
                 kind = promoted.get(u.location)
                 if kind is None:
                     kind = "N"
-                    results.append(OrderResult(u.power, str(Promote(UnitRef("P", u.location),
-                                               "N")), SUCCEEDS,
-                                               "no promotion order: promoted to a knight"))
-                final.append(Unit(u.power, kind, u.location))
-            else:
-                final.append(u)
-        extra = dict(position.extra)
-        # Newly built pieces have not moved: they may castle (rules §3.3.2).
-        fresh = {u.location for u in built} | {u.location for u in removed}
-        moved = [sq for sq in extra.get("moved") or () if sq not in fresh]
-        if moved:
-            extra["moved"] = moved
-        else:
-            extra.pop("moved", None)
-        nxt = Position(position.variant, position.phase, final + built,
-                       {p: set(cs) for p, cs in position.centres.items()}, extra=extra)
-        outcome = Outcome(position, nxt, results, disbanded=removed, built=built)
-        self._advance(nxt, outcome)
-        return outcome
+                    adj.disorder.append(OrderResult(
+                        u.power, str(Promote(UnitRef("P", u.location), "N")), SUCCEEDS,
+                        "no promotion order: promoted to a knight"))
+                adj.units[n] = Unit(u.power, kind, u.location)
+        fresh = {u.location for u in adj.built} | {u.location for u in adj.removed}
+        extra = dict(adj.position.extra)
+        _set_or_drop(extra, "moved", [sq for sq in extra.get("moved") or () if sq not in fresh])
+        adj.extra = extra
 
     def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
                                 count: int) -> list[Unit]:

@@ -334,10 +334,7 @@ class StabRules(StandardRules):
                                          f"{reason}: the standard starting units are used")
             units += [Unit.parse(power, u) for u in b.starting_units.get(power, ())]
         extra = {k: v for k, v in position.extra.items() if k != PLACEMENT}
-        placed_position = Position(position.variant, position.phase, units,
-                                   {p: set(cs) for p, cs in position.centres.items()},
-                                   extra=extra)
-        return placed_position, results
+        return position.following(units, extra=extra), results
 
     def _stab_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         fixed: dict[int, OrderResult] = {}
@@ -375,9 +372,10 @@ class StabRules(StandardRules):
                 continue
             slots.append(k)
             plain.append((power, order))
-        base = Position(position.variant, position.phase, position.units, position.centres,
-                        position.dislodged, position.standoffs, position.winner,
-                        {k: v for k, v in position.extra.items() if k != RETREATED})
+        base = position.following(position.units, dislodged=position.dislodged,
+                                  standoffs=position.standoffs, winner=position.winner,
+                                  extra={k: v for k, v in position.extra.items()
+                                         if k != RETREATED})
         outcome = StandardRules._adjudicate_movement(self, base, plain)
         given = outcome.results[: len(plain)]
         rest = outcome.results[len(plain):]

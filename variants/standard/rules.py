@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from judge.engine.board import ARMY, FLEET, Board, province_of
@@ -65,7 +66,12 @@ class Adjustments:
     removed: list[Unit] = field(default_factory=list)
     used: dict[str, int] = field(default_factory=dict)  # builds or removals made, per power
     taken: set[str] = field(default_factory=set)  # provinces already built in (removed from)
-    disorder: list[OrderResult] = field(default_factory=list)  # civil disorder's results
+    # results for units no order was given for: civil disorder's, then any a variant adds
+    disorder: list[OrderResult] = field(default_factory=list)
+    # the variant's own record of the phase so far (Chess Dip: the promotions ordered)
+    notes: dict[str, Any] = field(default_factory=dict)
+    # the next position's variant keys (``Position.extra``); None: the position's, copied
+    extra: dict[str, Any] | None = None
 
     def build(self, unit: Unit) -> None:
         self.units.append(unit)
@@ -438,7 +444,8 @@ class StandardRules:
     def _checked(self, position: Position, orders: list[tuple[str, Order]],
                  results: list[OrderResult], key: dict[str, int]
                  ) -> tuple[dict[int, Order], dict[int, int]]:
-        """Check each order; the last good order for a unit replaces earlier ones.
+        """Check each order (hook :meth:`order_checker`); the last good order for a unit
+        replaces earlier ones (an order may be for several units: hook :meth:`order_keys`).
 
         ``key`` maps a unit's province to its index. Fills ``results`` with a placeholder (or
         the refusal) for every order, in order, and returns index -> order and index -> the
@@ -446,24 +453,41 @@ class StandardRules:
         """
         chosen: dict[int, Order] = {}
         slot: dict[int, int] = {}
-        at = {u.province: u for u in position.units} if position.phase.kind == "M" else None
+        check, keys = self.order_checker(position), self.order_keys
         for power, order in orders:
             try:
-                if at is not None:
-                    checked = self._check_movement(at, power, order)
-                else:
-                    checked = self.check(position, power, order)
+                checked = check(power, order)
             except OrderError as exc:
                 results.append(OrderResult(power, str(order), FAILS, str(exc)))
                 continue
-            i = key[checked.unit.province]  # type: ignore[union-attr]
-            if i in slot:
-                old = results[slot[i]]
-                old.result, old.reason = FAILS, "replaced by a later order for the same unit"
-            chosen[i] = checked
-            slot[i] = len(results)
+            k = len(results)
+            for name in keys(power, checked):
+                i = key[name]
+                if i in slot:
+                    old = slot[i]
+                    results[old].result = FAILS
+                    results[old].reason = self.REPLACED_REASON
+                    # the replaced order is for no unit any more (castling: king and rook)
+                    for j in [j for j, s in slot.items() if s == old and j != i]:
+                        del slot[j], chosen[j]
+                chosen[i] = checked
+                slot[i] = k
             results.append(OrderResult(power, str(checked), SUCCEEDS))
         return chosen, slot
+
+    REPLACED_REASON = "replaced by a later order for the same unit"
+
+    def order_checker(self, position: Position) -> Callable[[str, Order], Order]:
+        """Hook: how :meth:`_checked` checks each order of a phase, ``check(power, order)``:
+        :meth:`check`, with the units of a movement phase indexed once."""
+        if position.phase.kind == "M":
+            return partial(self._check_movement, {u.province: u for u in position.units})
+        return partial(self.check, position)
+
+    def order_keys(self, power: str, order: Order) -> tuple[str, ...]:  # noqa: ARG002
+        """Hook: the keys (in :meth:`_checked`'s ``key``) of the units ``power``'s checked
+        order is for: its unit's province. Chess Dip: castling is for a king and a rook."""
+        return (order.unit.province,)  # type: ignore[union-attr]
 
     def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
@@ -585,8 +609,10 @@ class StandardRules:
         """The adjustment phase skeleton: count what each power is due (hook
         :meth:`adjustment_counts`), check every order against the position, carry out the good
         ones (hook :meth:`apply_adjustment`, in the order :meth:`adjustment_sequence` gives),
-        make the removals still owed (hook :meth:`civil_disorder`), then the next position.
-        Results are in the order the orders were given, civil disorder's after them."""
+        make the removals still owed (hook :meth:`civil_disorder`), the variant's last changes
+        (hook :meth:`adjustments_done`), then the next position. Results are in the order the
+        orders were given, civil disorder's (and those :meth:`adjustments_done` adds) after
+        them."""
         adj = Adjustments(position, self.adjustment_counts(position), list(position.units))
         results: list[OrderResult | None] = [None] * len(orders)
         checked: list[tuple[int, str, Order]] = []
@@ -599,9 +625,10 @@ class StandardRules:
         for k, power, order in self.adjustment_sequence(checked):
             results[k] = self.apply_adjustment(adj, power, order)
         self.civil_disorder(adj)
+        self.adjustments_done(adj)
         return self.phase_over(position, adj.units,
                                [r for r in results if r is not None] + adj.disorder,
-                               disbanded=adj.removed, built=adj.built)
+                               extra=adj.extra, disbanded=adj.removed, built=adj.built)
 
     def adjustment_counts(self, position: Position) -> dict[str, Any]:
         """Hook, counting for adjustments: what each power is due this winter, builds (> 0)
@@ -633,9 +660,7 @@ class StandardRules:
         if isinstance(order, (Build, Remove)):
             prov = order.unit.province
             if prov in adj.taken:
-                verb = "built in" if isinstance(order, Build) else "removed from"
-                return OrderResult(power, text, FAILS,
-                                   f"a unit was already {verb} {self.name(prov)}")
+                return OrderResult(power, text, FAILS, self.adjustment_taken_reason(order))
             adj.taken.add(prov)
             if isinstance(order, Build):
                 adj.build(Unit(power, order.unit.kind or ARMY, order.unit.location))
@@ -644,11 +669,32 @@ class StandardRules:
         adj.used[power] = n + 1
         return OrderResult(power, text, SUCCEEDS)
 
+    def adjustment_taken_reason(self, order: Build | Remove) -> str:
+        """Hook: why a build or removal fails in a province already built in or removed
+        from this phase."""
+        verb = "built in" if isinstance(order, Build) else "removed from"
+        return f"a unit was already {verb} {self.name(order.unit.province)}"
+
     def civil_disorder(self, adj: Adjustments) -> None:
-        """Hook, civil disorder: make the removals each power owed but did not order, the
-        units chosen by :meth:`civil_disorder_removals`, each reported in ``adj.disorder``."""
-        remove_in_civil_disorder(self.civil_disorder_removals, adj.position, adj.counts,
-                                 adj.used, adj.units, adj.removed, adj.disorder)
+        """Hook, civil disorder: make the removals each power owed (``adj.counts`` < 0) but
+        did not order (``adj.used``), the units chosen by :meth:`civil_disorder_removals`:
+        taken off the board into ``adj.removed``, each reported in ``adj.disorder``."""
+        for power, count in sorted(adj.counts.items()):
+            missing = -count - adj.used.get(power, 0)
+            if count < 0 and missing > 0:
+                for unit in self.civil_disorder_removals(adj.position, power, adj.units,
+                                                         missing):
+                    adj.remove(unit)
+                    adj.disorder.append(OrderResult(
+                        power, str(Remove(UnitRef(unit.kind, unit.location))), SUCCEEDS,
+                        "civil disorder: removal not ordered"))
+
+    def adjustments_done(self, adj: Adjustments) -> None:
+        """Hook, the end of an adjustment phase, after civil disorder: a variant's last
+        changes to the board (``adj.units``), their results (appended to ``adj.disorder``)
+        and the next position's variant keys (``adj.extra``). Chess Dip: pawns on their last
+        rank are promoted, and built or removed pieces lose their castling marks. In standard
+        play, nothing."""
 
     def civil_disorder_removals(self, position: Position, power: str, units: list[Unit],
                                 count: int) -> list[Unit]:
@@ -669,11 +715,12 @@ class StandardRules:
 
     # ---------------------------------------------------------------- calendar
     def phase_over(self, position: Position, units: list[Unit], results: list[OrderResult],
-                   **fields: Any) -> Outcome:
-        """The end of a retreat or adjustment phase: the next position with ``units``
-        (:meth:`Position.following`), its outcome (``fields``: ``disbanded=``, ``built=``),
-        and the calendar moved on to the next phase that needs play."""
-        nxt = position.following(units)
+                   extra: dict[str, Any] | None = None, **fields: Any) -> Outcome:
+        """The end of a retreat or adjustment phase: the next position with ``units`` and
+        ``extra`` (its variant keys; None: the position's) made by :meth:`Position.following`,
+        its outcome (``fields``: ``disbanded=``, ``built=``), and the calendar moved on to the
+        next phase that needs play."""
+        nxt = position.following(units, extra=extra)
         outcome = Outcome(position, nxt, results, **fields)
         self._advance(nxt, outcome)
         return outcome
@@ -717,19 +764,3 @@ class StandardRules:
         if leaders:
             position.winner = max(leaders, key=lambda p: len(centres[p]))
 
-
-def remove_in_civil_disorder(choose: Callable[[Position, str, list[Unit], int], list[Unit]],
-                             position: Position, counts: dict[str, int], used: dict[str, int],
-                             units: list[Unit], removed: list[Unit],
-                             results: list[OrderResult]) -> None:
-    """Make the removals each power owed (``counts`` < 0) but did not order (``used``), the
-    units chosen by ``choose`` (the variant's civil-disorder rule): taken from ``units`` into
-    ``removed``, each reported as a civil-disorder result."""
-    for power, count in sorted(counts.items()):
-        missing = -count - used.get(power, 0)
-        if count < 0 and missing > 0:
-            for unit in choose(position, power, units, missing):
-                units.remove(unit)
-                removed.append(unit)
-                results.append(OrderResult(power, str(Remove(UnitRef(unit.kind, unit.location))),
-                                           SUCCEEDS, "civil disorder: removal not ordered"))
