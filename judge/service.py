@@ -3,6 +3,8 @@ process; stops cleanly on SIGTERM/SIGINT.
 
 Threads: the intake (aiosmtpd's loop thread, or the IMAP poller) only stores mail and wakes the
 worker; the worker acts on the inbox and on due games, one transaction per message or game;
+the painter has the reports' pictures rasterised by a pool of worker processes after the
+game's transaction and releases each waiting report with its picture (judge/mail/outbox.py);
 the sender drains the outbox; APScheduler wakes the worker at deadlines and the sender for
 retries. Each thread has its own database connection.
 """
@@ -11,16 +13,20 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from datetime import UTC, datetime
 from typing import Any
 
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.mail.intake import ImapIntake, SmtpReceiver
+from judge.mail.outbox import attach_picture, pictures_to_draw
 from judge.mail.sender import Sender
 from judge.scheduler import Clock
 from judge.storage import Store
@@ -64,6 +70,67 @@ class _Loop(threading.Thread):
             close()
 
 
+def pool_size() -> int:
+    """Picture processes: one core fewer than the machine has (the worker thread keeps
+    one), at least one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class _Painter:
+    """Draws the pictures that reports wait for, in worker processes, and releases the
+    reports (each picture in its own short transaction). A picture that fails or takes more
+    than ``limit`` seconds is logged and its reports go without it."""
+
+    def __init__(self, store: Store, wake_sender: Callable[[], None], limit: float = 120.0,
+                 stopping: threading.Event | None = None) -> None:
+        self.store, self.wake_sender, self.limit = store, wake_sender, limit
+        self.stopping = stopping or threading.Event()  # set: stop after the batch in hand
+        self.pool: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(pool_size(),
+                                            mp_context=multiprocessing.get_context("spawn"))
+        return self.pool
+
+    def step(self) -> None:
+        from judge.render.raster import png  # the pure function, picklable
+
+        while not self.stopping.is_set() and (
+                rows := pictures_to_draw(self.store, 4 * pool_size())):
+            jobs: dict[Future, dict] = {}
+            for row in rows:
+                try:
+                    jobs[self._pool().submit(png, row["svg"])] = row
+                except Exception:  # a broken pool: a new one next time
+                    log.exception("picture %s could not be sent to the pool", row["id"])
+                    self.close()
+                    self._done(row, None)
+            done, late = wait(jobs, timeout=self.limit)
+            for fut in done:
+                try:
+                    picture: bytes | None = fut.result()
+                except Exception:
+                    log.exception("map %s could not be drawn: the report goes without it",
+                                  jobs[fut]["filename"])
+                    picture = None
+                self._done(jobs[fut], picture)
+            for fut in late:
+                log.error("map %s took over %s s: the report goes without it",
+                          jobs[fut]["filename"], self.limit)
+                fut.cancel()
+                self._done(jobs[fut], None)
+
+    def _done(self, row: dict, picture: bytes | None) -> None:
+        if attach_picture(self.store, row["id"], picture):
+            self.wake_sender()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
 class Service:
     def __init__(self, cfg: Config, clock: Callable[[], datetime] | None = None) -> None:
         """``clock`` injects the judge's notion of now (tests); None is the wall clock."""
@@ -73,6 +140,7 @@ class Service:
         Store(cfg.database_path).close()  # create / migrate before anything else runs
         self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
         self.worker = _Loop("worker", self._worker_setup, self._worker_step, 30.0)
+        self.painter = _Loop("painter", self._painter_setup, self._painter_step, 30.0)
         self.intake: SmtpReceiver | ImapIntake | None = None
         self._actor: Actor | None = None
         if cfg.intake.mode == "smtp":
@@ -88,6 +156,7 @@ class Service:
         store = Store(self.cfg.database_path)
         self._actor = Actor(store, self.cfg) if self.now is None else \
             Actor(store, self.cfg, self.now)
+        self._actor.outbox.defer_pictures = True  # the painter draws them
         return self._actor
 
     def _worker_step(self, actor: Actor) -> None:
@@ -95,7 +164,15 @@ class Service:
         processed = actor.process_due()
         self.clock.sync(actor.s)
         if acted or processed:
+            self.painter.wake()
             self.sender.wake()
+
+    def _painter_setup(self) -> _Painter:
+        return _Painter(Store(self.cfg.database_path), self.sender.wake,
+                        stopping=self.painter.stopping)
+
+    def _painter_step(self, painter: _Painter) -> None:
+        painter.step()
 
     def _sender_setup(self) -> Sender:
         return Sender(self.cfg, Store(self.cfg.database_path))
@@ -105,6 +182,7 @@ class Service:
 
     def start(self) -> None:
         self.sender.start()
+        self.painter.start()
         self.worker.start()
         self.worker.ready.wait(30)
         self.clock.start()
@@ -125,6 +203,8 @@ class Service:
             self._actor.stopping.set()  # finish the message in hand, leave the rest stored
         self.worker.stop()
         self.worker.join(30)
+        self.painter.stop()  # what is left is drawn at the next start
+        self.painter.join(30)
         self.sender.stop()  # one last flush happens before it exits
         self.sender.join(30)
         log.info("stopped")
