@@ -148,7 +148,8 @@ def queue_flow_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
     # The map shows the board after the phases, as the reader may know it (the variant's
     # own report has no order arrows to draw on the board the orders were given on).
     after = group[-1].outcome.position
-    pictures = _Pictures(variant, after, after, events, f"{game['name']} {variant.title}")
+    pictures = _Pictures(variant, after, after, events, f"{game['name']} {variant.title}",
+                         outbox)
     for r in readers(s, game):  # players, master, observers, the game's list
         mail = plug.report(variant, game, steps, visible_events(events, r.power), r.power)
         if mail is None:
@@ -156,7 +157,7 @@ def queue_flow_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
         subject, template, context = mail
         outbox.queue(kind="report", to=r.address, subject=subject, template=template,
                      context=context, game_id=game["id"],
-                     attachments=pictures.for_reader(r.power),
+                     **pictures.for_reader(r.power),
                      headers=list_headers(outbox.cfg, game, r.address))
     return True
 
@@ -204,7 +205,7 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
         variant = G.get_variant(game["variant"])
         events = phase_events(variant, turn)
         pictures = _Pictures(variant, turn.previous, turn.outcome.position, events,
-                             f"{game['name']} {variant.title}")
+                             f"{game['name']} {variant.title}", outbox)
         absent = no_orders(s, game, variant, turn.previous)  # the same for every reader
         for r in readers(s, game):  # players, master, observers, the game's list
             subject, template, context = phase_report(
@@ -212,7 +213,7 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
             context["no_orders"] = absent
             outbox.queue(kind="report", to=r.address, subject=subject, template=template,
                          context=context, game_id=turn.game["id"],
-                         attachments=pictures.for_reader(r.power),
+                         **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
 
 
@@ -233,32 +234,39 @@ class _Pictures:
     can move to worker processes without changing what is attached."""
 
     def __init__(self, variant: Any, previous: Position, after: Position, events: list[Event],
-                 title: str) -> None:
+                 title: str, outbox: Outbox) -> None:
         self.variant, self.events, self.title = variant, events, title
         self.previous = variant.write_position(previous)
         self.after = variant.write_position(after)
         self.phase = str(previous.phase)
-        self.drawn: dict[Any, Attachment | None] = {}
+        self.outbox = outbox
+        self.drawn: dict[Any, Attachment | int | None] = {}
 
-    def for_reader(self, power: str | None) -> list[Attachment]:
+    def for_reader(self, power: str | None) -> dict[str, Any]:
+        """What :meth:`Outbox.queue` takes for this reader's picture: ``attachments`` (drawn
+        here) or ``picture`` (the id of a picture drawn after the transaction)."""
         try:
             view = report_view(self.variant, self.events, power)
         except Exception:  # a picture that cannot be drawn must not stop the report
             log.exception("map for %s %s could not be drawn", self.title, self.phase)
-            return []
+            return {}
         if view is None:
-            return []
+            return {}
         if view not in self.drawn:
             self.drawn[view] = self._draw(power)
         picture = self.drawn[view]
-        return [picture] if picture is not None else []
+        if picture is None:
+            return {}
+        return {"picture": picture} if isinstance(picture, int) else {"attachments": [picture]}
 
-    def _draw(self, power: str | None) -> Attachment | None:
+    def _draw(self, power: str | None) -> Attachment | int | None:
         try:
             svg = report_picture(self.variant, self.previous, self.after, self.events, power,
                                  self.title)
             if svg is None:
                 return None
+            if self.outbox.defer_pictures:  # rasterised after the commit (judge/service.py)
+                return self.outbox.add_picture(f"{self.phase}.png", svg)
             return Attachment(f"{self.phase}.png", "image/png", render.svg_to_png(svg))
         except Exception:  # a picture that cannot be drawn must not stop the report
             log.exception("map for %s %s could not be drawn: the report goes without it",

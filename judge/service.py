@@ -2,25 +2,34 @@
 process; stops cleanly on SIGTERM/SIGINT.
 
 Threads: the intake (aiosmtpd's loop thread, or the IMAP poller) only stores mail and wakes the
-worker; the worker acts on the inbox and on due games, one transaction per message or game;
-the sender drains the outbox; APScheduler wakes the worker at deadlines and the sender for
+worker; the worker acts on the inbox, one transaction per message, and wakes the deadline
+worker, which acts on due games, one transaction per game (so mail is answered while a
+thousand games are due at once);
+the painter has the reports' pictures rasterised by a pool of worker processes after the
+game's transaction and releases each waiting report with its picture (judge/mail/outbox.py);
+the sender drains the outbox; APScheduler wakes the deadline worker at deadlines and the sender for
 retries. Each thread has its own database connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import multiprocessing
+import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from datetime import UTC, datetime
 from typing import Any
 
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.mail.intake import ImapIntake, SmtpReceiver
+from judge.mail.outbox import attach_picture, pictures_to_draw
 from judge.mail.sender import Sender
 from judge.scheduler import Clock
 from judge.storage import Store
@@ -64,6 +73,105 @@ class _Loop(threading.Thread):
             close()
 
 
+class _Turns:
+    """A first-come, first-served lock: SQLite's busy handler lets a thread that commits and
+    begins again at once keep the database for itself, so the deadline worker (a thousand
+    games' transactions back to back) would starve the worker answering mail. Their
+    transactions take turns here instead."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.next_ticket = self.serving = 0
+
+    def __enter__(self) -> None:
+        with self.cond:
+            ticket, self.next_ticket = self.next_ticket, self.next_ticket + 1
+            self.cond.wait_for(lambda: self.serving == ticket)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.cond:
+            self.serving += 1
+            self.cond.notify_all()
+
+
+class _TakingTurns(Store):
+    """A Store whose outermost transactions take turns with the other threads' (_Turns)."""
+
+    def __init__(self, path: Any, turns: _Turns) -> None:
+        super().__init__(path)
+        self.turns = turns
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Store]:
+        if self.db.conn.in_transaction:  # nested: part of the outer transaction
+            with super().transaction():
+                yield self
+            return
+        with self.turns, super().transaction():
+            yield self
+
+
+def pool_size() -> int:
+    """Picture processes: one core fewer than the machine has (the worker thread keeps
+    one), at least one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class _Painter:
+    """Draws the pictures that reports wait for, in worker processes, and releases the
+    reports (each picture in its own short transaction). A picture that fails or takes more
+    than ``limit`` seconds is logged and its reports go without it."""
+
+    def __init__(self, store: Store, wake_sender: Callable[[], None], limit: float = 120.0,
+                 stopping: threading.Event | None = None) -> None:
+        self.store, self.wake_sender, self.limit = store, wake_sender, limit
+        self.stopping = stopping or threading.Event()  # set: stop after the batch in hand
+        self.pool: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(pool_size(),
+                                            mp_context=multiprocessing.get_context("spawn"))
+        return self.pool
+
+    def step(self) -> None:
+        from judge.render.raster import png  # the pure function, picklable
+
+        while not self.stopping.is_set() and (
+                rows := pictures_to_draw(self.store, 4 * pool_size())):
+            jobs: dict[Future, dict] = {}
+            for row in rows:
+                try:
+                    jobs[self._pool().submit(png, row["svg"])] = row
+                except Exception:  # a broken pool: a new one next time
+                    log.exception("picture %s could not be sent to the pool", row["id"])
+                    self.close()
+                    self._done(row, None)
+            done, late = wait(jobs, timeout=self.limit)
+            for fut in done:
+                try:
+                    picture: bytes | None = fut.result()
+                except Exception:
+                    log.exception("map %s could not be drawn: the report goes without it",
+                                  jobs[fut]["filename"])
+                    picture = None
+                self._done(jobs[fut], picture)
+            for fut in late:
+                log.error("map %s took over %s s: the report goes without it",
+                          jobs[fut]["filename"], self.limit)
+                fut.cancel()
+                self._done(jobs[fut], None)
+
+    def _done(self, row: dict, picture: bytes | None) -> None:
+        if attach_picture(self.store, row["id"], picture):
+            self.wake_sender()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
 class Service:
     def __init__(self, cfg: Config, clock: Callable[[], datetime] | None = None) -> None:
         """``clock`` injects the judge's notion of now (tests); None is the wall clock."""
@@ -73,29 +181,52 @@ class Service:
         Store(cfg.database_path).close()  # create / migrate before anything else runs
         self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
         self.worker = _Loop("worker", self._worker_setup, self._worker_step, 30.0)
+        self.deadlines = _Loop("deadlines", self._deadlines_setup, self._deadlines_step, 30.0)
+        self.painter = _Loop("painter", self._painter_setup, self._painter_step, 30.0)
         self.intake: SmtpReceiver | ImapIntake | None = None
-        self._actor: Actor | None = None
+        self._actors: list[Actor] = []
+        self._turns = _Turns()  # the two actors' transactions take turns
         if cfg.intake.mode == "smtp":
             self.intake = SmtpReceiver(cfg, self.worker.wake)
         elif cfg.intake.mode == "imap":
             self.intake = ImapIntake(cfg, self.worker.wake)
         poll = self.intake.poke.set if isinstance(self.intake, ImapIntake) else None
-        self.clock = Clock(self.worker.wake, self.sender.wake, poll,
+        self.clock = Clock(self.deadlines.wake, self.sender.wake, poll,
                            cfg.intake.poll_seconds, now=clock)
 
-    # worker: act on the inbox and on due games
+    # worker: act on the inbox; deadlines: act on due games (each with its own connection)
+    def _actor(self) -> Actor:
+        store = _TakingTurns(self.cfg.database_path, self._turns)
+        actor = Actor(store, self.cfg) if self.now is None else Actor(store, self.cfg, self.now)
+        actor.outbox.defer_pictures = True  # the painter draws them
+        self._actors.append(actor)
+        return actor
+
     def _worker_setup(self) -> Actor:
-        store = Store(self.cfg.database_path)
-        self._actor = Actor(store, self.cfg) if self.now is None else \
-            Actor(store, self.cfg, self.now)
-        return self._actor
+        return self._actor()
 
     def _worker_step(self, actor: Actor) -> None:
-        acted = actor.process_inbox()
+        if actor.process_inbox():
+            self.deadlines.wake()  # orders may make a game due (early processing)
+            self.painter.wake()
+            self.sender.wake()
+
+    def _deadlines_setup(self) -> Actor:
+        return self._actor()
+
+    def _deadlines_step(self, actor: Actor) -> None:
         processed = actor.process_due()
         self.clock.sync(actor.s)
-        if acted or processed:
+        if processed:
+            self.painter.wake()
             self.sender.wake()
+
+    def _painter_setup(self) -> _Painter:
+        return _Painter(Store(self.cfg.database_path), self.sender.wake,
+                        stopping=self.painter.stopping)
+
+    def _painter_step(self, painter: _Painter) -> None:
+        painter.step()
 
     def _sender_setup(self) -> Sender:
         return Sender(self.cfg, Store(self.cfg.database_path))
@@ -105,8 +236,11 @@ class Service:
 
     def start(self) -> None:
         self.sender.start()
+        self.painter.start()
         self.worker.start()
+        self.deadlines.start()
         self.worker.ready.wait(30)
+        self.deadlines.ready.wait(30)
         self.clock.start()
         if self.intake is not None:
             self.intake.start()
@@ -121,10 +255,14 @@ class Service:
             self.intake.stop()
             self.intake.join(10)
         self.clock.stop()
-        if self._actor is not None:
-            self._actor.stopping.set()  # finish the message in hand, leave the rest stored
+        for actor in self._actors:
+            actor.stopping.set()  # finish the message in hand, leave the rest stored
         self.worker.stop()
+        self.deadlines.stop()
         self.worker.join(30)
+        self.deadlines.join(30)
+        self.painter.stop()  # what is left is drawn at the next start
+        self.painter.join(30)
         self.sender.stop()  # one last flush happens before it exits
         self.sender.join(30)
         log.info("stopped")

@@ -270,6 +270,24 @@ MIGRATIONS: list[str] = [
     CREATE INDEX outbox_message_id ON outbox(message_id);
     CREATE INDEX outbox_rcpt_nocase ON outbox(rcpt COLLATE NOCASE, created);
     """,
+    # 9: pictures drawn after the game's transaction (judge/mail/outbox.py, judge/service.py):
+    # a report whose picture is still being drawn waits in the outbox (state 'waiting', never
+    # sent) with what it takes to build it again with its picture; each picture (one per
+    # distinct view) keeps its SVG until it is drawn, so a restart draws what was left
+    """
+    CREATE TABLE pictures (
+        id INTEGER PRIMARY KEY,
+        created TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        svg TEXT NOT NULL
+    );
+    CREATE TABLE outbox_pictures (
+        outbox_id INTEGER PRIMARY KEY,
+        picture_id INTEGER NOT NULL REFERENCES pictures(id),
+        message TEXT NOT NULL            -- JSON: the arguments of build_message
+    );
+    CREATE INDEX outbox_pictures_picture ON outbox_pictures(picture_id);
+    """,
 ]
 
 
@@ -500,12 +518,14 @@ class Store:
     # ---------------------------------------------------------------- outbox
     def queue_outbound(self, *, kind: str, mail_from: str, rcpt: str, subject: str,
                        message_id: str, raw: bytes, inbox_id: int | None = None,
-                       game_id: int | None = None) -> int:
+                       game_id: int | None = None, state: str = "pending") -> int:
+        """``state`` 'waiting': not to be sent before its picture is attached (migration 9)."""
         now = iso(now_utc())
         cur = self.execute(
             "INSERT INTO outbox (created, inbox_id, game_id, kind, mail_from, rcpt, subject, "
-            "message_id, raw, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (now, inbox_id, game_id, kind, mail_from, rcpt, subject, message_id, raw, now),
+            "message_id, raw, next_attempt, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (now, inbox_id, game_id, kind, mail_from, rcpt, subject, message_id, raw, now,
+             state),
         )
         return int(cur.lastrowid or 0)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 import xml.etree.ElementTree as ET
+from types import SimpleNamespace
 
 import pytest
 
@@ -80,11 +81,34 @@ def test_a_private_map_shows_only_its_readers_knowledge(seed: int, which: str) -
 def test_reports_attach_private_pictures_and_none_to_the_public() -> None:
     position, orders, outcome = random_turn(99)
     events = stab_turn_events(VARIANT.rules, [(outcome, orders)])
-    pictures = _Pictures(VARIANT, position, outcome.position, events, "g1 Stab!")
-    assert pictures.for_reader(None) == []
+    pictures = _Pictures(VARIANT, position, outcome.position, events, "g1 Stab!",
+                         SimpleNamespace(defer_pictures=False))
+    assert pictures.for_reader(None) == {}
     sizes = set()
     for power in BOARD.powers:
-        [png] = pictures.for_reader(power)
+        [png] = pictures.for_reader(power)["attachments"]
         assert png.content_type == "image/png" and png.data[:4] == b"\x89PNG"
         sizes.add(len(png.data))
     assert len(sizes) > 1, "each player has a picture of their own"
+
+
+def test_pictures_drawn_after_the_transaction_stay_private() -> None:
+    """judge serve draws the pictures after the game's transaction: each player's report
+    waits for a picture of its own (its SVG shows no other power), the public none."""
+    position, orders, outcome = random_turn(99)
+    events = stab_turn_events(VARIANT.rules, [(outcome, orders)])
+    queued: list[str] = []
+
+    def add_picture(filename: str, svg: str) -> int:
+        queued.append(svg)
+        return len(queued)
+
+    outbox = SimpleNamespace(defer_pictures=True, add_picture=add_picture)
+    pictures = _Pictures(VARIANT, position, outcome.position, events, "g1 Stab!", outbox)
+    assert pictures.for_reader(None) == {}
+    ids = {power: pictures.for_reader(power)["picture"] for power in BOARD.powers}
+    assert len(set(ids.values())) == len(BOARD.powers) == len(queued)
+    for power, pid in ids.items():
+        for other in BOARD.powers:
+            if other != power:
+                assert other not in queued[pid - 1], f"{other} appears in {power}'s picture"

@@ -8,6 +8,8 @@ an observer ends with how to stop it.
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,9 +17,10 @@ from datetime import datetime
 from judge.config import Config
 from judge.mail.compose import Attachment, build_message, marker, render
 from judge.mail.guard import cap_text
-from judge.storage import Store, now_utc
+from judge.storage import Store, iso, now_utc
 
 REPLY_KINDS = ("reply", "limit")
+log = logging.getLogger("judge.outbox")
 
 
 @dataclass(slots=True)
@@ -27,12 +30,18 @@ class Outbox:
     clock: Callable[[], datetime] = field(default=now_utc)  # the judge's (injectable) clock
     # the time zone a game's dates are written in (the games layer says: its SET ZONE)
     zone_of: Callable[[dict], str] = field(default=lambda game: "UTC")
+    # reports' pictures drawn after the transaction, by the service's pool (judge serve);
+    # False: drawn here, before the report is queued
+    defer_pictures: bool = False
 
     def queue(self, *, kind: str, to: str, subject: str, template: str, context: dict,
               inbox_id: int | None = None, game_id: int | None = None,
               in_reply_to: str = "", references: list[str] | None = None,
               attachments: list[Attachment] | None = None,
-              headers: dict[str, str] | None = None, message_id: str = "") -> int:
+              headers: dict[str, str] | None = None, message_id: str = "",
+              picture: int | None = None) -> int:
+        """Queue one message; with ``picture`` (an id from :meth:`add_picture`) it waits in
+        the outbox until that picture is drawn (or could not be: then it goes without)."""
         extra: dict = {"now": self.clock()}
         game = None
         if game_id is not None:
@@ -45,14 +54,28 @@ class Outbox:
         elif game is not None and kind != "press" and self._observes(game_id, to):
             body += render("_observer_footer.txt.j2", game=game["name"],
                            judge_address=self.cfg.address)
-        raw, message_id = build_message(
-            from_addr=self.cfg.address, from_name=self.cfg.name, to=to, subject=subject,
-            body=body, domain=self.cfg.domain, in_reply_to=in_reply_to, references=references,
-            auto="auto-replied" if kind in REPLY_KINDS else "auto-generated",
-            attachments=attachments, headers=headers, message_id=message_id)
-        return self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
-                                         subject=subject, message_id=message_id, raw=raw,
-                                         inbox_id=inbox_id, game_id=game_id)
+        message = {"from_addr": self.cfg.address, "from_name": self.cfg.name, "to": to,
+                   "subject": subject, "body": body, "domain": self.cfg.domain,
+                   "in_reply_to": in_reply_to, "references": references,
+                   "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
+                   "headers": headers, "message_id": message_id}
+        raw, message_id = build_message(**message, attachments=attachments)
+        oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
+                                        subject=subject, message_id=message_id, raw=raw,
+                                        inbox_id=inbox_id, game_id=game_id,
+                                        state="pending" if picture is None else "waiting")
+        if picture is not None:  # built again, the same Message-ID, once it is drawn
+            self.store.execute(
+                "INSERT INTO outbox_pictures (outbox_id, picture_id, message) VALUES (?, ?, ?)",
+                (oid, picture, json.dumps({**message, "message_id": message_id})))
+        return oid
+
+    def add_picture(self, filename: str, svg: str) -> int:
+        """A picture to draw after the transaction (:func:`attach_picture` when drawn); its
+        id goes to :meth:`queue` as ``picture``."""
+        return int(self.store.execute(
+            "INSERT INTO pictures (created, filename, svg) VALUES (?, ?, ?)",
+            (iso(self.clock()), filename, svg)).lastrowid or 0)
 
     def _bounded_reply(self, body: str, attachments: list[Attachment]
                        ) -> tuple[str, list[Attachment]]:
@@ -82,3 +105,30 @@ class Outbox:
     def _observes(self, game_id: int, address: str) -> bool:
         return self.store.one("SELECT 1 AS x FROM observers WHERE game_id = ? AND address = ?",
                               (game_id, address)) is not None
+
+
+def pictures_to_draw(store: Store, limit: int = 100) -> list[dict]:
+    """Pictures waiting to be drawn (id, filename, svg), oldest first."""
+    return store.all("SELECT id, filename, svg FROM pictures ORDER BY id LIMIT ?", (limit,))
+
+
+def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
+    """The reports waiting for picture ``picture_id`` built again with it (``png`` None: it
+    could not be drawn, they go as they are, without it) and released to the sender, in one
+    transaction; returns how many."""
+    with store.transaction():
+        row = store.one("SELECT filename FROM pictures WHERE id = ?", (picture_id,))
+        waiting = store.all("SELECT outbox_id, message FROM outbox_pictures WHERE picture_id = ?",
+                            (picture_id,))
+        for w in waiting:
+            if png is not None and row is not None:
+                raw, _ = build_message(**json.loads(w["message"]), attachments=[
+                    Attachment(row["filename"], "image/png", png)])
+                store.execute("UPDATE outbox SET raw = ?, state = 'pending' WHERE id = ? "
+                              "AND state = 'waiting'", (raw, w["outbox_id"]))
+            else:
+                store.execute("UPDATE outbox SET state = 'pending' WHERE id = ? AND "
+                              "state = 'waiting'", (w["outbox_id"],))
+        store.execute("DELETE FROM outbox_pictures WHERE picture_id = ?", (picture_id,))
+        store.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
+    return len(waiting)
