@@ -258,6 +258,31 @@ class InProcessJudge:
 # ----------------------------------------------------------------- a scripted game
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 
+
+# ------------------------------------------------- a standard game by mail, in process
+GM = "gm@players.test"
+
+
+def addr(power: str) -> str:
+    """The test address of the player of ``power``."""
+    return f"{power.lower()}@players.test"
+
+
+def only_reply(sent: list[Got], to: str) -> Got:
+    """The one reply (``Re: ...``) among ``sent`` that went to ``to``."""
+    mine = [m for m in sent if m.rcpt == to and "Re: " in m.subject]
+    assert len(mine) == 1, sent
+    return mine[0]
+
+
+def new_game(judge: InProcessJudge, name: str = "g1", start: bool = True) -> list[Got]:
+    """CREATE and OPEN ``name`` (master password ``masterpw``), every power signed on with
+    ``pw-<power>``; START it unless told not to. Returns what the START mail sent."""
+    judge.send(GM, f"CREATE {name} masterpw\nOPEN")
+    for p in POWERS:
+        judge.send(addr(p), f"SIGNON {p} {name} pw-{p.lower()}")
+    return judge.send(GM, f"MASTER {name} masterpw\nSTART") if start else []
+
 SPRING = {
     "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
     "ENGLAND": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"],

@@ -11,16 +11,11 @@ from email.mime.text import MIMEText
 from zoneinfo import ZoneInfo
 
 import pytest
-from mailkit import POWERS, SPRING, InProcessJudge, compose
+from mailkit import GM, POWERS, SPRING, InProcessJudge, addr, compose, new_game, only_reply
 
 from judge.storage import parse_iso
 
-GM = "gm@players.test"
 JUDGE = "judge@localhost"
-
-
-def addr(power: str) -> str:
-    return f"{power.lower()}@players.test"
 
 
 @pytest.fixture
@@ -28,19 +23,7 @@ def judge(tmp_path):
     return InProcessJudge(tmp_path)
 
 
-def reply(sent, to):
-    mine = [m for m in sent if m.rcpt == to and "Re: " in m.subject]
-    assert len(mine) == 1, sent
-    return mine[0]
-
-
-def new_game(judge, name="g1", start=True):
-    judge.send(GM, f"CREATE {name} masterpw\nOPEN")
-    for p in POWERS:
-        judge.send(addr(p), f"SIGNON {p} {name} pw-{p.lower()}")
-    if start:
-        return judge.send(GM, f"MASTER {name} masterpw\nSTART")
-    return []
+reply = only_reply  # this file's name for it
 
 
 def stored_orders(judge, power):

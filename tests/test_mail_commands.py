@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from mailkit import POWERS, SPRING, InProcessJudge
+from mailkit import GM, POWERS, SPRING, InProcessJudge, addr, new_game, only_reply
 
 from judge.commands.parse import parse_duration, parse_line
-
-GM = "gm@players.test"
-
-
-def addr(power: str) -> str:
-    return f"{power.lower()}@players.test"
 
 
 @pytest.fixture
@@ -19,18 +13,8 @@ def judge(tmp_path):
     return InProcessJudge(tmp_path)
 
 
-def reply(sent, to):
-    mine = [m for m in sent if m.rcpt == to and "Re: " in m.subject]
-    assert len(mine) == 1, sent
-    return mine[0]
+reply = only_reply  # this file's name for it
 
-
-def new_game(judge, name="g1", start=True):
-    judge.send(GM, f"CREATE {name} masterpw\nOPEN")
-    for p in POWERS:
-        judge.send(addr(p), f"SIGNON {p} {name} pw-{p.lower()}")
-    if start:
-        judge.send(GM, f"MASTER {name} masterpw\nSTART")
 
 
 def test_parse_durations_and_commands():

@@ -10,15 +10,9 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
-from mailkit import POWERS, SPRING, InProcessJudge, compose
+from mailkit import GM, POWERS, SPRING, InProcessJudge, addr, compose, new_game, only_reply
 
 from judge.commands.parse import parse_line, parse_lines
-
-GM = "gm@players.test"
-
-
-def addr(power: str) -> str:
-    return f"{power.lower()}@players.test"
 
 
 @pytest.fixture
@@ -26,18 +20,8 @@ def judge(tmp_path):
     return InProcessJudge(tmp_path)
 
 
-def reply_to(sent, to):
-    mine = [m for m in sent if m.rcpt == to and "Re: " in m.subject]
-    assert len(mine) == 1, sent
-    return mine[0]
+reply_to = only_reply  # this file's name for it
 
-
-def new_game(judge, name="g1", start=True):
-    judge.send(GM, f"CREATE {name} masterpw\nOPEN")
-    for p in POWERS:
-        judge.send(addr(p), f"SIGNON {p} {name} pw-{p.lower()}")
-    if start:
-        judge.send(GM, f"MASTER {name} masterpw\nSTART")
 
 
 def everything_stored(judge) -> str:
