@@ -236,3 +236,23 @@ def test_a_position_without_a_variant_key_is_written_back_as_the_variants(files)
     out = run("adjudicate", "--variant", "stab", "--position", p, "--orders", o, "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["position"]["variant"] == "stab"
+
+
+def test_batch_gives_line_for_line_what_json_gives(files, tmp_path: Path) -> None:
+    """The same position and orders through --batch and through --json: the same outcome."""
+    cases = [(POSITION, ORDERS), (POSITION, ""),
+             ({**POSITION, "phase": "F1901M"}, "ENGLAND:\nF NTH - NWY\nA LVP - YOR\n")]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps({"variant": "standard", "position": position,
+                                        "orders": orders}) + "\n"
+                            for position, orders in cases))
+    batch = run("adjudicate", "--batch", str(path))
+    assert batch.returncode == 0, batch.stderr
+    lines = [json.loads(x) for x in batch.stdout.splitlines()]
+    assert len(lines) == len(cases)
+    for (position, orders), line in zip(cases, lines, strict=True):
+        p, o = files(position, orders)
+        single = run("adjudicate", "--variant", "standard", "--position", p, "--orders", o,
+                     "--json")
+        assert single.returncode == 0, single.stderr
+        assert line == json.loads(single.stdout)
