@@ -31,6 +31,7 @@ from judge.games.acting import Actor
 from judge.mail.intake import ImapIntake, SmtpReceiver
 from judge.mail.outbox import attach_picture, pictures_to_draw
 from judge.mail.sender import Sender
+from judge.render.raster import png  # the pure function the pool runs (picklable)
 from judge.scheduler import Clock
 from judge.storage import Store
 
@@ -135,8 +136,6 @@ class _Painter:
         return self.pool
 
     def step(self) -> None:
-        from judge.render.raster import png  # the pure function, picklable
-
         while not self.stopping.is_set() and (
                 rows := pictures_to_draw(self.store, 4 * pool_size())):
             jobs: dict[Future, dict] = {}

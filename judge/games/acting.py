@@ -67,6 +67,11 @@ def _secrets(lines: list[tuple[str, str]]) -> list[str]:
             if m == "****" and w != "****"]
 
 
+def _password_lines(commands: list[Command]) -> list[tuple[str, str]]:
+    """Each command that carries a password: (its line as written, the line as echoed)."""
+    return [(c.line, c.masked) for c in commands if c.hide]
+
+
 def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False) -> str:
     """``text`` with every password line of the mail masked (a subject); with ``words``, every
     hidden word of three characters or more too (an exception's text, a traceback)."""
@@ -176,7 +181,7 @@ class Actor:
             cmds = parse_lines(inbound.lines) + parse_lines([_base_subject(inbound.subject)])
         except Exception:
             return []
-        return [(c.line, c.masked) for c in cmds if c.hide]
+        return _password_lines(cmds)
 
     def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
         """The stored copy of an acted-on mail keeps no password (same transaction)."""
@@ -290,7 +295,7 @@ class Actor:
             commands = []
         subject = parse_lines([_base_subject(ib.subject)])
         # every password the mail carries, body or subject, is masked wherever it is echoed
-        self._password_lines = [(c.line, c.masked) for c in commands + subject if c.hide]
+        self._password_lines = _password_lines(commands + subject)
         name = subject[0].name if subject else ""
         if name in ("UNOBSERVE", "CONFIRM") and all(c.name != name for c in commands):
             plain = all(c.name == "ORDER" for c in commands)  # text, not commands

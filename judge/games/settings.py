@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from judge.durations import parse_duration
 from judge.games.errors import GameError
 from judge.mail.compose import duration_text
+from judge.storage import parse_iso
 
 WEEKDAYS = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"]
 
@@ -124,8 +125,6 @@ def in_utc(value: str | datetime | None, tz: str) -> str:
     """`` (17:00 UTC)`` after a deadline shown in a game zone other than UTC ("" otherwise)."""
     if not value or tz.upper() in ("UTC", "ETC/UTC", "GMT"):
         return ""
-    from judge.storage import parse_iso
-
     dt = parse_iso(value) if isinstance(value, str) else value
     return f"; in UTC {dt.astimezone(UTC).strftime('%a %d %b %Y %H:%M')} UTC"
 
