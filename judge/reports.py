@@ -221,8 +221,7 @@ def no_orders(s: Store, game: dict, variant: Any, prev: Position) -> list[str]:
     """The powers that had something to order in ``prev`` and sent no orders at all (their
     names only: who plays them is never shown, so anonymous and Gunboat games keep it)."""
     sets = s.order_sets(game["id"], str(prev.phase))
-    return [p for p in variant.board.powers
-            if p not in sets and G.needs(variant, prev, p) != ([], 0)]
+    return [p for p in G.powers_to_order(variant, prev) if p not in sets]
 
 
 class _Pictures:

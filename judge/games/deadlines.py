@@ -61,7 +61,7 @@ def ordering_powers(s: Store, game: dict) -> list[str]:
     """Powers that have something to order this phase."""
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
-    return [p for p in variant.board.powers if G.needs(variant, pos, p) != ([], 0)]
+    return G.powers_to_order(variant, pos)
 
 
 def missing_powers(s: Store, game: dict) -> dict[str, list[str]]:

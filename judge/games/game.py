@@ -390,6 +390,11 @@ def is_ready(s: Store, game: dict) -> bool:
     return True
 
 
+def powers_to_order(variant: Any, pos: Position) -> list[str]:
+    """The powers that have something to order in ``pos`` (units, or adjustments)."""
+    return [p for p in variant.board.powers if needs(variant, pos, p) != ([], 0)]
+
+
 def nothing_to_order(variant: Any, pos: Position) -> bool:
     return all(needs(variant, pos, p) == ([], 0) for p in variant.board.powers)
 
