@@ -545,10 +545,6 @@ class Store:
                         f"{not_in} ORDER BY id LIMIT ?",
                         (iso(now or now_utc()), *skip, limit))
 
-    def next_outbound_due(self) -> datetime | None:
-        row = self.one("SELECT min(next_attempt) AS t FROM outbox WHERE state = 'pending'")
-        return parse_iso(row["t"]) if row and row["t"] else None
-
     def mark_sent(self, outbox_id: int) -> None:
         self.execute("UPDATE outbox SET state = 'sent', sent = ?, attempts = attempts + 1 "
                      "WHERE id = ?", (iso(now_utc()), outbox_id))

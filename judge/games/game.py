@@ -374,22 +374,6 @@ def clear_orders(s: Store, game: dict, power: str) -> None:
     s.clear_order_set(game["id"], game["phase"], power)
 
 
-def is_ready(s: Store, game: dict) -> bool:
-    """Every power that has something to order has ordered all of it."""
-    if game["status"] != "active":
-        return False
-    variant = get_variant(game["variant"])
-    pos = current_position(s, game)
-    for power in variant.board.powers:
-        units, count = needs(variant, pos, power)
-        if not units and not count:
-            continue
-        st = order_status(s, game, power, pos)
-        if st.missing:
-            return False
-    return True
-
-
 def powers_to_order(variant: Any, pos: Position) -> list[str]:
     """The powers that have something to order in ``pos`` (units, or adjustments)."""
     return [p for p in variant.board.powers if needs(variant, pos, p) != ([], 0)]
