@@ -63,15 +63,14 @@ def phase_events(variant: Any, turn: G.Turn) -> list[Event]:
     if not callable(hook):
         written = variant.write_position(turn.outcome.position).get("units", {})
         return standard_events(turn.outcome, written_units=written)
-    orders: list[tuple[str, Any]] = []  # the orders as given, read again from their text
-    for power in sorted(turn.orders):
-        for line in turn.orders[power]:
-            if line.get("order"):
-                try:
-                    orders.append((power, variant.read_order(turn.previous, power,
-                                                             line["order"])))
-                except ValueError:
-                    continue
+    orders: list[tuple[str, Any]] = []  # the orders as given
+    for power, order in G.stored_orders(variant, turn.orders):
+        if isinstance(order, str):  # stored as text by an earlier version: read it
+            try:
+                order = variant.read_order(turn.previous, power, order)
+            except ValueError:
+                continue
+        orders.append((power, order))
     return list(hook(turn.outcome, orders))
 
 

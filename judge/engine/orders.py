@@ -7,11 +7,19 @@ the judge writes back in acknowledgements and reports (``F NTH C A LON - BEL``).
 
 Variants add their own order classes (merge, split, support-convoy, castle, ...) beside these;
 the resolver never looks inside an order, the variant's rules do.
+
+An order is stored as plain JSON (:func:`order_to_data`, :func:`order_from_data`): a read
+order is kept structured, so that adjudication never reads a line of text twice. Each order
+class, and each value an order holds (:class:`UnitRef`, Chess Dip's actions...), has a stable
+type name in its variant's table (:data:`ORDER_TYPES` here; a variant's rules extend it as
+``order_types``). The form is documented in ``docs/engine.md`` ("Orders as data").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from typing import Any
 
 from judge.engine.board import province_of
 
@@ -156,3 +164,59 @@ Order = Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | B
 MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
 RETREAT_ORDERS = (Retreat, Disband)
 ADJUSTMENT_ORDERS = (Build, Remove, Waive)
+
+
+# ------------------------------------------------------------------ orders as data
+# The stable type names of the values above, as stored. Never rename one: stored orders name
+# them. A variant's rules extend this table with their own (``Rules.order_types``).
+ORDER_TYPES: dict[str, type] = {
+    "unit": UnitRef, "hold": Hold, "move": Move, "support_hold": SupportHold,
+    "support_move": SupportMove, "convoy": Convoy, "retreat": Retreat, "disband": Disband,
+    "build": Build, "remove": Remove, "waive": Waive,
+}
+
+
+def order_to_data(order: Any, types: Mapping[str, type] = ORDER_TYPES) -> Any:
+    """``order`` as plain JSON: ``{"type": <name>, <field>: <value>, ...}`` for an order or a
+    value it holds (fields left at their default are left out), a list for a tuple, strings,
+    numbers, booleans and null as they are. TypeError for a class ``types`` does not name."""
+    return _to_data(order, {cls: name for name, cls in types.items()})
+
+
+def _to_data(value: Any, names: dict[type, str]) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        name = names.get(type(value))
+        if name is None:
+            raise TypeError(f"{type(value).__name__} has no type name in the variant's "
+                            "order_types")
+        out: dict[str, Any] = {"type": name}
+        for f in fields(value):
+            if not f.init:
+                continue
+            v = getattr(value, f.name)
+            if f.default is not MISSING and v == f.default:
+                continue
+            out[f.name] = _to_data(v, names)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [_to_data(x, names) for x in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"cannot store {value!r} in an order")
+
+
+def order_from_data(data: Any, types: Mapping[str, type] = ORDER_TYPES) -> Any:
+    """The order (or value) :func:`order_to_data` wrote; ValueError when ``data`` names a
+    type ``types`` does not have or a field its class does not take."""
+    if isinstance(data, dict):
+        name = data.get("type")
+        cls = types.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise ValueError(f"unknown order type {name!r} in stored order {data!r}")
+        try:
+            return cls(**{k: order_from_data(v, types) for k, v in data.items() if k != "type"})
+        except TypeError as exc:
+            raise ValueError(f"stored order {data!r} does not fit {name!r}: {exc}") from None
+    if isinstance(data, list):
+        return tuple(order_from_data(x, types) for x in data)
+    return data

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from judge.engine.board import Board, province_of
-from judge.engine.orders import Order, Unit
+from judge.engine.orders import ORDER_TYPES, Order, Unit, order_from_data, order_to_data
 from judge.engine.position import Dislodged, Position
 
 SUCCEEDS = "succeeds"
@@ -125,6 +125,9 @@ class Rules(Protocol):
 
     def units_to_order(self, position: Position, power: str) -> list[Unit]: ...
 
+    # Optional: ``order_types``, the stable type names of the variant's order classes and the
+    # values they hold (:data:`judge.engine.orders.ORDER_TYPES` when absent), for storing
+    # orders as data (``docs/engine.md``, "Orders as data").
     # Optional: ``board_of(position) -> Board``, the board a position is played on when it is
     # not always the variant's own (the rules in force change it).
 
@@ -172,6 +175,21 @@ class Variant:
         """Read and check one order line for ``power``; raises OrderError with the reason."""
         return self.rules.read_order(position, power, text)
 
+    @property
+    def order_types(self) -> dict[str, type]:
+        """The stable type names of this variant's orders (and the values they hold)."""
+        return getattr(self.rules, "order_types", ORDER_TYPES)
+
+    def order_to_data(self, order: Order) -> dict:
+        """``order`` as plain JSON, as it is stored (``docs/engine.md``, "Orders as data");
+        ``str(self.order_from_data(data))`` is its canonical text."""
+        return order_to_data(order, self.order_types)
+
+    def order_from_data(self, data: dict) -> Order:
+        """The order :meth:`order_to_data` wrote, as it was read and checked: no text is
+        parsed and nothing is checked again. ValueError when ``data`` is not one."""
+        return order_from_data(data, self.order_types)
+
     def read_orders(self, position: Position, power: str, lines: list[str]) -> list[OrderLine]:
         """Read every non-blank line; each becomes an order or carries its own error."""
         from judge.engine.errors import OrderError
@@ -207,8 +225,10 @@ class Variant:
             orders = [(power, o) for power, os in orders.items() for o in os]
         return self.rules.adjudicate(position, orders)
 
-    def adjudicate_lines(self, position: Position, lines: list[tuple[str, str]]) -> Outcome:
-        """Adjudicate from order lines as players write them: ``[(power, line), ...]``.
+    def adjudicate_lines(self, position: Position, lines: list[tuple[str, str | Order]]
+                         ) -> Outcome:
+        """Adjudicate from order lines as players write them: ``[(power, line), ...]``; a
+        line may also be an order already read and checked (stored as data), taken as it is.
 
         One result per line, in order: a line that cannot be read is ``invalid``, one that
         reads but cannot be given (not adjacent, not your unit...) ``fails``, each with its
@@ -220,6 +240,10 @@ class Variant:
         orders: list[tuple[str, Order]] = []
         for power, line in lines:
             power = power.upper()
+            if not isinstance(line, str):
+                slots.append(len(orders))
+                orders.append((power, line))
+                continue
             try:
                 order = self.read_order(position, power, line)
             except OrderSyntaxError as exc:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from judge.commands.parse import Command
     from judge.config import Config
     from judge.engine.events import Event
+    from judge.engine.orders import Order
     from judge.engine.position import Position
     from judge.engine.variant import Outcome, Variant
     from judge.mail.outbox import Outbox
@@ -101,8 +102,9 @@ class GameFlow:
     # ----------------------------------------------------------------- orders
     def read_lines(self, variant: Variant, pos: Position, power: str, texts: list[str]
                    ) -> list[dict] | None:
-        """The lines read and checked, as stored (``{text, order, unit, error}``, a later
-        order to a unit replacing an earlier one), or None: the standard reading."""
+        """The lines read and checked, as stored (``{text, order, data, unit, error}``, see
+        :func:`judge.games.game.order_entry`; a later order to a unit replacing an earlier
+        one), or None: the standard reading."""
         return None
 
     def needs(self, variant: Variant, pos: Position, power: str
@@ -115,10 +117,13 @@ class GameFlow:
         """What ``power`` has still to order, or None for the standard count of units."""
         return None
 
-    def adjudicate(self, variant: Variant, pos: Position, lines: list[tuple[str, str]]
+    def adjudicate(self, variant: Variant, pos: Position, lines: list[tuple[str, Order | str]]
                    ) -> list[tuple[Outcome, list | None]]:
-        """The phases adjudicated from these lines: ``[(outcome, orders as given or None)]``;
-        usually one, but a variant may adjudicate several phases from one set of orders."""
+        """The phases adjudicated from the orders standing: ``[(outcome, orders as given or
+        None)]``; usually one, but a variant may adjudicate several phases from one set of
+        orders. Each order is as it was read and checked when it was sent (built from its
+        stored data); a line stored as text only (before orders were stored as data, or kept
+        as text by the flow to be read when its phase comes) is its text."""
         return [(variant.adjudicate_lines(pos, lines), None)]
 
     def deadline_kind(self, variant: Variant, pos: Position) -> str:

@@ -229,7 +229,7 @@ class OrderStatus:
     phase: str
     phase_name: str
     deadline: str | None
-    lines: list[dict] = field(default_factory=list)  # {text, order, error}
+    lines: list[dict] = field(default_factory=list)  # {text, order, data, unit, error}
     missing: list[str] = field(default_factory=list)  # units (or builds/removals) left
     adjustment: int = 0
     submitted: bool = False
@@ -246,6 +246,35 @@ def _unit_of(order: Any) -> str | None:
     return province_of(unit.location) if unit is not None else None
 
 
+def order_entry(variant: Any, text: str, order: Any, unit: str | None) -> dict:
+    """A line read into an order, as stored: the line as written (``text``), the order as data
+    (``data``: ``docs/engine.md``, "Orders as data") and its canonical text (``order``, what
+    acknowledgements and reports show), and the unit it is for (``unit``, the province)."""
+    return {"text": text, "order": str(order), "data": variant.order_to_data(order),
+            "unit": unit, "error": None}
+
+
+def refuse(entry: dict, error: str) -> None:
+    """A stored line's order refused after all (replaced, one build too many...)."""
+    entry["error"] = error
+    entry["order"] = entry["data"] = None
+
+
+def stored_orders(variant: Any, sets: dict[str, list[dict]]) -> list[tuple[str, Any]]:
+    """The orders standing in ``sets`` (power -> stored lines), power by power: each built
+    from its data, as it was read and checked, with no text read again. A line stored before
+    orders were kept as data (or one a variant's flow keeps as text, to be read when its phase
+    comes) gives its text, which the adjudication reads."""
+    out: list[tuple[str, Any]] = []
+    for power in sorted(sets):
+        for line in sets[power]:
+            if not line.get("order"):
+                continue
+            data = line.get("data")
+            out.append((power, line["order"] if data is None else variant.order_from_data(data)))
+    return out
+
+
 def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) -> list[dict]:
     """Read a power's lines; a later order to the same unit replaces an earlier one (where a
     variant stacks units, a space takes as many orders as it holds units)."""
@@ -259,21 +288,19 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     live: dict[str, deque[dict]] = {}  # unit -> its lines still holding an order, in order
     for ol in read:
         if ol.order is None:
-            out.append({"text": ol.text, "order": None, "unit": None,
+            out.append({"text": ol.text, "order": None, "data": None, "unit": None,
                         "error": ol.error or "cannot read this order"})
             continue
         unit = _unit_of(ol.order)
         if unit and pos.phase.kind == "A" and live.get(unit):
-            out.append({"text": ol.text, "order": None, "unit": None,
+            out.append({"text": ol.text, "order": None, "data": None, "unit": None,
                         "error": f"{unit} already has an order in this mail"})
             continue
         if unit and pos.phase.kind in "MR":
             earlier = live.get(unit, deque())
             if len(earlier) >= max(1, stacked[unit]):
-                first = earlier.popleft()
-                first["error"] = f"replaced by the later order {ol.order}"
-                first["order"] = None
-        entry = {"text": ol.text, "order": str(ol.order), "unit": unit, "error": None}
+                refuse(earlier.popleft(), f"replaced by the later order {ol.order}")
+        entry = order_entry(variant, ol.text, ol.order, unit)
         out.append(entry)
         if unit:
             live.setdefault(unit, deque()).append(entry)
@@ -282,9 +309,8 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
         valid = [line for line in out if line["order"]]
         for extra in valid[allowed:]:
             what = "builds" if variant.adjustment_count(pos, power) > 0 else "removals"
-            extra["error"] = (f"{power.title()} has only {allowed} {what} this phase"
-                              if allowed else f"{power.title()} has no {what} this phase")
-            extra["order"] = None
+            refuse(extra, f"{power.title()} has only {allowed} {what} this phase"
+                   if allowed else f"{power.title()} has no {what} this phase")
     return out
 
 
@@ -401,10 +427,8 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
     while True:
         pos = current_position(s, game)
         sets = s.order_sets(game["id"], game["phase"])
-        lines = [(power, line["order"]) for power in sorted(sets) for line in sets[power]
-                 if line.get("order")]
         # Usually one phase; a variant may adjudicate several from one set of orders.
-        steps = flow_of(game["variant"]).adjudicate(variant, pos, lines)
+        steps = flow_of(game["variant"]).adjudicate(variant, pos, stored_orders(variant, sets))
         for outcome, given in steps:
             results = [r.to_json() for r in outcome.results]
             s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? "

@@ -434,9 +434,7 @@ def _preview(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
     sets = s.order_sets(game["id"], game["phase"])
-    lines = [(power, line["order"]) for power in sorted(sets) for line in sets[power]
-             if line.get("order")]
-    outcome = variant.adjudicate_lines(pos, lines)  # pure: nothing is stored
+    outcome = variant.adjudicate_lines(pos, G.stored_orders(variant, sets))  # nothing stored
     turn = G.Turn(game, pos, outcome, sets)
     events = reports.phase_events(variant, turn)
     seen = reports.events_context(variant, visible_events(events, None), outcome.position)

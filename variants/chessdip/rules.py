@@ -42,7 +42,10 @@ from judge.variants.chessdip.orders import (
     ChessHold,
     ChessMove,
     ChessSupport,
+    ConvoyAct,
     EnPassant,
+    HoldAct,
+    MoveAct,
     Promote,
 )
 from judge.variants.chessdip.parse import parse_order
@@ -85,6 +88,10 @@ class ChessRules(StandardRules):
     hooks named in ``docs/engine.md``."""
 
     board: ChessBoard  # type: ignore[assignment]
+    order_types = {**StandardRules.order_types, "chess_hold": ChessHold,
+                   "chess_move": ChessMove, "chess_support": ChessSupport,
+                   "en_passant": EnPassant, "castle": Castle, "promote": Promote,
+                   "act_hold": HoldAct, "act_move": MoveAct, "act_convoy": ConvoyAct}
 
     def __init__(self, board: ChessBoard) -> None:
         super().__init__(board)  # type: ignore[arg-type]

@@ -79,6 +79,8 @@ def phase_title(phase: Phase) -> str:
 class TurnRules(StandardRules):
     """The standard rules on ``board`` with the rule modules of ``active``."""
 
+    order_types = {**StandardRules.order_types, "merge": Merge}
+
     def __init__(self, board: Board, active: Active) -> None:
         super().__init__(board)
         self.active = active
@@ -236,6 +238,8 @@ class TurnRules(StandardRules):
 # ---------------------------------------------------------------------- the plug-in
 class DipnomicyRules:
     """What the engine calls for a Dipnomicy game (see ``docs/engine.md``)."""
+
+    order_types = TurnRules.order_types  # whatever rules are in force
 
     def __init__(self) -> None:
         self.board = BASE_BOARD

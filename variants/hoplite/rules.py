@@ -139,6 +139,8 @@ _CLAIM_RE = re.compile(r"^(.*?)\s*\(?\s*\bfor\s+([A-Za-z]+)\s*\)?\s*$", re.IGNOR
 
 
 class HopliteRules(MultiplicityRules):
+    order_types = {**MultiplicityRules.order_types, "sack": Sack, "transform": Transform,
+                   "claimed": Claimed}
     initial_stacking = True
     first_phase = BCPhase("W", -451, "A")
 

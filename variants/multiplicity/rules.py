@@ -95,6 +95,9 @@ def describe(kind: str) -> str:
 class MultiplicityRules(StandardRules):
     """Multiplicity II on any board."""
 
+    order_types = {**StandardRules.order_types, "merge": Merge, "support_merge": SupportMerge,
+                   "split": Split}
+
     #: Rule 1 (Multiplicity): one unit per home centre in the initial placement.
     initial_stacking = False
     first_phase = Phase("W", 1900, "A")

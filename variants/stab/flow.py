@@ -34,6 +34,7 @@ from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
 from judge.games.errors import GameError
 from judge.games.flow import GameFlow, game_settings
+from judge.games.game import order_entry, refuse
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
     _IF,
@@ -247,32 +248,30 @@ class StabFlow(GameFlow):
                            extra=dict(pos.extra))
             out = []
             for ol in variant.read_orders(own, power, texts):
-                out.append({"text": ol.text, "order": str(ol.order) if ol.order else None,
-                            "unit": _unit_key(ol.order), "error": ol.error})
+                out.append(order_entry(variant, ol.text, ol.order, _unit_key(ol.order))
+                           if ol.order is not None else _refused(ol.text, ol.error or ""))
             return _replace_earlier(out)
         own = placed_units(rules, pos, power, texts) if rules.placement_pending(pos) else \
             pos.units_of(power)
         out = []
+        places: list[tuple[dict, Place]] = []
         for text in texts:
             try:
                 order = read_movement_line(rules, pos, power, own, text)
             except OrderError as exc:
-                out.append({"text": text, "order": None, "unit": None, "error": str(exc)})
+                out.append(_refused(text, str(exc)))
                 continue
-            out.append({"text": text, "order": str(order), "unit": _unit_key(order),
-                        "error": None})
+            out.append(order_entry(variant, text, order, _unit_key(order)))
+            if isinstance(order, Place):
+                places.append((out[-1], order))
         if rules.placement_pending(pos):
-            places = [rules.read_order(pos, power, x["order"]) for x in out
-                      if x["order"] and x["order"].startswith("PLACE ")]
             # A missing placement is listed under "Still to do" (``missing``); two units in
             # one space is an error of the lines themselves.
-            wrong = [e for e in rules.placement_errors(
-                power, [p for p in places if isinstance(p, Place)]) if e.startswith("two ")]
+            wrong = [e for e in rules.placement_errors(power, [p for _, p in places])
+                     if e.startswith("two ")]
             if wrong:
-                for x in out:
-                    if x["order"] and x["order"].startswith("PLACE "):
-                        x["error"] = "; ".join(wrong)
-                        x["order"] = None
+                for x, _ in places:
+                    refuse(x, "; ".join(wrong))
         return _replace_earlier(out)
 
     def _read_combined(self, rules: StabRules, pos: Position, power: str, text: str) -> dict:
@@ -283,27 +282,27 @@ class StabFlow(GameFlow):
             try:
                 order = rules.read_order(pos, power, text)
                 if not isinstance(order, STAB_ORDERS):
-                    return {"text": text, "order": str(order), "unit": None, "error": None}
+                    return _kept_as_text(text, str(order))
             except OrderError:
                 pass
         error = self._check_next_movement(rules, pos, power, text)
         if error:
-            return {"text": text, "order": None, "unit": None, "error": error}
+            return _refused(text, error)
         for kind in ("A", "M"):
             try:
                 order = parse_order(rules.board, seed_notation(text), kind)
             except OrderError:
                 continue
-            return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+            return _kept_as_text(text)
         if _IF.match(text) or re.match(r"^\s*(place|reveal)\b", text, re.I):
-            return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+            return _kept_as_text(text)
         try:
             parse_order(rules.board, seed_notation(text), "M")
         except OrderSyntaxError as exc:
-            return {"text": text, "order": None, "unit": None, "error": str(exc)}
+            return _refused(text, str(exc))
         except OrderError as exc:  # pragma: no cover - parse_order raises syntax errors only
-            return {"text": text, "order": None, "unit": None, "error": str(exc)}
-        return {"text": text, "order": seed_notation(text), "unit": None, "error": None}
+            return _refused(text, str(exc))
+        return _kept_as_text(text)
 
     @staticmethod
     def _check_next_movement(rules: StabRules, pos: Position, power: str, text: str
@@ -364,18 +363,31 @@ class StabFlow(GameFlow):
         # Retreats and adjustments sent with the next season's orders: a movement deadline.
         return "M" if combined(_rules(variant), pos) else pos.phase.kind
 
-    def adjudicate(self, variant: Any, pos: Position, lines: list[tuple[str, str]]
+    def adjudicate(self, variant: Any, pos: Position, lines: list[tuple[str, Order | str]]
                    ) -> list[tuple[Outcome, list | None]]:
         rules = _rules(variant)
         if combined(rules, pos):
-            steps, _unreadable = rules.adjudicate_season(pos, lines)
+            # the next season's lines, kept as text: read as each of their phases comes
+            steps, _unreadable = rules.adjudicate_season(
+                pos, [(p, x if isinstance(x, str) else str(x)) for p, x in lines])
             return [(outcome, list(orders)) for outcome, orders in steps]
         orders: list[tuple[str, Order]] = []
         by_power: dict[str, list[str]] = {}
         for power, line in lines:
-            by_power.setdefault(power, []).append(line)
+            by_power.setdefault(power, []).append(line if isinstance(line, str) else str(line))
+        placing = pos.phase.kind == "M" and rules.placement_pending(pos)
+        placed = {power: {o.unit.province for p, o in lines if p == power and isinstance(o, Place)}
+                  for power in by_power} if placing else {}
         for power, line in lines:
-            try:
+            if not isinstance(line, str):
+                # As read and checked when it was sent. In the placement, against the units
+                # the power placed: none stand when its placement was refused.
+                if placing and not isinstance(line, STAB_ORDERS) and \
+                        province_of(line.unit.location) not in placed[power]:  # type: ignore[union-attr]
+                    continue
+                orders.append((power, line))
+                continue
+            try:  # a line stored as text by an earlier version: read it, as then
                 if pos.phase.kind == "M":
                     # Read as the player was told it was read: against its own units, so
                     # that an order accepted then is the order adjudicated (a support of a
@@ -434,6 +446,18 @@ def _season_name(phase: Phase) -> str:
     return phase.long_name.replace("Fall", "Autumn")
 
 
+def _refused(text: str, error: str) -> dict:
+    return {"text": text, "order": None, "data": None, "unit": None, "error": error}
+
+
+def _kept_as_text(text: str, order: str | None = None) -> dict:
+    """A line of the next season's orders, read again when its phase comes (the retreats
+    and adjustments decide what stands, and what a line means): stored as text (``order``,
+    or the line in the judge's notation), with no data."""
+    return {"text": text, "order": order or seed_notation(text), "data": None, "unit": None,
+            "error": None}
+
+
 def _unit_key(order: Order | None) -> str | None:
     """The unit an order is for, when a later order to it replaces this one. PLACE, REVEAL
     and conditional orders stand beside the unit's own order, so they have none."""
@@ -452,8 +476,7 @@ def _replace_earlier(lines: list[dict]) -> list[dict]:
         later = next_order.get(line["unit"])
         next_order[line["unit"]] = line["order"]
         if later is not None:
-            line["error"] = f"replaced by the later order {later}"
-            line["order"] = None
+            refuse(line, f"replaced by the later order {later}")
     return lines
 
 

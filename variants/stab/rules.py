@@ -136,6 +136,9 @@ def split_line(text: str) -> list[str]:
 class StabRules(StandardRules):
     """Standard rules plus placement, conditional retreats and conditional orders."""
 
+    order_types = {**StandardRules.order_types, "place": Place, "if_dislodged": IfDislodged,
+                   "if_retreated": IfRetreated, "reveal": Reveal}
+
     # ---------------------------------------------------------------- positions
     def initial_position(self, retreats: str = WITH_ORDERS) -> Position:
         """Spring 1901 with no units yet: each power places them with its first orders."""

@@ -83,6 +83,8 @@ def _plural(kind: str, n: int) -> str:
 class StackRules(StandardRules):
     """Stack 'em Diplo on the standard board."""
 
+    order_types = {**StandardRules.order_types, "stacked": Stacked}
+
     variant_name = "stackem"
 
     def initial_position(self) -> Position:

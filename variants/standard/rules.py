@@ -22,6 +22,7 @@ from judge.engine.board import ARMY, FLEET, Board, province_of
 from judge.engine.errors import OrderError
 from judge.engine.orders import (
     MOVEMENT_ORDERS,
+    ORDER_TYPES,
     Build,
     Convoy,
     Disband,
@@ -84,6 +85,10 @@ class Adjustments:
 
 class StandardRules:
     """Standard Diplomacy on a map: order checking, the three phases, the calendar."""
+
+    # the stable type names of the orders this variant reads, for storing them as data
+    # (judge/engine/orders.py); a variant with its own order classes extends it
+    order_types: dict[str, type] = ORDER_TYPES
 
     def __init__(self, board: Board) -> None:
         self.board = board
