@@ -88,10 +88,12 @@ class ChessRules(StandardRules):
     hooks named in ``docs/engine.md``."""
 
     board: ChessBoard  # type: ignore[assignment]
-    order_types = {**StandardRules.order_types, "chess_hold": ChessHold,
-                   "chess_move": ChessMove, "chess_support": ChessSupport,
-                   "en_passant": EnPassant, "castle": Castle, "promote": Promote,
-                   "act_hold": HoldAct, "act_move": MoveAct, "act_convoy": ConvoyAct}
+    # what Chess Dip reads: its own orders, and the engine's builds, removals and waives
+    order_types = {
+        **{name: StandardRules.order_types[name] for name in ("unit", "build", "remove", "waive")},
+        "chess_hold": ChessHold, "chess_move": ChessMove, "chess_support": ChessSupport,
+        "en_passant": EnPassant, "castle": Castle, "promote": Promote,
+        "act_hold": HoldAct, "act_move": MoveAct, "act_convoy": ConvoyAct}
 
     def __init__(self, board: ChessBoard) -> None:
         super().__init__(board)  # type: ignore[arg-type]

@@ -1,0 +1,282 @@
+"""Orders stored as data (issue 14): every order kind of every variant goes to plain JSON and
+back unchanged, the stored form is stable, rows stored as text by earlier versions still
+adjudicate, and adjudicating stored orders reads no text."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import judge.engine.parse
+import judge.variants.standard.rules
+from judge.engine.orders import (
+    ORDER_TYPES,
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    UnitRef,
+    Waive,
+    order_from_data,
+    order_to_data,
+)
+from judge.engine.randomgame import random_orders, random_position
+from judge.engine.variant import Variant
+from judge.games import game as G
+from judge.storage import Store, now_utc
+from judge.variants import get_variant, variant_names
+from judge.variants.chessdip.orders import (
+    ATTACK,
+    TRAVEL,
+    Castle,
+    ChessHold,
+    ChessMove,
+    ChessSupport,
+    ConvoyAct,
+    EnPassant,
+    HoldAct,
+    MoveAct,
+    Promote,
+)
+from judge.variants.chessdip.randomgame import random_phase
+from judge.variants.dipnomicy.orders import Merge as DipMerge
+from judge.variants.hoplite.rules import Claimed, Sack, Transform
+from judge.variants.multiplicity.orders import Merge, Split, SupportMerge
+from judge.variants.stab.rules import IfDislodged, IfRetreated, Place, Reveal
+from judge.variants.stackem.orders import Stacked
+
+
+def ref(text: str) -> UnitRef:
+    kind, _, location = text.rpartition(" ")
+    return UnitRef(kind or None, location)
+
+
+STANDARD = [
+    Hold(ref("A PAR")), Hold(ref("MUN")),
+    Move(ref("A PAR"), "BUR"), Move(ref("A LON"), "BEL", via_convoy=True),
+    Move(ref("A LON"), "BEL", route=("NTH", "ENG")), Move(ref("F MAO"), "SPA/NC"),
+    SupportHold(ref("A MUN"), ref("A BER")), SupportMove(ref("F NTH"), ref("A LON"), "BEL"),
+    Convoy(ref("F NTH"), ref("A LON"), "BEL"),
+    Retreat(ref("F STP/SC"), "BOT"), Disband(ref("A GAS")),
+    Build(ref("F STP/NC")), Remove(ref("A WAR")), Waive(),
+]
+MULTIPLICITY = [
+    Merge((ref("A MAR"), ref("A PIC")), "BUR"), Merge((ref("A MAR"), ref("F GOL")), "MAR", "2A"),
+    SupportMerge(ref("A PAR"), "BUR"),
+    Split(ref("4A PAR"), (Move(ref("A PAR"), "PIC"), Move(ref("2A PAR"), "BUR"),
+                          Hold(ref("A PAR")))),
+]
+# Every order kind a variant reads (its own and the engine's it uses).
+SAMPLES: dict[str, list[Any]] = {
+    "standard": STANDARD,
+    "stackem": STANDARD + [
+        Stacked(Move(ref("A PAR"), "BUR"), 2),
+        Stacked(SupportMove(ref("A MAR"), ref("A PAR"), "BUR"), 2, 3),
+        Stacked(Convoy(ref("F NTH"), ref("A LON"), "BEL"), 1, 2),
+    ],
+    "multiplicity": STANDARD + MULTIPLICITY,
+    "hoplite": STANDARD + MULTIPLICITY + [
+        Sack(ref("A DEL")), Transform(ref("A/F ATH"), "F", "ATH"),
+        Claimed(Move(ref("A SPA"), "ARG"), "ATHENS"), Claimed(Hold(ref("A DEL")), "SPARTA"),
+    ],
+    "stab": STANDARD + [
+        Place(ref("F LON")), IfDislodged(ref("F PIC"), ("BEL", "ENG")), IfDislodged(ref("A BUR"), ()),
+        IfRetreated(ref("F PIC"), "BEL", Move(ref("A PAR"), "PIC")),
+        IfRetreated(ref("A BUR"), None, Hold(ref("A MUN"))), Reveal(("RUH", "KIE")),
+    ],
+    "dipnomicy": STANDARD + [DipMerge(ref("A BUD"), ref("A VIE"))],
+    "chessdip": [
+        ChessHold(ref("K e1")), ChessMove(ref("N g1"), "f3"), ChessMove(ref("Q d1"), "d7", ATTACK),
+        ChessMove(ref("P e2"), "e4", TRAVEL),
+        ChessSupport(ref("N g1"), "e1", HoldAct()),
+        ChessSupport(ref("B f1"), "e2", MoveAct(TRAVEL, "e4")),
+        ChessSupport(ref("R a1"), "b1", ConvoyAct("f1", "S", "c4")),
+        EnPassant(ref("P e5"), "d6", "d5"), Castle("O-O"), Castle("O-O-O"),
+        Promote(ref("P d8"), "N"), Build(ref("P e2")), Remove(ref("R h1")), Waive(),
+    ],
+}
+
+
+def _type_names(data: Any) -> set[str]:
+    if isinstance(data, dict):
+        return {data["type"]} | {n for v in data.values() for n in _type_names(v)}
+    if isinstance(data, list):
+        return {n for v in data for n in _type_names(v)}
+    return set()
+
+
+def _round_trip(variant: Variant, order: Any) -> Any:
+    data = variant.order_to_data(order)
+    stored = json.loads(json.dumps(data))  # what the orders table keeps
+    assert stored == data
+    back = variant.order_from_data(stored)
+    assert back == order and type(back) is type(order)
+    assert str(back) == str(order)
+    assert variant.order_to_data(back) == data
+    return data
+
+
+def test_every_variant_has_samples() -> None:
+    assert sorted(SAMPLES) == sorted(variant_names())
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_every_order_kind_round_trips(name: str) -> None:
+    variant = get_variant(name)
+    seen: set[str] = set()
+    for order in SAMPLES[name]:
+        seen |= _type_names(_round_trip(variant, order))
+    # every kind the variant can store has a sample here (a new kind must add one)
+    assert seen == set(variant.order_types)
+
+
+def test_the_stored_form_is_stable() -> None:
+    """The JSON as documented in docs/engine.md ("Orders as data"): stored rows depend on it."""
+    assert order_to_data(Move(ref("A LON"), "BEL", via_convoy=True)) == {
+        "type": "move", "unit": {"type": "unit", "kind": "A", "location": "LON"},
+        "destination": "BEL", "via_convoy": True}
+    assert order_to_data(Hold(ref("MUN"))) == {
+        "type": "hold", "unit": {"type": "unit", "kind": None, "location": "MUN"}}
+    assert order_to_data(Waive()) == {"type": "waive"}
+    split = get_variant("multiplicity").order_to_data(
+        Split(ref("2A PAR"), (Move(ref("A PAR"), "PIC"), Hold(ref("A PAR")))))
+    assert split == {"type": "split", "unit": {"type": "unit", "kind": "2A", "location": "PAR"},
+                     "parts": [{"type": "move", "unit": {"type": "unit", "kind": "A",
+                                                         "location": "PAR"},
+                                "destination": "PIC"},
+                               {"type": "hold", "unit": {"type": "unit", "kind": "A",
+                                                         "location": "PAR"}}]}
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "engine.md").read_text()
+    assert json.dumps(order_to_data(Move(ref("A LON"), "BEL", via_convoy=True))) in doc
+
+
+def test_unknown_types_are_refused() -> None:
+    with pytest.raises(TypeError, match="Sack"):
+        order_to_data(Sack(ref("A DEL")))  # not a standard order
+    with pytest.raises(ValueError, match="unknown order type 'sack'"):
+        order_from_data({"type": "sack", "unit": {"type": "unit", "kind": "A",
+                                                  "location": "DEL"}}, ORDER_TYPES)
+    with pytest.raises(ValueError, match="does not fit"):
+        order_from_data({"type": "hold", "unit": None, "speed": 3})
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_orders_read_from_lines_round_trip(seed: int) -> None:
+    """Orders as the variants read them from players' lines (checked, made canonical)."""
+    rng = random.Random(seed)
+    standard = get_variant("standard")
+    position = random_position(standard.board, rng, 30)
+    for power, order in random_orders(standard.board, position, rng):
+        read = standard.read_order(position, power, str(order))
+        _round_trip(standard, read)
+        # the canonical text reads back to the same order
+        assert standard.read_order(position, power, str(read)) == read
+    chess = get_variant("chessdip")
+    cpos, lines, _ = random_phase(chess.board, chess.rules, seed)  # type: ignore[arg-type]
+    for power, line in lines:
+        try:
+            read = chess.read_order(cpos, power, line)
+        except ValueError:
+            continue
+        _round_trip(chess, read)
+        assert chess.read_order(cpos, power, str(read)) == read
+
+
+# ------------------------------------------------------------------ stored games
+ORDERS = {"FRANCE": ["A PAR - BUR", "F BRE - MAO", "A MAR S A PAR - BUR"],
+          "GERMANY": ["A MUN - BUR", "F KIE - DEN"], "ENGLAND": ["F LON - NTH"]}
+
+
+def _running_game(tmp_path: Path, db: str = "judge.db") -> tuple[Store, dict]:
+    s = Store(tmp_path / db)
+    variant = get_variant("standard")
+    with s.transaction():
+        game = G.create_game(s, "g1", "secret", "standard", (86400, 86400, 86400),
+                             "gm@example.org")
+        game = G.open_game(s, game)
+        for power in variant.board.powers:
+            G.join_game(s, game, power, "pass" + power, f"{power.lower()}@example.org")
+        game = G.start_game(s, G.refresh(s, game), now_utc())
+        for power, lines in ORDERS.items():
+            G.submit_orders(s, game, power, lines, None)
+    return s, game
+
+
+def _results(s: Store, game: dict) -> list[dict]:
+    row = s.one("SELECT results FROM positions WHERE game_id = ? AND phase = 'S1901M'",
+                (game["id"],))
+    return json.loads(row["results"])
+
+
+def test_orders_are_stored_as_data(tmp_path: Path) -> None:
+    s, game = _running_game(tmp_path)
+    variant = get_variant("standard")
+    lines = s.order_set(game["id"], "S1901M", "FRANCE")
+    assert lines is not None
+    for line in lines:
+        order = variant.order_from_data(line["data"])
+        assert str(order) == line["order"]  # the text shown is the data's canonical text
+    assert lines[0]["data"] == {"type": "move", "destination": "BUR",
+                                "unit": {"type": "unit", "kind": "A", "location": "PAR"}}
+
+
+def test_adjudication_reads_no_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s, game = _running_game(tmp_path)
+
+    def no_parsing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an order was read from text at adjudication")
+
+    monkeypatch.setattr(judge.variants.standard.rules, "parse_order", no_parsing)
+    monkeypatch.setattr(judge.engine.parse, "parse_order", no_parsing)
+    monkeypatch.setattr(Variant, "read_order", no_parsing)
+    with s.transaction():
+        turns = G.adjudicate(s, game, now_utc() + timedelta(days=2))
+    assert [str(t.previous.phase) for t in turns] == ["S1901M"]
+    by_order = {r["order"]: r["result"] for r in _results(s, game)}
+    assert by_order["A PAR - BUR"] == "succeeds"  # supported from Marseilles
+    assert by_order["A MUN - BUR"] == "fails"
+    assert by_order["F KIE - DEN"] == "succeeds"
+
+
+def test_a_row_stored_as_text_still_adjudicates(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows written before orders were stored as data hold the canonical text only: each is
+    read once, at the deadline, and the ruling is the one the data gives."""
+    s, game = _running_game(tmp_path)
+    with s.transaction():
+        for row in s.all("SELECT power, lines FROM orders WHERE game_id = ?", (game["id"],)):
+            old = [{k: v for k, v in line.items() if k != "data"}
+                   for line in json.loads(row["lines"])]
+            s.execute("UPDATE orders SET lines = ? WHERE game_id = ? AND power = ?",
+                      (json.dumps(old), game["id"], row["power"]))
+        assert all("data" not in line for lines in s.order_sets(game["id"], "S1901M").values()
+                   for line in lines)
+    read: list[str] = []
+    real_read = Variant.read_order
+
+    def counted(self: Variant, position: Any, power: str, text: str) -> Any:
+        read.append(text)
+        return real_read(self, position, power, text)
+
+    monkeypatch.setattr(Variant, "read_order", counted)
+    with s.transaction():
+        G.adjudicate(s, game, now_utc() + timedelta(days=2))
+    text_results = _results(s, game)
+    assert sorted(read) == sorted(line for lines in ORDERS.values() for line in lines)
+    monkeypatch.undo()
+
+    s2, game2 = _running_game(tmp_path, "new.db")
+    with s2.transaction():
+        G.adjudicate(s2, game2, now_utc() + timedelta(days=2))
+    assert text_results == _results(s2, game2)
+    assert {r["order"]: r["result"] for r in text_results}["A PAR - BUR"] == "succeeds"
