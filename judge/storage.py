@@ -628,6 +628,9 @@ class Store:
 
     def save_order_set(self, game_id: int, phase: str, power: str, lines: list[dict],
                        inbox_id: int | None) -> None:
+        """A power's lines as read: ``{text, order, data, unit, error}`` each (the order as
+        data and its canonical text: ``docs/engine.md``, "Orders as data"; rows of earlier
+        versions have no ``data``)."""
         self.execute("INSERT OR REPLACE INTO orders (game_id, phase, power, lines, updated, "
                      "inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
                      (game_id, phase, power, json.dumps(lines), iso(now_utc()), inbox_id))

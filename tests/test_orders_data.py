@@ -280,3 +280,43 @@ def test_a_row_stored_as_text_still_adjudicates(tmp_path: Path,
         G.adjudicate(s2, game2, now_utc() + timedelta(days=2))
     assert text_results == _results(s2, game2)
     assert {r["order"]: r["result"] for r in text_results}["A PAR - BUR"] == "succeeds"
+
+
+def test_a_stab_placement_is_adjudicated_from_data(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stab! reads its movement lines against the power's own units; the orders it stored
+    are adjudicated as they are, with the placement they were read against."""
+    s = Store(tmp_path / "judge.db")
+    variant = get_variant("stab")
+    with s.transaction():
+        game = G.open_game(s, G.create_game(s, "s1", "secret", "stab", (86400,) * 3,
+                                            "gm@example.org"))
+        for power in variant.board.powers:
+            G.join_game(s, game, power, "pass" + power, f"{power.lower()}@example.org")
+        game = G.start_game(s, G.refresh(s, game), now_utc())
+        status = G.submit_orders(s, game, "FRANCE", ["PLACE F BRE", "PLACE A MAR", "PLACE A PAR",
+                                                     "A PAR - BUR", "F BRE - MAO"], None)
+        assert not status.has_errors
+        # Germany's placement is refused (two units in Kiel): it gets the standard units,
+        # and its move, read against the fleet it placed, is not adjudicated
+        status = G.submit_orders(s, game, "GERMANY", ["PLACE A MUN", "PLACE A KIE",
+                                                      "PLACE F KIE", "F KIE - DEN"], None)
+        assert [x["error"] for x in status.lines][:3] == ["two units placed in Kiel"] * 3
+        assert status.lines[3]["data"] is not None
+
+    def no_parsing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an order was read from text at adjudication")
+
+    for module in ("judge.variants.stab.rules", "judge.variants.stab.flow",
+                   "judge.variants.standard.rules"):
+        monkeypatch.setattr(f"{module}.parse_order", no_parsing)
+    monkeypatch.setattr(Variant, "read_order", no_parsing)
+    monkeypatch.setattr("judge.variants.stab.rules.StabRules.read_order", no_parsing)
+    with s.transaction():
+        turns = G.adjudicate(s, game, now_utc() + timedelta(days=2))
+    after = turns[0].outcome.position
+    france = sorted(str(u) for u in after.units_of("FRANCE"))
+    assert france == ["A BUR", "A MAR", "F MAO"]
+    germany = sorted(str(u) for u in after.units_of("GERMANY"))
+    assert germany == ["A BER", "A MUN", "F KIE"]  # the standard units, unmoved
+    assert "F KIE - DEN" not in [r.order for r in turns[0].outcome.results]
