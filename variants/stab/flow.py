@@ -376,8 +376,10 @@ class StabFlow(GameFlow):
         for power, line in lines:
             by_power.setdefault(power, []).append(line if isinstance(line, str) else str(line))
         placing = pos.phase.kind == "M" and rules.placement_pending(pos)
-        placed = {power: {o.unit.province for p, o in lines if p == power and isinstance(o, Place)}
-                  for power in by_power} if placing else {}
+        placed: dict[str, set[str]] = {power: set() for power in by_power}
+        for power, line in lines:
+            if isinstance(line, Place):
+                placed[power].add(line.unit.province)
         for power, line in lines:
             if not isinstance(line, str):
                 # As read and checked when it was sent. In the placement, against the units
