@@ -137,3 +137,16 @@ def test_a_block_for_the_current_phase_is_decided_at_once(tmp_path):
                       germany).body
     assert "  A MUN - SIL" in body
     assert judge.store.all("SELECT * FROM pending_orders") == []
+
+
+def test_when_orders_sent_ahead_complete_a_phase_it_is_processed_early(tmp_path):
+    judge, _ = judge_at(tmp_path)
+    for p in POWERS:  # everyone sends Spring and, ahead, Fall
+        judge.send(addr(p), f"SIGNON {p} g1 pw-{p.lower()}\n" + "\n".join(SPRING[p])
+                   + "\nPHASE Fall 1901\n" + "\n".join(FALL[p]))
+    game = judge.store.one("SELECT phase FROM games WHERE name = 'g1'")
+    # Fall was processed without waiting for its deadline (and dislodged a unit)
+    assert game["phase"] == "F1901R"
+    fall = judge.store.one("SELECT adjudicated FROM positions WHERE phase = 'F1901M'")
+    assert fall["adjudicated"] is not None
+    assert units(judge, "F1901R", "ITALY") == ["A TUN", "A TYR", "F ION"]
