@@ -247,3 +247,9 @@ def test_split_blocks_and_stored_lines_round_trip():
     b = block("\n".join(blocks[0]))
     again = block("\n".join(b.lines()))
     assert again.lines() == b.lines() and again.key == "F1901M"
+
+
+def test_an_order_with_its_retreat_is_an_order_line_not_a_condition():
+    b = block("PHASE F1901M\nIF DISLODGED A BUR R GAS, PAR\nIF A MUN\nA MUN H")
+    assert b.problems() == []
+    assert isinstance(b.items[0], H.Line) and isinstance(b.items[1], H.If)

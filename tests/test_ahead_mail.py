@@ -8,6 +8,9 @@ import json
 from dipkit import FakeClock, cheap_passwords  # noqa: F401 (an autouse fixture)
 from mailkit import FALL, POWERS, SPRING, InProcessJudge, addr, new_game, only_reply
 
+from judge.games import ahead as AH
+from judge.variants import get_variant
+
 GERMANY_AHEAD = """SIGNON GERMANY g1 pw-germany
 A BER - MUN
 A MUN - RUH
@@ -150,3 +153,40 @@ def test_when_orders_sent_ahead_complete_a_phase_it_is_processed_early(tmp_path)
     fall = judge.store.one("SELECT adjudicated FROM positions WHERE phase = 'F1901M'")
     assert fall["adjudicated"] is not None
     assert units(judge, "F1901R", "ITALY") == ["A TUN", "A TYR", "F ION"]
+
+
+def store_game(tmp_path, variant: str):
+    from judge.games import game as G
+    from judge.storage import Store
+
+    s = Store(tmp_path / "judge.db")
+    game = G.create_game(s, "v1", "masterpw", variant, (3600, 3600, 3600), "gm@x.test")
+    return s, game, get_variant(variant).initial_position()
+
+
+def test_hidden_movement_refuses_tests_of_what_the_player_cannot_see(tmp_path):
+    s, game, pos = store_game(tmp_path, "stab")
+    got = AH.receive(s, game, pos, "GERMANY", [
+        "PHASE F1901M", "IF French A BUR", "A MUN H", "ENDIF",
+        "IF Germany A RUH AND OWN MUN", "A RUH - BUR", "ENDIF",
+        "IF DISLODGED A RUH R KIE"], None)
+    problems = got.blocks[0].problems()
+    assert problems == [("IF French A BUR",
+                         "'France A BUR' asks about another power's unit, which you cannot see "
+                         "in this game")]
+    # the Stab! retreat form inside a block is an order line, not a condition
+    assert s.pending_blocks(game["id"], "GERMANY")[0]["lines"][-1] == "IF DISLODGED A RUH R KIE"
+    item = AH.reply_item(s, game, pos, "GERMANY", got)
+    assert item is not None and item["error"]
+
+
+def test_dipnomicy_takes_moves_ahead_only(tmp_path):
+    s, game, pos = store_game(tmp_path, "dipnomicy")
+    got = AH.receive(s, game, pos, "GERMANY", ["PHASE F1901M", "A MUN H", "PHASE W1901A",
+                                               "BUILD A MUN", "PHASE F1901R", "A MUN - BOH"],
+                     None)
+    assert [b.error for b in got.blocks] == [
+        None,
+        "this game takes orders ahead for movement phases only, not for Winter 1901 Adjustment",
+        "this game takes orders ahead for movement phases only, not for Fall 1901 Retreat"]
+    assert [r["phase"] for r in s.pending_blocks(game["id"])] == ["F1901M"]
