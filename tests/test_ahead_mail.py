@@ -190,3 +190,19 @@ def test_dipnomicy_takes_moves_ahead_only(tmp_path):
         "this game takes orders ahead for movement phases only, not for Winter 1901 Adjustment",
         "this game takes orders ahead for movement phases only, not for Fall 1901 Retreat"]
     assert [r["phase"] for r in s.pending_blocks(game["id"])] == ["F1901M"]
+
+
+def test_a_new_player_does_not_inherit_the_old_players_blocks(tmp_path):
+    s, game, pos = store_game(tmp_path, "standard")
+    s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
+              "VALUES (?, 'GERMANY', 'old@x.test', 'x', '2000-01-01T00:00:00+00:00')",
+              (game["id"],))
+    AH.receive(s, game, pos, "GERMANY", ["PHASE F1902M", "A MUN - BOH"], None)
+    AH.receive(s, game, pos, "GERMANY", ["PHASE F1901M", "A MUN H"], None)
+    assert AH.reply_item(s, game, pos, "GERMANY", None) is not None
+    s.execute("UPDATE players SET address = 'new@x.test', joined = '2999-01-01T00:00:00+00:00'")
+    assert AH.reply_item(s, game, pos, "GERMANY", None) is None
+    fall = get_variant("standard").read_position({**get_variant("standard").write_position(pos),
+                                                  "phase": "F1901M"})
+    assert AH.take_due(s, game, fall) == []
+    assert s.pending_blocks(game["id"]) == []

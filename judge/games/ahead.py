@@ -33,6 +33,15 @@ def _reading(game: dict) -> tuple[str, A.Visibility | None]:
     return getattr(flow, "ahead_kinds", "MRA"), (A.own_only if flow.hidden else None)
 
 
+def _blocks(s: Store, game: dict, power: str | None = None) -> tuple[list[dict], list[dict]]:
+    """(the stored blocks of the powers' present players, the blocks of players since
+    replaced): a block is its sender's, never a later player's (a takeover starts clean)."""
+    joined = {p["power"]: p["joined"] for p in s.players(game["id"])}
+    rows = s.pending_blocks(game["id"], power)
+    mine = [r for r in rows if r["power"] in joined and r["updated"] >= joined[r["power"]]]
+    return mine, [r for r in rows if r not in mine]
+
+
 def _read(game: dict, pos: Position, power: str, lines: list[str]) -> A.Block:
     kinds, visible = _reading(game)
     board = get_variant(game["variant"]).board
@@ -84,7 +93,7 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
                received: Received | None) -> dict | None:
     """The reply's "Pending orders" part for ``power`` (an item of kind ``include``), or None
     when it has none and the mail sent no block."""
-    rows = s.pending_blocks(game["id"], power)
+    rows, _ = _blocks(s, game, power)
     mail_blocks = received.blocks if received else []
     if not rows and not mail_blocks:
         return None
@@ -128,7 +137,10 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     removed from the store. Blocks for later phases stay."""
     here, key = A.phase_id(pos.phase), A.phase_key(pos.phase)
     out: list[Activation] = []
-    for row in s.pending_blocks(game["id"]):
+    rows, stale = _blocks(s, game)
+    for row in stale:  # sent by a player since replaced: not the present player's orders
+        s.drop_pending_block(row["id"])
+    for row in rows:
         block = _read(game, pos, row["power"], row["lines"])
         if row["phase"] == here:
             chosen = A.evaluate(block, pos, row["power"])
