@@ -206,3 +206,16 @@ def test_a_new_player_does_not_inherit_the_old_players_blocks(tmp_path):
                                                   "phase": "F1901M"})
     assert AH.take_due(s, game, fall) == []
     assert s.pending_blocks(game["id"]) == []
+
+
+def test_an_order_line_that_cannot_be_read_is_an_error_when_sent(tmp_path):
+    judge, _ = judge_at(tmp_path)
+    germany = addr("GERMANY")
+    reply = only_reply(judge.send(germany, "SIGNON GERMANY g1 pw-germany\nPHASE F1901M\n"
+                                  "IF A MUN\n  A MUN - Bohemiaa\nENDIF\nA KIE - HOL\n"
+                                  "PHASE W1901A\nBUILD A PAR"), germany)
+    assert reply.subject.startswith("[ERROR]")
+    assert "A MUN - Bohemiaa" in reply.body and "<-- ERROR: unknown place 'Bohemiaa'" in \
+        reply.body
+    # readable, though not possible today (no army in Kiel, Paris is not German): kept as is
+    assert "  A KIE - HOL\n" in reply.body and "  BUILD A PAR\n" in reply.body

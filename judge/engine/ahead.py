@@ -497,6 +497,23 @@ def _echo(items: list[Item], depth: int) -> list[dict[str, Any]]:
     return out
 
 
+def mark_unreadable(block: Block, check: Callable[[str], str | None]) -> None:
+    """Turn each order line of ``block`` that ``check`` finds unreadable (it returns the
+    reason) into a :class:`Bad` line, so that the player is told when sending it; the line
+    is kept as written."""
+
+    def walk(items: list[Item]) -> None:
+        for k, item in enumerate(items):
+            if isinstance(item, Line):
+                if (why := check(item.text)) is not None:
+                    items[k] = Bad(item.text, why)
+            elif isinstance(item, If):
+                for b in item.branches:
+                    walk(b.items)
+
+    walk(block.items)
+
+
 def split_blocks(lines: list[str]) -> tuple[list[str], list[list[str]]]:
     """A mail's order lines -> (the lines before any PHASE line, each PHASE block's lines
     with its PHASE line first). A block runs to the next PHASE line or the end."""

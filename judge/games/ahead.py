@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from judge.engine import ahead as A
+from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.position import Position
-from judge.games.flow import flow_of
+from judge.games.flow import GameFlow, flow_of
 from judge.games.settings import zone
 from judge.storage import Store
 from judge.variants import get_variant
@@ -43,9 +44,32 @@ def _blocks(s: Store, game: dict, power: str | None = None) -> tuple[list[dict],
 
 
 def _read(game: dict, pos: Position, power: str, lines: list[str]) -> A.Block:
+    """A stored or sent block read for ``power`` in the phase of ``pos``; an order line that
+    cannot be read as an order at all (a typo, an unknown place) is marked now, not when its
+    phase comes."""
     kinds, visible = _reading(game)
-    board = get_variant(game["variant"]).board
-    return A.parse_block(lines, board, power, pos.phase, kinds=kinds, visible=visible)
+    variant = get_variant(game["variant"])
+    block = A.parse_block(lines, variant.board, power, pos.phase, kinds=kinds, visible=visible)
+    target = block.target
+    # a flow that reads orders its own way (Stab!'s IF DISLODGED) is left to read them then
+    if target is None or block.error or type(flow_of(game["variant"])).read_lines is not \
+            GameFlow.read_lines:
+        return block
+    there = pos.following(list(pos.units), phase=type(pos.phase)(target.season, target.year,
+                                                                  target.kind),
+                          dislodged=list(pos.dislodged), standoffs=pos.standoffs)
+
+    def unreadable(text: str) -> str | None:
+        try:
+            variant.read_order(there, power, text)
+        except OrderSyntaxError as exc:
+            return str(exc)
+        except OrderError:  # readable, but not possible in today's position: wait and see
+            return None
+        return None
+
+    A.mark_unreadable(block, unreadable)
+    return block
 
 
 # ------------------------------------------------------------------ receiving
