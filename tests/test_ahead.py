@@ -250,6 +250,7 @@ def test_split_blocks_and_stored_lines_round_trip():
 
 
 def test_an_order_with_its_retreat_is_an_order_line_not_a_condition():
-    b = block("PHASE F1901M\nIF DISLODGED A BUR R GAS, PAR\nIF A MUN\nA MUN H")
+    b = block("PHASE F1901M\nIF DISLODGED A BUR R GAS, PAR\nIF F PIC R ENG: F BRE - PIC\n"
+              "IF A MUN\nA MUN H")
     assert b.problems() == []
-    assert isinstance(b.items[0], H.Line) and isinstance(b.items[1], H.If)
+    assert [type(x) for x in b.items] == [H.Line, H.Line, H.If]

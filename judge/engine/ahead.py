@@ -533,8 +533,10 @@ def _head(line: str) -> tuple[str, str]:
     """(keyword, rest): IF, ELSEIF, ELSE, ENDIF or '' for an order line."""
     words = line.split()
     first = words[0].upper() if words else ""
-    if first == "IF" and len(words) > 1 and words[1].upper() == "DISLODGED":
-        return "", line  # an order with its retreat (IF DISLODGED A BUR R GAS), not a test
+    if first == "IF" and (":" in line or (len(words) > 1 and words[1].upper() == "DISLODGED")):
+        # a variant's own conditional order on one line (IF DISLODGED A BUR R GAS, or
+        # IF F PIC R ENG: F BRE - PIC), not a test: a condition never holds ':'
+        return "", line
     if first == "IF":
         return "IF", line.split(None, 1)[1] if len(words) > 1 else ""
     if first in ("ELSEIF", "ELIF") or (first == "ELSE" and len(words) > 1
