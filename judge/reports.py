@@ -16,6 +16,7 @@ from judge import render  # render.svg_to_png looked up when drawn (tests replac
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
+from judge.games import ahead
 from judge.games import game as G
 from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
@@ -166,6 +167,8 @@ def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
         if queue_flow_report(outbox, s, group):
             continue
         queue_phase_reports(outbox, s, group)
+    for turn in turns:  # after the reports: lines of orders sent ahead that no longer stood
+        ahead.queue_mail(outbox, s, turn.game, turn.ahead)
 
 
 def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, template: str,

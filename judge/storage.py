@@ -1,7 +1,8 @@
 """The judge's database: one SQLite file (WAL) through sqlite-utils.
 
 Tables (see ``MIGRATIONS``): ``games``, ``players``, ``positions`` (every phase: the history),
-``orders`` (the current order set of each power for each phase), ``inbox`` (every raw message,
+``orders`` (the current order set of each power for each phase), ``pending_orders``
+(PHASE blocks waiting for their phase), ``inbox`` (every raw message,
 stored before it is acted on, keyed by Message-ID or a hash), ``outbox`` (every message the
 judge sends, until the server accepted it), ``audit`` (every command and its outcome, passwords
 masked). Schema changes are numbered migrations, applied in order at open.
@@ -287,6 +288,21 @@ MIGRATIONS: list[str] = [
         message TEXT NOT NULL            -- JSON: the arguments of build_message
     );
     CREATE INDEX outbox_pictures_picture ON outbox_pictures(picture_id);
+    """,
+    # 10: orders sent ahead (PHASE blocks, judge/engine/ahead.py): one block per game, power
+    # and phase, kept as the lines the player wrote until that phase starts (read then, so
+    # the order storage of the phase is whatever submit_orders keeps)
+    """
+    CREATE TABLE pending_orders (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        power TEXT NOT NULL,
+        phase TEXT NOT NULL,             -- judge.engine.ahead.phase_id: F1905M, BC years < 0
+        lines TEXT NOT NULL,             -- JSON: the block as written, its PHASE line first
+        updated TEXT NOT NULL,
+        inbox_id INTEGER,
+        UNIQUE (game_id, power, phase)
+    );
     """,
 ]
 
@@ -638,3 +654,29 @@ class Store:
     def clear_order_set(self, game_id: int, phase: str, power: str) -> None:
         self.execute("DELETE FROM orders WHERE game_id = ? AND phase = ? AND power = ?",
                      (game_id, phase, power))
+
+    # ------------------------------------------------------------ orders sent ahead
+    def pending_blocks(self, game_id: int, power: str | None = None) -> list[dict]:
+        """The PHASE blocks waiting in a game (of one power), each with ``lines`` decoded."""
+        sql = "SELECT * FROM pending_orders WHERE game_id = ?"
+        params: tuple = (game_id,)
+        if power is not None:
+            sql, params = sql + " AND power = ?", (game_id, power)
+        rows = self.all(sql + " ORDER BY power, id", params)
+        for r in rows:
+            r["lines"] = json.loads(r["lines"])
+        return rows
+
+    def save_pending_block(self, game_id: int, power: str, phase: str, lines: list[str],
+                           inbox_id: int | None) -> None:
+        """Keep a block for ``phase``, replacing the power's earlier one for that phase."""
+        self.execute("INSERT OR REPLACE INTO pending_orders (game_id, power, phase, lines, "
+                     "updated, inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
+                     (game_id, power, phase, json.dumps(lines), iso(now_utc()), inbox_id))
+
+    def drop_pending_block(self, block_id: int) -> None:
+        self.execute("DELETE FROM pending_orders WHERE id = ?", (block_id,))
+
+    def drop_pending(self, game_id: int, power: str, phase: str) -> None:
+        self.execute("DELETE FROM pending_orders WHERE game_id = ? AND power = ? AND phase = ?",
+                     (game_id, power, phase))

@@ -155,11 +155,36 @@ def first_steps() -> None:
     show_got(got_to(out, mary, "results"), "The report France's player gets")
 
 
+def ahead_example() -> None:
+    """Orders for later phases: a block kept, shown under Pending orders, and the short mail
+    when its phase begins and a line no longer makes sense (a game of its own)."""
+    doc = Doc(Path(tempfile.mkdtemp()))
+    gm, turkey = "gm@example.net", "turkey@example.net"
+    doc.send(gm, "CREATE autumn26 s3cret DEADLINES 72h 24h 24h\nOPEN", "new game")
+    for p in POWERS:
+        doc.send(f"{p.lower()}@example.net", f"SIGNON {p} autumn26 pw-{p.lower()}", "join")
+    doc.send(gm, "MASTER autumn26 s3cret\nSTART", "start")
+    block("ahead")
+    example(doc, turkey, "orders ahead", "SIGNON Turkey autumn26 pw-turkey\nF ANK - BLA\n"
+            "A CON - BUL\nA SMY - ARM\nPHASE Fall 1901 Movement\n"
+            "IF Turkish F BLA AND NOT Russian F SEV\n  F BLA - SEV\n  A ARM S F BLA - SEV\n"
+            "ELSE\n  F BLA H\n  A ARM - SEV\nENDIF\nA BUL - GRE\nA CON H\n"
+            "PHASE Winter 1901 Build\nIF OWN SEV OR OWN GRE\n  BUILD F SMY\nENDIF\n"
+            "PHASE Spring 1902\nIF A BUL AND\n  A BUL - SER")
+    emit("When Fall 1901 begins, the Fall block becomes Turkey's orders. Russia's fleet "
+         "stayed in\nSevastopol, so the ELSE lines stand; the army ordered to hold in "
+         "Constantinople\nhas left for Bulgaria, so that line is left out, and Turkey is "
+         "told:\n")
+    out = doc.send(gm, "MASTER autumn26 s3cret\nPROCESS", "process")
+    show_got(got_to(out, turkey, "sent ahead"), "The mail Turkey gets")
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "--write"
     if mode not in ("--write", "--check", "--print"):
         sys.exit(__doc__)
     first_steps()
+    ahead_example()
     d = Path(tempfile.mkdtemp())
     doc = Doc(d)
     gm = "gm@example.net"

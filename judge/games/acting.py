@@ -25,6 +25,7 @@ from judge.commands.parse import (
     read_durations,
 )
 from judge.config import Config
+from judge.games import ahead as AH
 from judge.games import deadlines, gmtools, observers
 from judge.games import flow as flows
 from judge.games import game as G
@@ -721,12 +722,18 @@ class Actor:
                     ses.say(None, f"Orders not stored: game {game['name']} is not running "
                             f"(it is {game['status']}).", error=True)
                 continue
+            pending = None
             try:
                 with self.s.db.atomic():
                     if ctx.lines and (flow := flow_for(game)).own_cycle:
                         flow.check_orders(self, game, ctx.power)  # e.g. too late (P5)
-                    if ctx.lines:
-                        status = G.submit_orders(self.s, game, ctx.power, ctx.lines,
+                    # PHASE blocks (orders sent ahead) are kept for their phase; the lines
+                    # before them, if any, are this phase's orders
+                    received = AH.receive(self.s, game, G.current_position(self.s, game),
+                                          ctx.power, ctx.lines, ses.inbox_id) \
+                        if ctx.lines else None
+                    if received is not None and received.now is not None:
+                        status = G.submit_orders(self.s, game, ctx.power, received.now,
                                                  ses.inbox_id)
                         ses.games_touched.add(game["id"])
                     elif ctx.cleared:
@@ -735,6 +742,8 @@ class Actor:
                         ses.games_touched.add(game["id"])
                     else:
                         status = G.order_status(self.s, game, ctx.power)
+                    pending = AH.reply_item(self.s, game, G.current_position(self.s, game),
+                                            ctx.power, received)
             except GameError as exc:
                 ses.say(None, f"Orders for {ctx.power.title()} in {game['name']} not stored: "
                         f"{exc}", error=True)
@@ -743,6 +752,9 @@ class Actor:
                 ses.errors += 1
             ses.items.append({"echo": "", "text": "", "error": status.has_errors,
                               "kind": "orders", "data": status})
+            if pending is not None:  # "Pending orders": the blocks waiting for later phases
+                ses.errors += 1 if pending["error"] else 0
+                ses.items.append(pending)
             self.s.audit(command=f"(orders: {len(ctx.lines)} line(s))" if ctx.touched
                          else "(orders shown)",
                          outcome=f"{sum(1 for x in status.lines if x.get('order'))} order(s), "

@@ -228,9 +228,24 @@ def process(actor: Actor, game: dict, now: datetime, why: str,
     turns = G.adjudicate(s, G.refresh(s, game), now)
     if queue:
         reports.queue_turns(actor.outbox, s, turns)
+    ahead_complete(actor, turns, now)
     log.info("game %s: %s processed (%s)", game["name"],
              ", ".join(str(t.previous.phase) for t in turns), why)
     return turns
+
+
+def ahead_complete(actor: Actor, turns: list[G.Turn], now: datetime) -> None:
+    """Orders sent ahead became the new phase's orders (judge/games/ahead.py): when they
+    complete every power's orders, the phase is processed early, as if they had just been
+    sent (after the settling delay, unless someone waits): the next tick does it."""
+    if not turns or not any(t.ahead for t in turns):
+        return
+    s = actor.s
+    game = G.refresh(s, turns[-1].game)
+    if game["status"] != "active" or missing_powers(s, game) or waiting_powers(s, game):
+        return
+    at = now + timedelta(seconds=settle_seconds(actor.cfg, game))
+    s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
 
 
 def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.Turn]]:

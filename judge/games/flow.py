@@ -73,6 +73,10 @@ class GameFlow:
     # units, orders or readiness, only what is public; the public report gets no picture.
     hidden = False
 
+    # The phase kinds (M, R, A) a player may send orders for ahead, in PHASE blocks
+    # (judge/games/ahead.py); in a hidden game their conditions test only what the player sees.
+    ahead_kinds = "MRA"
+
     # ---------------------------------------------------------------- settings
     def settings(self, variant: Variant, words: list[str]) -> dict:
         """Game settings from the words of CREATE after VARIANT/DEADLINES; GameError when a

@@ -16,6 +16,7 @@ from typing import Any
 
 from judge.engine.board import province_of
 from judge.engine.position import Position
+from judge.games import ahead
 from judge.games.auth import hash_password, verify_password
 from judge.games.errors import GameError
 from judge.games.flow import flow_of, game_settings
@@ -400,6 +401,31 @@ def clear_orders(s: Store, game: dict, power: str) -> None:
     s.clear_order_set(game["id"], game["phase"], power)
 
 
+def activate_pending(s: Store, game: dict) -> list[ahead.Activation]:
+    """The orders sent ahead for the phase that has just begun become the powers' orders, read
+    as if sent now (through :func:`submit_orders`); a line that no longer reads is left out,
+    with its reason, in the activation returned (the player is told by mail)."""
+    if game["status"] != "active":
+        return []
+    variant = get_variant(game["variant"])
+    pos = current_position(s, game)
+    due = ahead.take_due(s, game, pos)
+    for act in due:
+        if act.expired or not act.lines:
+            continue
+        read = read_order_lines(variant, pos, act.power, act.lines)
+        act.dropped += [(r["text"], r["error"]) for r in read if r.get("error")]
+        act.lines = [r["text"] for r in read if not r.get("error")]
+        if not act.lines:
+            continue
+        try:
+            submit_orders(s, game, act.power, act.lines, act.inbox_id)
+        except GameError as exc:
+            act.dropped += [(line, str(exc)) for line in act.lines]
+            act.lines = []
+    return due
+
+
 def powers_to_order(variant: Any, pos: Position) -> list[str]:
     """The powers that have something to order in ``pos`` (units, or adjustments)."""
     return [p for p in variant.board.powers if needs(variant, pos, p) != ([], 0)]
@@ -418,6 +444,8 @@ class Turn:
     outcome: Any
     orders: dict[str, list[dict]]
     given: list | None = None  # the orders as adjudicated, when the variant's plug-in keeps them
+    # orders sent ahead that became orders when the next phase began (judge/games/ahead.py)
+    ahead: list[ahead.Activation] = field(default_factory=list)
 
 
 def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
@@ -447,6 +475,8 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
             _begin_phase(s, refresh(s, game), now,
                          flow_of(game["variant"]).deadline_kind(variant, new))
         game = refresh(s, game)
+        if not new.winner:
+            turns[-1].ahead += activate_pending(s, game)
         if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
             return turns
 

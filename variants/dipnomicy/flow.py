@@ -176,6 +176,9 @@ def _set_deadline(s: Store, game: dict, when: datetime) -> None:
 # ----------------------------------------------------------------------------- flow
 class DipnomicyFlow(GameFlow):
     own_cycle = True
+    # orders sent ahead (PHASE blocks) only for moves: removals and upkeep follow votes and
+    # rules enacted in between, which a block written earlier cannot foresee
+    ahead_kinds = "M"
     process_when_ready = False  # moves and proposals are due together, at the deadline
     grammar = commands.COMMANDS
     block_commands = frozenset(commands.BLOCKS)
