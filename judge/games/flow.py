@@ -136,8 +136,8 @@ class GameFlow:
         docs/engine.md) needs of the variant, or None: its reports have no classic part.
 
         A variant gets the classic layout by holding ``classic.json`` (its name in the
-        ``::`` header and its powers' adjectives) in its folder: the standard game and Stack
-        'em do. A flow that hides information never gets it, whatever its folder holds: the
+        ``::`` header and its powers' adjectives) in its folder, as the standard game does. A
+        flow that hides information never gets it, whatever its folder holds: the
         classic layout lists every power's orders and units."""
         if self.hidden:
             return None

@@ -58,8 +58,8 @@ class ClassicNames:
 
 @dataclass(frozen=True, slots=True)
 class _Ref:
-    """A unit as an order's canonical text names it: ``2A BUR`` (a Stack 'em stack), ``F
-    STP/SC``, or ``VIE`` (type not written)."""
+    """A unit as an order's canonical text names it: ``2A BUR`` (two units of a stack, in a
+    variant that stacks units), ``F STP/SC``, or ``VIE`` (type not written)."""
 
     count: int
     kind: str | None
@@ -74,8 +74,9 @@ def _read_unit(tokens: list[str], i: int) -> tuple[_Ref, int]:
 
 
 def read_order_text(text: str) -> tuple[str, _Ref | None, dict[str, Any]] | None:
-    """The canonical text of an order (``str(order)``, with Stack 'em's counts) as (action,
-    unit, details), or None when it is not one of the standard orders."""
+    """The canonical text of an order (``str(order)``, with a count before a unit in a
+    variant that stacks units) as (action, unit, details), or None when it is not one of the
+    standard orders."""
     tokens = text.split()
     if not tokens:
         return None
@@ -290,12 +291,15 @@ def classic_context(variant: Any, names: ClassicNames, game: str, before: Positi
         if e.kind != "order" or not e.fields.get("stands", True):
             continue
         f = e.fields
-        if phase.kind == "M":
-            lines = _movement_line(w, f["power"], f, dislodged_at)
-        elif phase.kind == "R":
-            lines = _retreat_line(w, f["power"], f)
-        else:
-            lines = _adjustment_line(w, f["power"], f)
+        try:
+            if phase.kind == "M":
+                lines = _movement_line(w, f["power"], f, dislodged_at)
+            elif phase.kind == "R":
+                lines = _retreat_line(w, f["power"], f)
+            else:
+                lines = _adjustment_line(w, f["power"], f)
+        except KeyError:  # names a place not on the board: no standard order, not listed
+            lines = []
         per_power.setdefault(f["power"], []).extend(lines)
     if phase.kind == "A":
         _waived_builds(variant, w, before, seen, per_power)
