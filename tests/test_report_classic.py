@@ -1,4 +1,4 @@
-"""The classic report layout (docs/engine.md, "Reports: the classic layout"): the part of every
+"""The classic report layout (docs/commands.md, "The classic layout"): the part of every
 standard and Stack 'em report that the classic judges' readers (the Mapper and its successors)
 parse.
 

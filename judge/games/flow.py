@@ -132,8 +132,9 @@ class GameFlow:
     one_report_per_adjudication = False
 
     def classic_names(self, variant: Variant) -> dict | None:
-        """What the classic report layout (njudge's, which the Mapper and its successors read:
-        docs/engine.md) needs of the variant, or None: its reports have no classic part.
+        """What the classic report layout (njudge's, which the Mapper and its successors
+        read: docs/commands.md, "The classic layout") needs of the variant, or None: its
+        reports have no classic part.
 
         A variant gets the classic layout by holding ``classic.json`` (its name in the
         ``::`` header and its powers' adjectives) in its folder, as the standard game does. A

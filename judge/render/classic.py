@@ -1,7 +1,7 @@
 """The classic layout of a phase report: what the njudge and DPjudge judges wrote, so that the
 mapping and tracking tools that read their mail (the Mapper and its successors) read ours.
 
-The layout is documented in ``docs/engine.md`` (section "Reports: the classic layout"); this
+The layout is documented in ``docs/commands.md`` (section "The classic layout"); this
 module turns the events of one adjudicated phase (the ones a reader may see) into its lines:
 
 * the heading, ``Movement results for Spring of 1901.  (game)`` (``Retreat results``,
