@@ -18,7 +18,7 @@ import pytest
 from mailkit import POWERS, InProcessBackend, InProcessJudge, addr, new_game
 from stabkit import play_stab_game
 
-from judge.engine.events import standard_events
+from judge.engine.events import Event, standard_events
 from judge.engine.position import Phase, Position
 from judge.games import flow as flow_module
 from judge.games.flow import flow_of
@@ -374,3 +374,27 @@ def test_standard_and_stackem_reports_by_mail_open_with_the_classic_part(tmp_pat
     body = next(m.body for m in sent if m.subject == "st1 - S1901M results")
     assert body.startswith(":: Judge: judge@dip.test  Game: st1  Variant: Stackem\n")
     assert "France: Army Paris -> Burgundy.\nFrance: Army Marseilles -> Burgundy.\n" in body
+
+
+def test_a_stack_line_is_one_classic_line_per_unit():
+    """Stack 'em: ``2A PAR - BUR`` orders two armies; the classic tools know single units,
+    so the line is written once for each, and a line that only some units carried out shows
+    those first, then the others with why they failed."""
+    variant = get_variant("stackem")
+    names = ClassicNames.from_json(flow_of("stackem").classic_names(variant))
+    pos = variant.read_position({
+        "variant": "stackem", "phase": "S1901M",
+        "units": {"FRANCE": ["2A PAR", "A GAS"], "GERMANY": ["A MUN"]},
+        "centres": {"FRANCE": ["PAR"], "GERMANY": ["MUN"]}})
+    outcome = variant.adjudicate_lines(pos, [("FRANCE", "2A PAR - BUR"), ("FRANCE", "A GAS H")])
+    events = standard_events(outcome,
+                             written_units=variant.write_position(outcome.position)["units"])
+    got = classic_context(variant, names, "st", pos, outcome.position, events)
+    assert got["orders"][0][:2] == ["France: Army Paris -> Burgundy."] * 2
+
+    partly = [e for e in events if e.kind != "order"] + [Event("order", {
+        "power": "FRANCE", "order": "2A PAR - BUR", "result": "succeeds",
+        "reason": "1 of 2 succeeded; the others: bounced", "stands": True, "given": True})]
+    got = classic_context(variant, names, "st", pos, outcome.position, partly)
+    assert got["orders"] == [["France: Army Paris -> Burgundy.",
+                              "France: Army Paris -> Burgundy. (*bounce*)"]]

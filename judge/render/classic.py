@@ -37,6 +37,7 @@ _KIND_WORD = {"A": "Army", "F": "Fleet"}
 _NEXT_WORD = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}
 _HEADING = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 _UNIT = re.compile(r"(\d*)([AF])")
+_SOME = re.compile(r"(\d+) of (\d+) succeeded; the others: (.*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,10 +196,20 @@ def _movement_line(w: _Writer, power: str, f: dict, dislodged: set[str]) -> list
             text += f" -> {w.place(d['to'])}"
     else:
         return []
-    marks = _marks(f.get("reason", ""), f["result"] != "succeeds",
-                   province_of(ref.location) in dislodged)
-    line = f"{power.title()}: {text}." + (f" (*{', '.join(marks)}*)" if marks else "")
-    return [line] * ref.count
+    here = province_of(ref.location) in dislodged
+    reason = f.get("reason", "")
+    # A line ordering several units of a stack that only some of them carried out: those
+    # first, then the others with the reason they failed.
+    some = _SOME.match(reason)
+    if some and ref.count > 1:
+        ok = int(some.group(1))
+        return ([_line(power, text, _marks("", False, here))] * ok
+                + [_line(power, text, _marks(some.group(3), True, here))] * (ref.count - ok))
+    return [_line(power, text, _marks(reason, f["result"] != "succeeds", here))] * ref.count
+
+
+def _line(power: str, text: str, marks: list[str]) -> str:
+    return f"{power.title()}: {text}." + (f" (*{', '.join(marks)}*)" if marks else "")
 
 
 def _padded(power: str, width: int = NAME_WIDTH) -> str:
