@@ -156,10 +156,10 @@ class _Writer:
 def _marks(reason: str, failed: bool, dislodged: bool) -> list[str]:
     """The classic result marks of a movement order from the judge's reason."""
     words: list[str] = []
-    text = reason.split("; ", 1)[1] if reason.startswith("no order") and "; " in reason \
-        else ("" if reason.startswith("no order") else reason)
-    if failed or text:
-        low = text.lower()
+    if reason.startswith("no order"):  # "no order: holds; dislodged": what befell the unit
+        reason = reason.partition("; ")[2]
+    if failed or reason:
+        low = reason.lower()
         if low.startswith("void"):
             words.append("void")
         elif "convoy" in low:
