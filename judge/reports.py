@@ -23,6 +23,7 @@ from judge.games.observers import list_headers, readers
 from judge.games.press import gm_reads_press
 from judge.mail.compose import Attachment, duration_text
 from judge.mail.outbox import Outbox
+from judge.render.classic import ClassicNames, classic_context
 from judge.render.views import report_picture, report_view
 from judge.storage import Store
 
@@ -197,6 +198,9 @@ def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
         "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         **events_context(variant, seen, new), "you": reader,
     }
+    names = flow_of(game["variant"]).classic_names(variant)
+    context["classic"] = None if names is None else classic_context(
+        variant, ClassicNames.from_json(names), game["name"], prev, new, seen)
     # the judges' subject convention, which players' mail filters rely on
     return f"{game['name']} - {prev.phase} results", "report.txt.j2", context
 

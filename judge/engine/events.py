@@ -71,7 +71,8 @@ def standard_events(outcome: Outcome, orders: Iterable[tuple[str, Order]] = (),
     """The events of one phase of a game without secrets: every event is public.
 
     One ``order`` event per result (the order as the judge reads it, ``succeeds`` /
-    ``fails`` / ``invalid`` and the reason), then the dislodgements with their retreat
+    ``fails`` / ``invalid``, the reason, whether it ``stands`` and whether it was ``given``:
+    see :class:`~judge.engine.variant.OrderResult`), then the dislodgements with their retreat
     options, units disbanded and built, centres that changed hands, and the position after
     the phase (``units`` and ``centres`` per power). ``orders`` is accepted for symmetry with
     the variants' event functions, which need the orders as given; the results already carry
@@ -83,7 +84,8 @@ def standard_events(outcome: Outcome, orders: Iterable[tuple[str, Order]] = (),
     events = [Event("phase", {"phase": phase, "next": str(outcome.position.phase)})]
     for r in outcome.results:
         events.append(Event("order", {"power": r.power, "order": r.order, "result": r.result,
-                                      "reason": r.reason}))
+                                      "reason": r.reason, "stands": r.stands,
+                                      "given": r.given}))
     for d in outcome.dislodged:
         events.append(Event("dislodged", {"power": d.unit.power, "unit": str(d.unit),
                                           "attacker_from": d.attacker_from,

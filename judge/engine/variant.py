@@ -27,6 +27,13 @@ class OrderResult:
     order: str
     result: str  # SUCCEEDS | FAILS | INVALID
     reason: str = ""
+    # False when the order had no effect on the board because it was refused (unreadable,
+    # not a legal order for the unit) or replaced by a later order for the same unit. The
+    # classic report lists only the orders that stood, as the classic judges did.
+    stands: bool = True
+    # False when no order was given and the result is the rules' default for the unit (it
+    # holds, a dislodged unit disbands, civil disorder removes it).
+    given: bool = True
 
     def to_json(self) -> dict[str, str]:
         return {"power": self.power, "order": self.order, "result": self.result,
@@ -247,10 +254,10 @@ class Variant:
             try:
                 order = self.read_order(position, power, line)
             except OrderSyntaxError as exc:
-                slots.append(OrderResult(power, line.strip(), INVALID, str(exc)))
+                slots.append(OrderResult(power, line.strip(), INVALID, str(exc), stands=False))
                 continue
             except OrderError as exc:
-                slots.append(OrderResult(power, line.strip(), FAILS, str(exc)))
+                slots.append(OrderResult(power, line.strip(), FAILS, str(exc), stands=False))
                 continue
             slots.append(len(orders))
             orders.append((power, order))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from judge.games import settings as S
 from judge.games.errors import GameError
+from judge.resources import variant_file
 from judge.variants import variant_names
 
 if TYPE_CHECKING:
@@ -138,6 +139,19 @@ class GameFlow:
     # When True, the phases adjudicated together (one call of games.adjudicate) make one
     # report; otherwise each phase has its own.
     one_report_per_adjudication = False
+
+    def classic_names(self, variant: Variant) -> dict | None:
+        """What the classic report layout (njudge's, which the Mapper and its successors
+        read: docs/commands.md, "The classic layout") needs of the variant, or None: its
+        reports have no classic part.
+
+        A variant gets the classic layout by holding ``classic.json`` (its name in the
+        ``::`` header and its powers' adjectives) in its folder, as the standard game does. A
+        flow that hides information never gets it, whatever its folder holds: the
+        classic layout lists every power's orders and units."""
+        if self.hidden:
+            return None
+        return _classic_names(variant.name)
 
     def turn_events(self, variant: Variant, steps: list[tuple[Outcome, list]]
                     ) -> list[Event] | None:
@@ -243,6 +257,19 @@ class GameFlow:
     def due(self, ctx: FlowContext, game: dict, now: datetime) -> int:
         """Do what is due in ``game``; returns how many phases were processed."""
         return 0
+
+
+@cache
+def _classic_names(variant_name: str) -> dict | None:
+    """A variant's ``classic.json``, read once; None when it has none."""
+    try:
+        source = variant_file(variant_name, "classic.json")
+        if not source.is_file():
+            return None
+    except ModuleNotFoundError:  # not a variant package (a test's stand-in)
+        return None
+    data = json.loads(source.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else None
 
 
 STANDARD = GameFlow()

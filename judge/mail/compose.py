@@ -22,6 +22,7 @@ from email.message import Message
 from email.policy import compat32
 from email.utils import format_datetime, formataddr, make_msgid
 from functools import cache
+from zoneinfo import ZoneInfo
 
 import jinja2
 
@@ -73,6 +74,7 @@ def environment() -> jinja2.Environment:
     env.filters["deadline"] = _deadline_filter
     env.filters["when"] = _when_filter
     env.filters["duration"] = duration_text
+    env.filters["classic_time"] = _classic_time_filter
     return env
 
 
@@ -89,6 +91,17 @@ def _when_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
                  tz: str | None = None) -> str:
     """``{{ deadline | when }}``: the date alone (no "in 2 days"), in the game's zone."""
     return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC").split(" (")[0]
+
+
+@jinja2.pass_context
+def _classic_time_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
+                         tz: str | None = None) -> str:
+    """``{{ deadline | classic_time }}``: the date as the classic judges wrote it, ``Sat Nov
+    28 2026 07:00:00 +0000``, in the game's zone (the classic report layout)."""
+    if not value:
+        return ""
+    dt = parse_iso(value) if isinstance(value, str) else value
+    return dt.astimezone(ZoneInfo(tz or ctx.get("tz") or "UTC")).strftime("%a %b %d %Y %H:%M:%S %z")
 
 
 def render(template: str, **context: object) -> str:

@@ -439,7 +439,7 @@ class StackRules(StandardRules):
                 checked = check(power, base, count)
                 take = self._take(free, power, checked.unit, count)
             except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
+                results.append(OrderResult(power, str(order), FAILS, str(exc), stands=False))
                 lines.append([])
                 continue
             spread = max(target_count, 1)
@@ -474,7 +474,8 @@ class StackRules(StandardRules):
                 o = outcomes[i]
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
                 results.append(OrderResult(unit.power, f"{unit} H",
-                                           SUCCEEDS if o.succeeded else FAILS, reason))
+                                           SUCCEEDS if o.succeeded else FAILS, reason,
+                                           given=False))
         return self.board_after_moves(position, phase, results)
 
     def dislodgements(self, phase: MovementPhase, after: list[Unit],
@@ -527,7 +528,7 @@ class StackRules(StandardRules):
             disbanded.append(unit)
             if order is None:
                 results.append(OrderResult(unit.power, f"{unit} D", SUCCEEDS,
-                                           "no retreat order: disbanded"))
+                                           "no retreat order: disbanded", given=False))
         for r, line in zip(results, lines, strict=False):
             if line:
                 self._verdict(r, [outcomes[i] for i in line])

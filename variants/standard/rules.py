@@ -463,7 +463,7 @@ class StandardRules:
             try:
                 checked = check(power, order)
             except OrderError as exc:
-                results.append(OrderResult(power, str(order), FAILS, str(exc)))
+                results.append(OrderResult(power, str(order), FAILS, str(exc), stands=False))
                 continue
             k = len(results)
             for name in keys(power, checked):
@@ -472,6 +472,7 @@ class StandardRules:
                     old = slot[i]
                     results[old].result = FAILS
                     results[old].reason = self.REPLACED_REASON
+                    results[old].stands = False
                     # the replaced order is for no unit any more (castling: king and rook)
                     for j in [j for j, s in slot.items() if s == old and j != i]:
                         del slot[j], chosen[j]
@@ -518,7 +519,8 @@ class StandardRules:
                 r.result, r.reason = verdict, o.reason
             else:
                 reason = "no order: holds" + (f"; {o.reason}" if o.reason else "")
-                results.append(OrderResult(unit.power, f"{unit} H", verdict, reason))
+                results.append(OrderResult(unit.power, f"{unit} H", verdict, reason,
+                                           given=False))
 
     # ------------------------------------------------------ the board after the moves
     def board_after_moves(self, position: Position, phase: MovementPhase,
@@ -603,7 +605,7 @@ class StandardRules:
             disbanded.append(d.unit)
             if order is None:
                 results.append(OrderResult(d.unit.power, f"{d.unit} D", SUCCEEDS,
-                                           self.NO_RETREAT_REASON))
+                                           self.NO_RETREAT_REASON, given=False))
             elif isinstance(order, Retreat):
                 r = results[slot[i]]
                 r.result, r.reason = FAILS, self.RETREAT_CLASH_REASON
@@ -626,7 +628,7 @@ class StandardRules:
             try:
                 checked.append((k, power, self.check(position, power, order)))
             except OrderError as exc:
-                results[k] = OrderResult(power, str(order), FAILS, str(exc))
+                results[k] = OrderResult(power, str(order), FAILS, str(exc), stands=False)
         for k, power, order in self.adjustment_sequence(checked):
             results[k] = self.apply_adjustment(adj, power, order)
         self.civil_disorder(adj)
@@ -661,11 +663,12 @@ class StandardRules:
         text = str(order)
         if n >= abs(count):
             what = "builds" if count > 0 else "removals"
-            return OrderResult(power, text, FAILS, f"no more {what} due")
+            return OrderResult(power, text, FAILS, f"no more {what} due", stands=False)
         if isinstance(order, (Build, Remove)):
             prov = order.unit.province
             if prov in adj.taken:
-                return OrderResult(power, text, FAILS, self.adjustment_taken_reason(order))
+                return OrderResult(power, text, FAILS, self.adjustment_taken_reason(order),
+                                   stands=False)
             adj.taken.add(prov)
             if isinstance(order, Build):
                 adj.build(Unit(power, order.unit.kind or ARMY, order.unit.location))
@@ -692,7 +695,7 @@ class StandardRules:
                     adj.remove(unit)
                     adj.disorder.append(OrderResult(
                         power, str(Remove(UnitRef(unit.kind, unit.location))), SUCCEEDS,
-                        "civil disorder: removal not ordered"))
+                        "civil disorder: removal not ordered", given=False))
 
     def adjustments_done(self, adj: Adjustments) -> None:
         """Hook, the end of an adjustment phase, after civil disorder: a variant's last
