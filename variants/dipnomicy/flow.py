@@ -202,7 +202,11 @@ class DipnomicyFlow(GameFlow):
     def notice_words(self, position: Position | None) -> dict:
         if position is None:
             return {}
-        return {"turn": turn_number(position.phase), "phase_title": phase_title(position.phase)}
+        turn = turn_number(position.phase)
+        # a vote is on the proposals of the last turn adjudicated: the one before a turn's
+        # moves, the one a removal or Upkeep phase follows
+        return {"turn": turn, "phase_title": phase_title(position.phase),
+                "vote_turn": turn - 1 if position.phase.kind == "M" else turn}
 
     # ------------------------------------------------------------------ commands
     def check_command(self, name: str, args: list[str]) -> str:
