@@ -674,7 +674,7 @@ class Actor:
                              settings)
         ses.master, ses.master_failed = game, False
         described = plug.describe(settings)
-        # a variant with its own cycle says its own deadlines
+        # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
         lengths = plug.lengths(self.s, game) + " " if plug.lengths(self.s, game) else (
             f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
             f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")

@@ -303,7 +303,7 @@ def flow_for(game: dict | None) -> GameFlow:
 
 @cache
 def all_flows() -> tuple[GameFlow, ...]:
-    """The flows of every variant that has its own (their commands, deadlines, wake-ups)."""
+    """The flows of every variant that has its own (their command words)."""
     return tuple(f for f in (flow_of(n) for n in variant_names()) if f is not STANDARD)
 
 

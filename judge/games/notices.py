@@ -97,7 +97,7 @@ def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
 
 
 def resumed(actor: Actor, game: dict) -> None:
-    # a variant with its own cycle: its vote deadline...
+    # a flow's own notes (a vote open, and until when)
     notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game))
     to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
            {"notes": notes})

@@ -21,7 +21,13 @@ pause by the same rules (under P5 its days from the resumption). A removal phase
 (the SG changes a setting with SETTING), not the mail loop's DEADLINES. Every time comes from the actor's clock, so tests drive
 the whole cycle without sleeping.
 
-State kept per game (migration 3): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
+The deadline engine (``judge/games/deadlines.py``) runs all of it as any game's: the phases'
+deadlines come from :meth:`DipnomicyFlow.phase_deadline`, and while a vote is open it is the
+stage the engine drives (:meth:`DipnomicyFlow.stage`) before the turn's moves, or before a
+removal or Upkeep phase whose deadline is later: reminders to the players who have not voted
+on every proposal, early closing once all have, PROCESS closing it.
+
+State kept per game (the flow's tables, ``storage.py``): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
 when the last move report was sent, the proposals as presented, the SG's vetoes and numbers),
 ``dipnomicy_proposals`` (this turn's, one per country) and ``dipnomicy_votes`` (all, late
 ones marked, to be reported). The rules in force travel in the positions, so ROLLBACK (an
