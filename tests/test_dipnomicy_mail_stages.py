@@ -187,3 +187,17 @@ def test_an_old_database_keeps_its_tables_and_a_new_one_gets_the_same(tmp_path):
         assert row["version"] == len(dip_storage.MIGRATIONS)
         assert g.judge.store.schema_version() == len(storage.MIGRATIONS)
     assert _columns(old_dir / "judge.db") == before == _columns(new_dir / "judge.db")
+
+
+def test_a_turn_rolled_back_gets_its_reminder_again(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    g.clock.to(g.deadline() - timedelta(hours=23))
+    assert [m for m in g.tick() if "reminder: orders due" in m.subject]
+    g.to_deadline()  # turn 1 adjudicated, nothing to vote on
+    r = g.sg("ROLLBACK 1")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    g.clock.to(g.deadline() - timedelta(hours=23))
+    reminders = [m for m in g.tick() if "reminder: orders due" in m.subject]
+    assert {m.rcpt for m in reminders} == set(g.countries.values())
+    assert "moves and proposals for turn 1 are due by" in reminders[0].flat

@@ -630,6 +630,8 @@ class DipnomicyFlow(GameFlow):
         s.execute("DELETE FROM positions WHERE game_id = ? AND id > ?", (gid, row["id"]))
         for p in [*later, phase]:
             s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (gid, p))
+            # the deadline engine's notices of the phases played again are due again
+            s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?", (gid, p + ":%"))
         s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE id = ?",
                   (row["id"],))
         s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn >= ?", (gid, turn))
