@@ -201,3 +201,21 @@ def test_a_turn_rolled_back_gets_its_reminder_again(tmp_path):
     reminders = [m for m in g.tick() if "reminder: orders due" in m.subject]
     assert {m.rcpt for m in reminders} == set(g.countries.values())
     assert "moves and proposals for turn 1 are due by" in reminders[0].flat
+
+
+def test_without_grace_the_late_players_are_told_the_turn_is_adjudicated_now(tmp_path):
+    """No SET GRACE (the default): at the moves deadline the players without complete moves
+    are told, in Dipnomicy's words, just before the move report, as in any game."""
+    g = DipGame(tmp_path)
+    g.start()
+    g.player("FRANCE", "A Par H\nA Mar H\nF Bre H")
+    got = g.to_deadline()
+    told = {m.rcpt: m for m in got if "late: processed without your orders" in m.subject}
+    assert set(told) == {a for c, a in g.countries.items() if c != "FRANCE"}
+    for m in told.values():
+        assert "the deadline of the moves for turn 1 has passed" in m.flat, m.body
+        assert "There is no grace period, so Turn 1 (Spring) is adjudicated now" in m.flat
+    g.to_all(got, "move report, turn 1")
+    subjects = [m.subject for m in got if m.rcpt == g.countries["GERMANY"]]
+    assert subjects.index(told[g.countries["GERMANY"]].subject) < \
+        [i for i, s in enumerate(subjects) if "move report" in s][0]
