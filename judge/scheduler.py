@@ -19,7 +19,6 @@ from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from judge.games import flow as flows
 from judge.storage import Store, now_utc, parse_iso
 
 log = logging.getLogger("judge.scheduler")
@@ -53,21 +52,11 @@ class Clock:
 
     def sync(self, store: Store) -> None:
         """Make the game jobs match the database: each running game's next wake (the deadline
-        engine's ``wake_at``), or, for a game whose flow has its own cycle, its deadline and
-        the flow's own wake-ups."""
+        engine's ``wake_at``: of any stage, a vote's deadline as well)."""
         wanted: dict[int, datetime] = {}
-        for row in store.all("SELECT id, variant, status, deadline, wake_at FROM games "
-                             "WHERE status IN ('active', 'paused')"):
-            if flows.flow_for(row).own_cycle:
-                if row["status"] == "active" and row["deadline"]:
-                    wanted[row["id"]] = parse_iso(row["deadline"])
-                if row["status"] == "active" and row["wake_at"]:  # its reminder
-                    when = parse_iso(row["wake_at"])
-                    wanted[row["id"]] = min(when, wanted.get(row["id"], when))
-            elif row["wake_at"]:
-                wanted[row["id"]] = parse_iso(row["wake_at"])
-        for gid, when in flows.wakeups(store).items():  # e.g. Dipnomicy's vote deadlines
-            wanted[gid] = min(when, wanted.get(gid, when))
+        for row in store.all("SELECT id, wake_at FROM games WHERE status IN ('active', "
+                             "'paused') AND wake_at IS NOT NULL"):
+            wanted[row["id"]] = parse_iso(row["wake_at"])
         for gid in list(self._deadlines):
             if gid not in wanted:
                 self._remove(gid)

@@ -120,45 +120,10 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX outbox_rcpt ON outbox(rcpt, created);
     """,
-    # 3: Dipnomicy (variants/dipnomicy/flow.py): the game's seed and the stage of its cycle, this
-    # turn's proposals, the votes (late ones kept, to be reported), the SG's vetoes and numbers,
-    # and the settings chosen before the start
-    """
-    CREATE TABLE dipnomicy_games (
-        game_id INTEGER PRIMARY KEY REFERENCES games(id),
-        seed INTEGER NOT NULL,
-        turn INTEGER NOT NULL DEFAULT 1,   -- the turn whose moves are due (or being voted on)
-        voting INTEGER NOT NULL DEFAULT 0, -- 1 while the proposals of `turn` are being voted on
-        vote_deadline TEXT,                -- UTC ISO 8601
-        report_sent TEXT,                  -- when the last move report was queued (P5)
-        presented TEXT,                    -- JSON: the proposals as presented, P1 first
-        vetoes TEXT NOT NULL DEFAULT '{}', -- JSON {"P3": "reason"}
-        numbers TEXT NOT NULL DEFAULT '{}' -- JSON {"P2": 30}
-    );
-    CREATE TABLE dipnomicy_proposals (
-        game_id INTEGER NOT NULL REFERENCES games(id),
-        turn INTEGER NOT NULL,
-        power TEXT NOT NULL,
-        proposal TEXT NOT NULL,            -- JSON, Proposal.to_json()
-        updated TEXT NOT NULL,
-        PRIMARY KEY (game_id, turn, power)
-    );
-    CREATE TABLE dipnomicy_votes (
-        id INTEGER PRIMARY KEY,
-        game_id INTEGER NOT NULL REFERENCES games(id),
-        turn INTEGER NOT NULL,
-        power TEXT NOT NULL,
-        label TEXT NOT NULL,
-        choice TEXT NOT NULL,
-        late INTEGER NOT NULL DEFAULT 0,
-        at TEXT NOT NULL
-    );
-    CREATE INDEX dipnomicy_votes_turn ON dipnomicy_votes(game_id, turn, id);
-    CREATE TABLE dipnomicy_settings (    -- settings the SG chose before the start
-        game_id INTEGER PRIMARY KEY REFERENCES games(id),
-        settings TEXT NOT NULL             -- JSON {"threshold": "two-thirds"}
-    );
-    """,
+    # 3: once a variant's own tables (Dipnomicy's); they are its flow's storage now
+    # (GameFlow.storage, applied by Store.migrate_extension), so a new database gets them from
+    # there and a database that ran this migration keeps them as they are
+    "",
     # 4: settings a variant's games choose at CREATE (JSON: Stab!'s retreat mode, Gunboat
     # pseudonyms); see judge/games/flow.py
     """
@@ -304,6 +269,14 @@ MIGRATIONS: list[str] = [
         UNIQUE (game_id, power, phase)
     );
     """,
+    # 11: the storage of a variant's game flow (judge/games/flow.py, GameFlow.storage): its own
+    # numbered migrations, how many of them each flow's tables have had
+    """
+    CREATE TABLE extension_versions (
+        name TEXT PRIMARY KEY,           -- the variant whose flow declared the tables
+        version INTEGER NOT NULL         -- how many of its migrations have been applied
+    );
+    """,
 ]
 
 
@@ -371,6 +344,22 @@ class Store:
                     if statement.strip():
                         self.db.conn.execute(statement)
                 self.db.conn.execute(f"PRAGMA user_version={number}")
+
+    def migrate_extension(self, name: str, migrations: list[str]) -> None:
+        """Apply the numbered migrations of one extension (a variant's game flow declares its
+        own tables) not yet applied to this database, in order, as :meth:`migrate` does."""
+        row = self.one("SELECT version FROM extension_versions WHERE name = ?", (name,))
+        if row is not None and int(row["version"]) >= len(migrations):
+            return  # up to date: no write lock
+        with self.transaction():
+            row = self.one("SELECT version FROM extension_versions WHERE name = ?", (name,))
+            done = int(row["version"]) if row else 0
+            for sql in migrations[done:]:
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        self.db.conn.execute(statement)
+            self.db.conn.execute("INSERT OR REPLACE INTO extension_versions (name, version) "
+                                 "VALUES (?, ?)", (name, len(migrations)))
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Store]:

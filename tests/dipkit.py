@@ -85,7 +85,10 @@ class DipGame:
     def start(self) -> list[Got]:
         if self.judge.store.game(self.name) is None:
             self.reply(GM, f"CREATE {self.name} sgpass VARIANT dipnomicy", "new")
-        self.reply(GM, f"MASTER {self.name} sgpass\nOPEN", "open")
+        # a settling delay of an hour, as a real game has one (the tests' judge has none):
+        # a phase or a vote everyone is done with is then processed when the test moves the
+        # clock (to the deadline, usually), not at the last mail
+        self.reply(GM, f"MASTER {self.name} sgpass\nSET SETTLE 1h\nOPEN", "open")
         for k, a in enumerate(self.addresses):
             r = self.reply(a, f"JOIN {self.name} seat-{k}", "join")
             assert "Your country is drawn at random" in r.flat, r.body

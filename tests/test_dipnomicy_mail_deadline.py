@@ -107,7 +107,13 @@ def test_the_scheduler_wakes_the_judge_at_the_vote_deadline(tmp_path):
     clock = Clock(lambda: None, lambda: None, None, 60)  # not started: jobs only recorded
     clock.sync(g.judge.store)
     gid = g.game()["id"]
-    assert clock.deadline_jobs()[gid] == g.vote_deadline()  # earlier than the moves deadline
+    # the vote is the stage the deadline engine drives (before the moves): its reminder, a
+    # day before the vote deadline, then the vote deadline, earlier than the moves deadline
+    assert clock.deadline_jobs()[gid] == g.vote_deadline() - timedelta(days=1)
+    g.clock.to(g.vote_deadline() - timedelta(hours=23))
+    g.tick()
+    clock.sync(g.judge.store)
+    assert clock.deadline_jobs()[gid] == g.vote_deadline()
     assert g.vote_deadline() < g.deadline()
     g.to_vote_deadline()
     clock.sync(g.judge.store)

@@ -126,6 +126,7 @@ class Actor:
                  clock: Callable[[], datetime] = now_utc) -> None:
         self.s = store
         self.cfg = cfg
+        flows.prepare_storage(store)  # the tables the variants' flows declare
         self.outbox = Outbox(store, cfg, clock, zone_of=zone)
         self.clock = clock
         self.stopping = threading.Event()
@@ -474,8 +475,7 @@ class Actor:
         if name == "SIGNON":
             power_text, game_name, password = a
             game = G.find_game(s, game_name)
-            if (flow := flow_for(game)).own_cycle:
-                flow.check_join(game)
+            flow_for(game).check_join(game)
             power, joined = G.sign_on(s, game, power_text, password, address, self._guard)
             self._set_context(ses, game, power)
             ses.signon_failed = False
@@ -486,13 +486,10 @@ class Actor:
         if name == "JOIN":
             flow = flow_for(G.find_game(s, a[0]))
             if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
-                if not flow.own_cycle:
-                    raise GameError(f"say which power: JOIN {a[0]} <power> <password>")
                 return flow.join(self, G.find_game(s, a[0]), a[1], address), "text", None
             game_name, power_text, password = a
             game = G.find_game(s, game_name)
-            if flow.own_cycle:
-                flow.check_join(game)
+            flow.check_join(game)
             power = G.join_game(s, game, power_text, password, address)
             self._set_context(ses, game, power)
             return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
@@ -538,8 +535,7 @@ class Actor:
             return f"Game {game['name']} is open: players join with {how}.", "text", None
         if name == "START":
             flow = flow_for(game)
-            game = flow.start(self, ses, game, now) if flow.own_cycle else \
-                G.start_game(s, game, now)
+            game = flow.start(self, ses, game, now) or G.start_game(s, game, now)
             ses.games_touched.add(game["id"])
             ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
             tz = zone(game)
@@ -547,11 +543,8 @@ class Actor:
                     f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
                     "Every player has been sent the position.", "text", None)
         if name == "PROCESS":
-            if (flow := flow_for(game)).own_cycle:
-                ses.games_touched.add(game["id"])
-                return flow.process(self, ses, game, now), "text", None
             G.check_running(game)
-            turns = G.adjudicate(s, game, now)
+            turns = deadlines.process(self, game, now, "master", queue=False)
             ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
             ses.games_touched.add(game["id"])
             game = G.refresh(s, game)
@@ -567,8 +560,8 @@ class Actor:
                     f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
                     "text", None)
         if name == "DEADLINES":
-            if (flow := flow_for(game)).own_cycle:  # its deadlines are its rules'
-                raise GameError(flow.lengths(s, game))
+            if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules'
+                raise GameError(lengths)
             durations, _ = read_durations(a)
             game = G.set_durations(s, game, durations)
             return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
@@ -682,8 +675,8 @@ class Actor:
                              settings)
         ses.master, ses.master_failed = game, False
         described = plug.describe(settings)
-        # a variant with its own cycle says its own deadlines
-        lengths = plug.lengths(self.s, game) + " " if plug.own_cycle else (
+        # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
+        lengths = plug.lengths(self.s, game) + " " if plug.lengths(self.s, game) else (
             f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
             f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")
         return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
@@ -725,8 +718,8 @@ class Actor:
             pending = None
             try:
                 with self.s.db.atomic():
-                    if ctx.lines and (flow := flow_for(game)).own_cycle:
-                        flow.check_orders(self, game, ctx.power)  # e.g. too late (P5)
+                    if ctx.lines:
+                        flow_for(game).check_orders(self, game, ctx.power)  # e.g. too late
                     # PHASE blocks (orders sent ahead) are kept for their phase; the lines
                     # before them, if any, are this phase's orders
                     received = AH.receive(self.s, game, G.current_position(self.s, game),
@@ -769,8 +762,6 @@ class Actor:
         turns: list[G.Turn] = []
         for gid in sorted(ses.games_touched):
             game = self.s.game_by_id(gid)
-            if not flow_for(game).process_when_ready:
-                continue
             if game and game["status"] == "active":
                 text, done = deadlines.after_orders(self, game, self.clock())
                 turns += done
@@ -779,20 +770,7 @@ class Actor:
         return turns
 
     def process_due(self) -> int:
-        """Do what is due: games whose flow has its own cycle as the flow says; every
-        other game by the deadline engine (judge/games/deadlines.py): reminders, late
-        notices, processing at the deadline, the end of grace, early processing, paused
-        reminders."""
-        count = 0
-        now = self.clock()
-        candidates = {g["id"] for g in G.due_games(self.s, now)
-                      if flow_for(g).own_cycle} | flows.due_ids(self.s, now)
-        for gid in sorted(candidates):
-            try:
-                with self.s.transaction():
-                    game = self.s.game_by_id(gid)
-                    if (flow := flow_for(game)).own_cycle:
-                        count += flow.due(self, game, now)
-            except Exception:  # one broken game must not hold up the others
-                log.exception("game %s: processing at the deadline failed", gid)
-        return count + deadlines.run_due(self, now)
+        """Do what is due in every game, by the deadline engine (judge/games/deadlines.py):
+        reminders, late notices, processing at the deadline, the end of grace, early
+        processing, paused reminders; a flow's own stages (a vote) the same way."""
+        return deadlines.run_due(self, self.clock())

@@ -32,7 +32,7 @@ from judge.durations import parse_duration
 from judge.games import game as G
 from judge.games import notices as N
 from judge.games import settings as S
-from judge.games.flow import flow_for
+from judge.games.flow import Stage, flow_for
 from judge.games.phaseclock import (  # noqa: F401 (read from here too)
     DAY,
     align,
@@ -64,8 +64,13 @@ def ordering_powers(s: Store, game: dict) -> list[str]:
     return G.powers_to_order(variant, pos)
 
 
-def missing_powers(s: Store, game: dict) -> dict[str, list[str]]:
-    """Power -> what it has not ordered yet, for every power whose orders are incomplete."""
+def missing_powers(s: Store, game: dict, stage: Stage | None = None) -> dict[str, list[str]]:
+    """Power -> what it has not sent yet in the game's current stage (its orders, unless the
+    flow runs another stage, e.g. a vote): every power not ready."""
+    stage = stage or flow_for(game).stage(s, game)
+    other = flow_for(game).waiting_for(s, game, stage)
+    if other is not None:
+        return other
     pos = G.current_position(s, game)
     out: dict[str, list[str]] = {}
     for power in ordering_powers(s, game):
@@ -98,27 +103,28 @@ def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
         while done(s, game, f"paused:{game['paused_at']}:{k}"):
             k += 1
         return since + k * DAY
-    if game["status"] != "active" or not game["deadline"]:
+    if game["status"] != "active":
         return None
-    st = S.load(game)
-    deadline = parse_iso(game["deadline"])
+    stage = flow_for(game).stage(s, game)
+    if stage.deadline is None:
+        return None
+    deadline, key = stage.deadline, stage.key
     times: list[datetime] = []
     if game["early_at"]:
         times.append(parse_iso(game["early_at"]))
-    phase = game["phase"]
-    if (at := reminder_at(s, game)) is not None:
+    if (at := reminder_at(s, game, stage)) is not None:
         times.append(at)
-    grace_end = deadline + timedelta(seconds=st["grace"])
+    grace_end = deadline + timedelta(seconds=stage.grace)
     k = 0
-    while done(s, game, f"{phase}:late:{k}"):
+    while done(s, game, f"{key}:late:{k}"):
         k += 1
     if k == 0:
         times.append(deadline)  # not yet handled: process, or the first late notice
     else:  # late notices sent: the next one, and the end of grace
         late_at = deadline + k * DAY
-        if late_at < grace_end or st["missed"] == "wait":
+        if late_at < grace_end or stage.missed == "wait":
             times.append(late_at)
-        if st["missed"] == "process" or not done(s, game, f"{phase}:missed"):
+        if stage.missed == "process" or not done(s, game, f"{key}:missed"):
             times.append(grace_end)
     # each entry is something not yet done, so a time in the past is due now
     return min(times)
@@ -137,64 +143,71 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
             mark(s, game, f"paused:{game['paused_at']}:{k}", now)
             N.paused(actor, game, reminder=True)
         return []
-    if game["status"] != "active" or not game["deadline"]:
+    if game["status"] != "active":
         return []
-    st = S.load(game)
-    phase = game["phase"]
-    deadline = parse_iso(game["deadline"])
-    missing = missing_powers(s, game)
+    stage = flow_for(game).stage(s, game)
+    if stage.deadline is None:
+        return []
+    key, deadline = stage.key, stage.deadline
+    missing = missing_powers(s, game, stage)
     if game["early_at"] and now >= parse_iso(game["early_at"]):
         if not missing and not waiting_powers(s, game):
             return process(actor, game, now, "early")
         s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
-    remind(actor, game, now, missing)
+    remind(actor, game, now, missing, stage)
     if now < deadline:
         return []
     if not missing:
         return process(actor, game, now, "deadline")
-    grace_end = deadline + timedelta(seconds=st["grace"])
-    if now >= grace_end and st["missed"] == "process":
-        if not done(s, game, f"{phase}:late:0"):  # no grace (or the judge was down through
+    grace_end = deadline + timedelta(seconds=stage.grace)
+    if not stage.orders:  # a flow's own stage (a vote) closes at its deadline
+        return process(actor, game, now, "deadline")
+    if now >= grace_end and stage.missed == "process":
+        if not done(s, game, f"{key}:late:0"):  # no grace (or the judge was down through
             # it): the late powers have not been told yet; they are, before the report
-            mark(s, game, f"{phase}:late:0", now)
-            N.late(actor, game, missing, grace_end, st["missed"], processed=True)
+            mark(s, game, f"{key}:late:0", now)
+            N.late(actor, game, missing, grace_end, stage.missed, processed=True,
+                   deadline=deadline)
         return process(actor, game, now, "civil disorder", missing)
-    late(actor, game, now, missing, grace_end, st["missed"])
-    if now >= grace_end and st["missed"] == "wait" and not done(s, game, f"{phase}:missed"):
-        mark(s, game, f"{phase}:missed", now)
+    late(actor, game, now, missing, grace_end, stage)
+    if now >= grace_end and stage.missed == "wait" and not done(s, game, f"{key}:missed"):
+        mark(s, game, f"{key}:missed", now)
         count_misses(actor, game, missing, now)
     return []
 
 
-def reminder_at(s: Store, game: dict) -> datetime | None:
-    """When the reminder of the current phase is due (None: none is, or it has been sent)."""
+def reminder_at(s: Store, game: dict, stage: Stage | None = None) -> datetime | None:
+    """When the reminder of the current stage is due (None: none is, or it has been sent)."""
+    stage = stage or flow_for(game).stage(s, game)
     st = S.load(game)
-    if not st["reminder"] or not game["deadline"] or done(s, game, f"{game['phase']}:reminder"):
+    if not st["reminder"] or stage.deadline is None or done(s, game, f"{stage.key}:reminder"):
         return None
-    at = parse_iso(game["deadline"]) - timedelta(seconds=st["reminder"])
-    started = parse_iso(game["phase_started"]) if game["phase_started"] else None
-    return at if started is None or at > started else None
+    at = stage.deadline - timedelta(seconds=st["reminder"])
+    return at if stage.started is None or at > stage.started else None
 
 
-def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]]) -> None:
-    """The reminder, once it is due: to each power still without complete orders."""
-    at = reminder_at(actor.s, game)
+def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
+           stage: Stage) -> None:
+    """The reminder, once it is due: to each power still without complete orders (or,
+    in a flow's own stage, without what it asks for: votes)."""
+    at = reminder_at(actor.s, game, stage)
     if at is None or now < at:
         return
-    mark(actor.s, game, f"{game['phase']}:reminder", now)  # due once, whoever needs it
-    if missing and now < parse_iso(game["deadline"]):
-        N.reminder(actor, game, missing)
+    mark(actor.s, game, f"{stage.key}:reminder", now)  # due once, whoever needs it
+    if missing and stage.deadline is not None and now < stage.deadline:
+        N.reminder(actor, game, missing, stage.deadline, stage.words)
 
 
 def late(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
-         grace_end: datetime, policy: str) -> None:
+         grace_end: datetime, stage: Stage) -> None:
     """The late notice of the day (the deadline has passed, orders are missing)."""
-    s, phase = actor.s, game["phase"]
-    k = int((now - parse_iso(game["deadline"])) / DAY)
-    if not done(s, game, f"{phase}:late:{k}"):
+    s, key = actor.s, stage.key
+    assert stage.deadline is not None
+    k = int((now - stage.deadline) / DAY)
+    if not done(s, game, f"{key}:late:{k}"):
         for j in range(k + 1):  # late notices not sent (judge down) are not sent in a burst
-            mark(s, game, f"{phase}:late:{j}", now)
-        N.late(actor, game, missing, grace_end, policy)
+            mark(s, game, f"{key}:late:{j}", now)
+        N.late(actor, game, missing, grace_end, stage.missed, deadline=stage.deadline)
 
 
 def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
@@ -220,18 +233,25 @@ def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: d
 
 
 def process(actor: Actor, game: dict, now: datetime, why: str,
-            missing: dict[str, list[str]] | None = None, queue: bool = True) -> list[G.Turn]:
-    """Adjudicate; ``queue`` False leaves the reports to the caller (a reply goes first)."""
+            missing: dict[str, list[str]] | None = None, queue: bool = True
+            ) -> list[G.Turn]:
+    """Process the game's current stage: its flow's way, else adjudicate the phase.
+    ``queue`` False leaves the standard reports to the caller (a reply goes first); returns
+    the phases whose standard reports are still to send ([] when the flow sent its own)."""
     s = actor.s
-    if why in ("civil disorder", "deadline", "early"):
+    flow = flow_for(game)
+    stage = flow.stage(s, game)
+    if why in ("civil disorder", "deadline", "early") and stage.orders:
         count_misses(actor, game, missing or {}, now)
-    turns = G.adjudicate(s, G.refresh(s, game), now)
-    if queue:
+    game = G.refresh(s, game)
+    own = flow.process(actor, game, now)
+    turns = G.adjudicate(s, game, now) if own is None else own
+    if own is None and queue:
         reports.queue_turns(actor.outbox, s, turns)
     ahead_complete(actor, turns, now)
     log.info("game %s: %s processed (%s)", game["name"],
-             ", ".join(str(t.previous.phase) for t in turns), why)
-    return turns
+             ", ".join(str(t.previous.phase) for t in turns) or stage.title, why)
+    return [] if own is not None else turns
 
 
 def ahead_complete(actor: Actor, turns: list[G.Turn], now: datetime) -> None:
@@ -255,7 +275,10 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
     game = G.refresh(s, game)
     if game["status"] != "active":
         return "", []
-    if missing_powers(s, game):
+    stage = flow_for(game).stage(s, game)
+    if stage.deadline is None:
+        return "", []
+    if missing_powers(s, game, stage):
         if game["early_at"]:
             s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
         return "", []
@@ -265,66 +288,23 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
                 f"{', '.join(w.title() for w in waits)} asked to wait (SET WAIT): the phase "
                 f"is processed at the deadline or when nobody waits any more.", [])
     settle = settle_seconds(actor.cfg, game)
+    done_what = "ordered" if stage.orders else f"sent its {stage.words}"
     if settle <= 0:
         turns = process(actor, game, now, "early", queue=False)
         g = G.refresh(s, game)
-        return (f"Every power in game {g['name']} has now ordered, so "
-                f"{', '.join(str(t.previous.phase) for t in turns)} has been processed; "
-                f"the report is on its way. Next: {g['phase']}.", turns)
+        return (f"Every power in game {g['name']} has now {done_what}, so "
+                f"{', '.join(str(t.previous.phase) for t in turns) or stage.title} has been "
+                f"processed; the report is on its way. Next: {g['phase']}.", turns)
     at = now + timedelta(seconds=settle)
-    deadline = parse_iso(game["deadline"]) if game["deadline"] else at
+    deadline = stage.deadline
     if now < deadline <= at:  # the deadline comes first and processes it (nobody is missing)
-        return (f"Every power in game {game['name']} has now ordered: {game['phase']} is "
+        return (f"Every power in game {game['name']} has now {done_what}: {stage.title} is "
                 f"processed at its deadline.", [])
     # before the deadline, or late (in grace, or waiting for orders): after the settling delay
     s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
-    return (f"Every power in game {game['name']} has now ordered: {game['phase']} will be "
-            f"processed early, at {deadline_text(at, now, S.zone(game))}, unless orders "
-            f"change or someone sends SET WAIT before then.", [])
-
-
-def grace_end(s: Store, game: dict) -> datetime:
-    """When a game's grace ends: its deadline plus its grace as its flow says."""
-    return parse_iso(game["deadline"]) + timedelta(seconds=flow_for(game).grace(s, game))
-
-
-def _own_cycle_wake(s: Store, game: dict) -> datetime | None:
-    """The next notice due of a game whose flow runs its own cycle: its reminder, or, in
-    its grace, the next late notice or the end of grace."""
-    if game["status"] != "active" or not game["deadline"]:
-        return None
-    times = [t for t in [reminder_at(s, game)] if t is not None]
-    deadline, end = parse_iso(game["deadline"]), grace_end(s, game)
-    if end > deadline:
-        k = 0
-        while done(s, game, f"{game['phase']}:late:{k}"):
-            k += 1
-        times.append(deadline + k * DAY if deadline + k * DAY < end else end)
-    return min(times) if times else None
-
-
-def _notices_own_cycle(actor: Actor, game: dict, known: str | None, now: datetime) -> None:
-    """A game whose flow runs its own cycle (GameFlow.due processes it): the deadline
-    engine sends its reminder and, while the game's grace runs, its late notices;
-    ``wake_at`` is when the next is due (the scheduler also wakes the game at its
-    deadline)."""
-    s = actor.s
-    wake = _own_cycle_wake(s, game)
-    if wake is not None and wake <= now:
-        try:
-            with s.transaction():
-                missing = missing_powers(s, game)
-                remind(actor, game, now, missing)
-                deadline = parse_iso(game["deadline"])
-                end = grace_end(s, game)
-                if missing and deadline <= now < end:
-                    late(actor, game, now, missing, end, "process")
-        except Exception:  # one broken game must not hold up the others
-            log.exception("game %s: notices failed", game["id"])
-        wake = _own_cycle_wake(s, game)
-    if (iso(wake) if wake else None) != known:
-        s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
-                  (iso(wake) if wake else None, game["id"]))
+    return (f"Every power in game {game['name']} has now {done_what}: {stage.title} will be "
+            f"processed early, at {deadline_text(at, now, S.zone(game))}, unless "
+            f"{stage.words} change or someone sends SET WAIT before then.", [])
 
 
 def run_due(actor: Actor, now: datetime) -> int:
@@ -336,9 +316,6 @@ def run_due(actor: Actor, now: datetime) -> int:
                      "ORDER BY id"):
         gid = row["id"]
         game = s.game_by_id(gid)
-        if game and flow_for(game).own_cycle:  # it processes its phases itself
-            _notices_own_cycle(actor, game, row["wake_at"], now)
-            continue
         wake = next_wake(s, actor.cfg, game, now) if game else None
         if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
             continue  # nothing due and the scheduler already knows: no write

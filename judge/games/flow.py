@@ -18,8 +18,12 @@ What a flow may change (each hook's docstring says more):
   start notice;
 * its own command words (:attr:`GameFlow.grammar`, :meth:`~GameFlow.check_command`,
   :meth:`~GameFlow.handler`);
-* its own turn cycle (:attr:`GameFlow.own_cycle`): joining without a power, START, PROCESS,
-  its own deadlines and wake-ups, STATUS notes.
+* its own turn cycle, which the deadline engine drives as it drives any game's: joining
+  without a power, START, the phases' deadlines (:meth:`GameFlow.phase_deadline`), a stage
+  of its own before a phase (:meth:`GameFlow.stage`: a vote), what "ready" means in it
+  (:meth:`GameFlow.waiting_for`), processing it (:meth:`GameFlow.process`), RESUME, STATUS
+  notes;
+* its own tables (:attr:`GameFlow.storage`).
 
 A flow touches the judge only through the :class:`FlowContext` it is given (the store, the
 outbox, the clock, the configuration) and the functions of :mod:`judge.games`.
@@ -31,6 +35,7 @@ import importlib
 import importlib.util
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -38,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from judge.games import settings as S
 from judge.games.errors import GameError
 from judge.resources import variant_file
+from judge.storage import parse_iso
 from judge.variants import variant_names
 
 if TYPE_CHECKING:
@@ -47,6 +53,7 @@ if TYPE_CHECKING:
     from judge.engine.orders import Order
     from judge.engine.position import Position
     from judge.engine.variant import Outcome, Variant
+    from judge.games.game import Turn
     from judge.mail.outbox import Outbox
     from judge.storage import Store
 
@@ -199,15 +206,7 @@ class GameFlow:
         """What carries out the flow's own command ``name`` (None: not one of its own)."""
         return None
 
-    # -------------------------------------------------------------- own cycle
-    # A flow with its own turn cycle runs its games itself: its deadlines, START, PROCESS,
-    # joining. The hooks below are asked only when ``own_cycle`` is True; the standard cycle
-    # (judge/games/game.py, judge/games/deadlines.py) runs every other game. The deadline
-    # engine still sends its reminder and late notices (docs/engine.md: what is left).
-    own_cycle = False
-    # Whether the game is processed as soon as every power has ordered.
-    process_when_ready = True
-
+    # ----------------------------------------------------------- joining, starting
     def check_join(self, game: dict) -> None:
         """Raise GameError to refuse a player choosing a power (JOIN/SIGNON with a power)."""
 
@@ -219,44 +218,85 @@ class GameFlow:
         """JOIN <game> <password>: a player joining without naming a power."""
         raise GameError(f"say which power: JOIN {game['name']} <power> <password>")
 
-    def start(self, ctx: FlowContext, ses: Any, game: dict, now: datetime) -> dict:
-        """START of a game with its own cycle; returns the game."""
-        raise NotImplementedError
-
-    def process(self, ctx: FlowContext, ses: Any, game: dict, now: datetime) -> str:
-        """PROCESS of a game with its own cycle; returns the reply."""
-        raise NotImplementedError
-
-    def grace(self, s: Store, game: dict) -> int:
-        """Seconds of grace after the deadline (late notices meanwhile): the game's SET
-        GRACE."""
-        return int(S.load(game)["grace"])
+    def start(self, ctx: FlowContext, ses: Any, game: dict, now: datetime) -> dict | None:
+        """START done the flow's way (returns the game), or None: the standard start."""
+        return None
 
     def check_orders(self, ctx: FlowContext, game: dict, power: str) -> None:
         """Raise GameError to refuse ``power``'s orders now (and say why)."""
 
+    # ---------------------------------------------------------- the turn cycle
+    # The deadline engine (judge/games/deadlines.py) drives one stage of a game at a time:
+    # the phase of its position, unless the flow runs something else first (a vote). For the
+    # stage it sends reminders, late notices in grace, the paused reminders, processes it
+    # early once nobody is missing, at its deadline, or on PROCESS.
+
+    def phase_deadline(self, s: Store, game: dict, pos: Position, now: datetime
+                       ) -> datetime | None:
+        """When the phase starting at ``pos`` now is due, before the game's time of day,
+        weekdays and players' absences move it; None: by the game's phase lengths
+        (DEADLINES) for :meth:`deadline_kind`."""
+        return None
+
+    def stage(self, s: Store, game: dict) -> Stage:
+        """What the deadline engine drives now: the phase, with the game's grace and policy."""
+        st = S.load(game)
+        return Stage(key=game["phase"], deadline=_time(game["deadline"]),
+                     started=_time(game["phase_started"]), grace=int(self.grace(s, game)),
+                     missed=str(st["missed"]), title=game["phase"])
+
+    def grace(self, s: Store, game: dict) -> int:
+        """Seconds of grace after the phase's deadline (late notices meanwhile): SET GRACE."""
+        return int(S.load(game)["grace"])
+
+    def waiting_for(self, s: Store, game: dict, stage: Stage) -> dict[str, list[str]] | None:
+        """Power -> what it has still to send, for a stage that is not the phase's orders;
+        None: the orders missing (who is "ready" in the stage)."""
+        return None
+
+    def process(self, ctx: FlowContext, game: dict, now: datetime) -> list[Turn] | None:
+        """Process the current stage (its deadline, early, or the master's PROCESS) and send
+        its reports; returns the phases adjudicated. None: the standard (the phase is
+        adjudicated and the caller sends the standard reports)."""
+        return None
+
+    def resume(self, s: Store, game: dict, now: datetime) -> bool:
+        """RESUME: renew the flow's deadlines that passed during the pause; False: the
+        standard (the phase's deadline, if it passed, runs again from now, as
+        :meth:`phase_deadline` or DEADLINES say)."""
+        return False
+
     def lengths(self, s: Store, game: dict) -> str:
-        """The game's phase lengths in words (CREATE, DEADLINES and STATUS)."""
+        """The phase lengths in words when the flow sets them (CREATE, STATUS; DEADLINES is
+        then refused with them); '' when the game's DEADLINES apply."""
         return ""
 
     def status_notes(self, s: Store, game: dict) -> list[str]:
         """Lines STATUS, LIST and RESUME's notice add about the game."""
         return []
 
-    def resume(self, s: Store, game: dict, now: datetime) -> None:
-        """RESUME: renew the deadlines that passed during the pause."""
+    # ---------------------------------------------------------------- storage
+    # The flow's own tables: numbered migrations (SQL), applied in order once each
+    # (judge.storage.Store.migrate_extension, by prepare_storage); append, never edit.
+    storage: list[str] = []
 
-    def due_ids(self, s: Store, now: datetime) -> list[int]:
-        """The games of this variant with something of the flow's own due."""
-        return []
 
-    def wakeups(self, s: Store) -> dict[int, datetime]:
-        """Extra times the scheduler must wake the judge: {game id: when}."""
-        return {}
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """What the deadline engine drives in a game now: usually the phase of its position."""
 
-    def due(self, ctx: FlowContext, game: dict, now: datetime) -> int:
-        """Do what is due in ``game``; returns how many phases were processed."""
-        return 0
+    key: str  # names its notices (each goes once): the phase, S1901M, or the flow's
+    deadline: datetime | None
+    started: datetime | None  # no reminder falls before it
+    grace: int = 0  # seconds after the deadline with late notices before it is processed
+    missed: str = "process"  # at the end of grace: process, or wait (SET MISSED)
+    title: str = ""  # in replies and the log: "S1901M", "the vote on turn 1's proposals"
+    orders: bool = True  # False: not the phase's orders (no late notices, no missed count)
+    words: str = "orders"  # what is due, in the notices' subjects
+
+
+def _time(text: str | None) -> datetime | None:
+    return parse_iso(text) if text else None
 
 
 @cache
@@ -299,7 +339,7 @@ def flow_for(game: dict | None) -> GameFlow:
 
 @cache
 def all_flows() -> tuple[GameFlow, ...]:
-    """The flows of every variant that has its own (their commands, deadlines, wake-ups)."""
+    """The flows of every variant that has its own (their command words)."""
     return tuple(f for f in (flow_of(n) for n in variant_names()) if f is not STANDARD)
 
 
@@ -312,16 +352,12 @@ def command_handler(name: str) -> Handler | None:
     return None
 
 
-def due_ids(s: Store, now: datetime) -> set[int]:
-    return {gid for f in all_flows() if f.own_cycle for gid in f.due_ids(s, now)}
-
-
-def wakeups(s: Store) -> dict[int, datetime]:
-    out: dict[int, datetime] = {}
-    for f in all_flows():
-        for gid, when in f.wakeups(s).items():
-            out[gid] = min(when, out.get(gid, when))
-    return out
+def prepare_storage(s: Store) -> None:
+    """Give the database the tables every flow declares (GameFlow.storage)."""
+    for name in variant_names():
+        flow = flow_of(name)
+        if flow.storage:
+            s.migrate_extension(name, flow.storage)
 
 
 def game_settings(game: dict) -> dict:

@@ -134,13 +134,16 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
     phase = str(pos.phase)
     s.save_position(game["id"], phase, variant.write_position(pos))
     s.execute("UPDATE games SET status = 'active', phase = ? WHERE id = ?", (phase, game["id"]))
-    _begin_phase(s, refresh(s, game), now, plug.deadline_kind(variant, pos))
+    begin_phase_of(s, refresh(s, game), pos, now)
     return refresh(s, game)
 
 
-def _begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
-    """The new phase's deadline by the game's settings (judge/games/deadlines.py)."""
-    return begin_phase(s, game, now, kind)
+def begin_phase_of(s: Store, game: dict, pos: Position, now: datetime) -> str:
+    """Start the clock of the phase at ``pos`` now: its deadline as the game's flow says
+    (the rules of the variant), else by the game's phase lengths (DEADLINES)."""
+    flow = flow_of(game["variant"])
+    return begin_phase(s, game, now, flow.deadline_kind(get_variant(game["variant"]), pos),
+                       flow.phase_deadline(s, game, pos, now))
 
 
 def set_deadline(s: Store, game: dict, when: datetime) -> dict:
@@ -173,12 +176,10 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     deadline = game["deadline"]
     s.execute("UPDATE games SET status = 'active', paused_at = NULL WHERE id = ?",
               (game["id"],))
-    if (flow := flow_of(game["variant"])).own_cycle:  # its deadlines are its rules'
-        flow.resume(s, refresh(s, game), now)
+    if flow_of(game["variant"]).resume(s, refresh(s, game), now):
+        pass  # the flow renewed its deadlines by its own rules
     elif not deadline or parse_iso(deadline) < now:
-        pos = current_position(s, game)
-        length = flow_of(game["variant"]).deadline_kind(get_variant(game["variant"]), pos)
-        _begin_phase(s, refresh(s, game), now, length)
+        begin_phase_of(s, refresh(s, game), current_position(s, game), now)
     return refresh(s, game)
 
 
@@ -471,19 +472,13 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         status = "finished" if new.winner else game["status"]
         s.execute("UPDATE games SET phase = ?, deadline = NULL, status = ?, winner = ? "
                   "WHERE id = ?", (phase, status, new.winner, game["id"]))
-        if not new.winner:  # the phase's deadline by the game's settings and the variant's kind
-            _begin_phase(s, refresh(s, game), now,
-                         flow_of(game["variant"]).deadline_kind(variant, new))
+        if not new.winner:  # the phase's deadline by the game's flow and settings
+            begin_phase_of(s, refresh(s, game), new, now)
         game = refresh(s, game)
         if not new.winner:
             turns[-1].ahead += activate_pending(s, game)
         if new.winner or not nothing_to_order(variant, new) or len(turns) > 10:
             return turns
-
-
-def due_games(s: Store, now: datetime) -> list[dict]:
-    return s.all("SELECT * FROM games WHERE status = 'active' AND deadline IS NOT NULL AND "
-                 "deadline <= ? ORDER BY deadline", (iso(now),))
 
 
 def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:

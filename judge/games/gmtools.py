@@ -45,9 +45,6 @@ def handle(actor: Actor, ses: _Session, cmd: Command) -> Reply | None:
         return None  # the list of games stays the mail loop's
     if cmd.name in gm.COMMANDS and gm.check(cmd.name, cmd.args):
         return None  # parsed as a variant's own command of the same word (Dipnomicy)
-    if cmd.name == "PROCESS" and ses.master is not None and \
-            flow_for(ses.master).own_cycle:
-        return None  # a game with its own cycle processes its own way
     # game mail a command queues goes out after the reply, and only if the command succeeds
     # (a GameError rolls back its savepoint, and must not leave notices behind)
     real = actor.outbox
@@ -418,11 +415,12 @@ def _process(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
                         f"{game['name']} (it is {game['phase'] or 'over'}): it has already "
                         "been processed, so nothing was done")
     G.check_running(game)
-    turns = G.adjudicate(s, game, now)
+    what = flow_for(game).stage(s, game).title  # the phase, or a flow's own stage (a vote)
+    turns = D.process(actor, game, now, "master", queue=False)
     ses.later.append(lambda t=turns: reports.queue_turns(actor.outbox, s, t))
     ses.games_touched.add(game["id"])
     game = G.refresh(s, game)
-    return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; game "
+    return (f"Processed {', '.join(str(t.previous.phase) for t in turns) or what}; game "
             f"{game['name']} is now in {game['phase'] or 'its end'}. The report has "
             f"been sent to every player.", "text", None)
 

@@ -63,19 +63,25 @@ def to_master(actor: Actor, game: dict, template: str, subject: str,
                                                    "role": "master"}, game_id=game["id"])
 
 
-def reminder(actor: Actor, game: dict, missing: dict[str, list[str]]) -> None:
+def reminder(actor: Actor, game: dict, missing: dict[str, list[str]],
+             deadline: datetime | None = None, words: str = "orders") -> None:
+    """The reminder of what each power has still to send (``words``: orders, or what a
+    flow's own stage asks for, votes) by ``deadline`` (the stage's; default the phase's)."""
+    ctx: dict[str, Any] = {"stage": words}
+    if deadline is not None:
+        ctx["deadline"] = deadline
     for power, what in missing.items():
         to_powers(actor, game, [power], flow_of(game["variant"]).notice_template("reminder"),
-                  f"{game['name']} - {game['phase']} reminder: orders due",
-                  {"missing": what})
+                  f"{game['name']} - {game['phase']} reminder: {words} due",
+                  {**ctx, "missing": what})
 
 
 def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: datetime,
-         policy: str, processed: bool = False) -> None:
+         policy: str, processed: bool = False, deadline: datetime | None = None) -> None:
     """The late notice; ``processed``: no grace is left and the phase is processed now
     (civil disorder), which the notice says instead of when grace ends."""
     ctx = {"grace_end": grace_end, "policy": policy, "late": sorted(missing),
-           "processed": processed}
+           "processed": processed, **({"deadline": deadline} if deadline else {})}
     subject = f"{game['name']} - {game['phase']} late: " + (
         "processed without your orders" if processed else "orders missing")
     template = flow_of(game["variant"]).notice_template("late")
@@ -91,7 +97,7 @@ def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
 
 
 def resumed(actor: Actor, game: dict) -> None:
-    # a variant with its own cycle: its vote deadline...
+    # a flow's own notes (a vote open, and until when)
     notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game))
     to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
            {"notes": notes})

@@ -43,8 +43,14 @@ def align(when: datetime, st: dict[str, Any]) -> datetime:
 
 def compute_deadline(s: Store, game: dict, start: datetime, kind: str) -> datetime:
     """``start`` plus the phase's length, aligned, and pushed past any player's absence."""
+    return fit_deadline(s, game, start + timedelta(seconds=phase_seconds(game, kind)))
+
+
+def fit_deadline(s: Store, game: dict, when: datetime) -> datetime:
+    """``when`` aligned to the game's time of day and weekdays, and pushed past any
+    player's absence."""
     st = S.load(game)
-    when = align(start + timedelta(seconds=phase_seconds(game, kind)), st)
+    when = align(when, st)
     absences = [(parse_iso(a["start"]), parse_iso(a["until"])) for a in s.all(
         "SELECT a.start, a.until FROM absences a JOIN players p ON p.game_id = a.game_id AND "
         "p.power = a.power WHERE a.game_id = ? AND p.state = 'active'", (game["id"],))]
@@ -56,9 +62,12 @@ def compute_deadline(s: Store, game: dict, start: datetime, kind: str) -> dateti
     return when
 
 
-def begin_phase(s: Store, game: dict, now: datetime, kind: str) -> str:
-    """Start the clock of a new phase (or a restarted one): returns the deadline (UTC ISO)."""
-    deadline = iso(compute_deadline(s, game, now, kind))
+def begin_phase(s: Store, game: dict, now: datetime, kind: str,
+                due: datetime | None = None) -> str:
+    """Start the clock of a new phase (or a restarted one): returns the deadline (UTC ISO).
+    ``due``: when its flow says it is due (else the game's length for ``kind``)."""
+    deadline = iso(compute_deadline(s, game, now, kind) if due is None
+                   else fit_deadline(s, game, due))
     s.execute("UPDATE games SET deadline = ?, phase_started = ?, early_at = NULL WHERE id = ?",
               (deadline, iso(now), game["id"]))
     return deadline

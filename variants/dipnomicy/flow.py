@@ -21,7 +21,13 @@ pause by the same rules (under P5 its days from the resumption). A removal phase
 (the SG changes a setting with SETTING), not the mail loop's DEADLINES. Every time comes from the actor's clock, so tests drive
 the whole cycle without sleeping.
 
-State kept per game (migration 3): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
+The deadline engine (``judge/games/deadlines.py``) runs all of it as any game's: the phases'
+deadlines come from :meth:`DipnomicyFlow.phase_deadline`, and while a vote is open it is the
+stage the engine drives (:meth:`DipnomicyFlow.stage`) before the turn's moves, or before a
+removal or Upkeep phase whose deadline is later: reminders to the players who have not voted
+on every proposal, early closing once all have, PROCESS closing it.
+
+State kept per game (the flow's tables, ``storage.py``): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
 when the last move report was sent, the proposals as presented, the SG's vetoes and numbers),
 ``dipnomicy_proposals`` (this turn's, one per country) and ``dipnomicy_votes`` (all, late
 ones marked, to be reported). The rules in force travel in the positions, so ROLLBACK (an
@@ -40,14 +46,13 @@ from typing import TYPE_CHECKING, Any
 from judge.engine.position import Position
 from judge.games import game as G
 from judge.games.auth import hash_password
-from judge.games.deadlines import grace_end, missing_powers
 from judge.games.errors import GameError
-from judge.games.flow import FlowContext, GameFlow, Handler
-from judge.games.phaseclock import phase_seconds
+from judge.games.flow import FlowContext, GameFlow, Handler, Stage
+from judge.games.phaseclock import begin_phase
 from judge.mail.compose import deadline_text
 from judge.reports import queue_publication
 from judge.storage import Store, iso, parse_iso
-from judge.variants.dipnomicy import commands
+from judge.variants.dipnomicy import commands, storage
 from judge.variants.dipnomicy.proposals import (
     Proposal,
     ProposalError,
@@ -136,13 +141,12 @@ def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datet
     return start + int(RULES.ruleset(pos).setting("default_move_days")) * DAY
 
 
-def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
+def _phase_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime | None:
+    """When the phase starting at ``pos`` now is due by the rules (None: they set none)."""
     if pos.phase.kind == "M":
         return _moves_deadline(game, st, pos, now)
     days = phase_days(pos)
-    if days:
-        return now + days * DAY
-    return now + timedelta(seconds=phase_seconds(game, pos.phase.kind))
+    return now + days * DAY if days else None
 
 
 def _days(n: int) -> str:
@@ -169,17 +173,19 @@ def deadlines_text(ruleset: Any) -> str:
             f"General changes the settings with SETTING.")
 
 
-def _set_deadline(s: Store, game: dict, when: datetime) -> None:
-    s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(when), game["id"]))
+def _restart_clock(s: Store, game: dict, pos: Position, now: datetime) -> dict:
+    """The phase at ``pos`` runs from now to its deadline by the rules (the flow's state
+    changed: a move report, the vote closed, a roll back); returns the game."""
+    G.begin_phase_of(s, G.refresh(s, game), pos, now)
+    return G.refresh(s, game)
 
 
 # ----------------------------------------------------------------------------- flow
 class DipnomicyFlow(GameFlow):
-    own_cycle = True
     # orders sent ahead (PHASE blocks) only for moves: removals and upkeep follow votes and
     # rules enacted in between, which a block written earlier cannot foresee
     ahead_kinds = "M"
-    process_when_ready = False  # moves and proposals are due together, at the deadline
+    storage = storage.MIGRATIONS
     grammar = commands.COMMANDS
     block_commands = frozenset(commands.BLOCKS)
 
@@ -205,7 +211,11 @@ class DipnomicyFlow(GameFlow):
     def notice_words(self, position: Position | None) -> dict:
         if position is None:
             return {}
-        return {"turn": turn_number(position.phase), "phase_title": phase_title(position.phase)}
+        turn = turn_number(position.phase)
+        # a vote is on the proposals of the last turn adjudicated: the one before a turn's
+        # moves, the one a removal or Upkeep phase follows
+        return {"turn": turn, "phase_title": phase_title(position.phase),
+                "vote_turn": turn - 1 if position.phase.kind == "M" else turn}
 
     # ------------------------------------------------------------------ commands
     def check_command(self, name: str, args: list[str]) -> str:
@@ -266,10 +276,9 @@ class DipnomicyFlow(GameFlow):
         s.save_position(game["id"], phase, RULES.write_position(pos))
         s.execute("INSERT INTO dipnomicy_games (game_id, seed) VALUES (?, ?)",
                   (game["id"], seed))
-        deadline = now + int(RULES.ruleset(pos).setting("default_move_days")) * DAY
-        s.execute("UPDATE games SET status = 'active', phase = ?, deadline = ? WHERE id = ?",
-                  (phase, iso(deadline), game["id"]))
-        game = G.refresh(s, game)
+        s.execute("UPDATE games SET status = 'active', phase = ? WHERE id = ?",
+                  (phase, game["id"]))
+        game = _restart_clock(s, game, pos, now)  # default_move_days from now
         ses.games_touched.add(game["id"])
 
         # with the start notice (which the mail loop sends): the rules in force
@@ -380,6 +389,7 @@ class DipnomicyFlow(GameFlow):
                     f"{_when(st['vote_deadline'], now)}; your vote {label} {choice} is not "
                     f"counted (it is reported as late).", "error", None)
         mine = self._votes_of(s, game, st, power, len(presented))
+        ses.games_touched.add(game["id"])  # every vote in: the vote may close early
         return (f"Vote of {power.title()} recorded: {label} {choice} (\"{title}\"). Your votes "
                 f"on turn {st['turn']}: {mine}. Votes are due by "
                 f"{_when(st['vote_deadline'], now)}; moves for turn {st['turn'] + 1} by "
@@ -623,6 +633,8 @@ class DipnomicyFlow(GameFlow):
         s.execute("DELETE FROM positions WHERE game_id = ? AND id > ?", (gid, row["id"]))
         for p in [*later, phase]:
             s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (gid, p))
+            # the deadline engine's notices of the phases played again are due again
+            s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?", (gid, p + ":%"))
         s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE id = ?",
                   (row["id"],))
         s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn >= ?", (gid, turn))
@@ -631,10 +643,8 @@ class DipnomicyFlow(GameFlow):
                 vetoes="{}", numbers="{}", report_sent=iso(now))
         pos = RULES.read_position(json.loads(row["position"]))
         s.execute("UPDATE games SET phase = ?, status = 'active' WHERE id = ?", (phase, gid))
-        game = G.refresh(s, game)
         # a fresh moves period from now (under P5: its days from this notice)
-        _set_deadline(s, game, _moves_deadline(game, state(s, game), pos, now))
-        game = G.refresh(s, game)
+        game = _restart_clock(s, game, pos, now)
         ses.games_touched.add(gid)
         text = (f"The Secretary General has rolled game {game['name']} back to the start of "
                 f"turn {turn}. Everything after it is undone; the rules in force are those "
@@ -690,7 +700,48 @@ class DipnomicyFlow(GameFlow):
         return deadlines_text(ruleset)
 
     # ------------------------------------------------------------------ time
-    def resume(self, s: Store, game: dict, now: datetime) -> None:
+    def phase_deadline(self, s: Store, game: dict, pos: Position, now: datetime
+                       ) -> datetime | None:
+        """By the rules in force (the module's docstring): moves as :func:`_moves_deadline`,
+        a removal phase the support rule's ``retreat_days``, Upkeep ``upkeep_days``."""
+        st = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
+        return None if st is None else _phase_deadline(game, st, pos, now)
+
+    def stage(self, s: Store, game: dict) -> Stage:
+        """The vote, while it is open, before the phase: always before a turn's moves (a
+        turn is adjudicated only once its vote has closed), before a removal or Upkeep
+        phase when its deadline comes first."""
+        phase = super().stage(s, game)
+        st = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
+        if st is None or not st["voting"] or not st["vote_deadline"]:
+            return phase
+        closes = parse_iso(st["vote_deadline"])
+        if game["phase"].endswith("M") or phase.deadline is None or closes <= phase.deadline:
+            return Stage(key=f"votes:{st['turn']}:{st['report_sent']}", deadline=closes,
+                         started=parse_iso(st["report_sent"]) if st["report_sent"] else None,
+                         title=f"the vote on the proposals of turn {st['turn']}",
+                         orders=False, words="votes")
+        return phase
+
+    def waiting_for(self, s: Store, game: dict, stage: Stage) -> dict[str, list[str]] | None:
+        """In the vote: each player and the proposals it has not voted on yet."""
+        if stage.orders:
+            return None
+        st = state(s, game)
+        presented = json.loads(st["presented"])
+        voted: dict[str, set[str]] = {}
+        for v in s.all("SELECT power, label FROM dipnomicy_votes WHERE game_id = ? AND "
+                       "turn = ? AND late = 0", (game["id"], st["turn"])):
+            voted.setdefault(v["power"], set()).add(v["label"])
+        out: dict[str, list[str]] = {}
+        for power in _players(s, game):
+            left = [f"P{k}: {p['title']}" for k, p in enumerate(presented, start=1)
+                    if f"P{k}" not in voted.get(power, set())]
+            if left:
+                out[power] = left
+        return out
+
+    def resume(self, s: Store, game: dict, now: datetime) -> bool:
         """RESUME: a deadline that passed during the pause is renewed by the rules from now
         (a vote's ``vote_days``; moves under the deadline rule its days, else as
         :func:`_moves_deadline`; a removal or Upkeep phase its days)."""
@@ -701,58 +752,24 @@ class DipnomicyFlow(GameFlow):
             _update(s, game["id"], vote_deadline=iso(now + days * DAY))
             st = state(s, game)
         if game["deadline"] and parse_iso(game["deadline"]) >= now:
-            return
+            return True
         days = move_deadline_days(pos) if pos.phase.kind == "M" else None
         when = now + days * DAY if days is not None else _phase_deadline(game, st, pos, now)
-        _set_deadline(s, game, when)
+        kind = self.deadline_kind(G.get_variant(game["variant"]), pos)
+        begin_phase(s, game, now, kind, when)
+        return True
 
-    def due_ids(self, s: Store, now: datetime) -> list[int]:
-        return [r["game_id"] for r in s.all(
-            "SELECT d.game_id FROM dipnomicy_games d JOIN games g ON g.id = d.game_id WHERE "
-            "g.status = 'active' AND d.voting = 1 AND d.vote_deadline <= ?", (iso(now),))]
-
-    def wakeups(self, s: Store) -> dict[int, datetime]:
-        return {r["game_id"]: parse_iso(r["vote_deadline"]) for r in s.all(
-            "SELECT d.game_id, d.vote_deadline FROM dipnomicy_games d JOIN games g ON "
-            "g.id = d.game_id WHERE g.status = 'active' AND d.voting = 1")}
-
-    def due(self, actor: FlowContext, game: dict, now: datetime) -> int:
-        """Whatever of this game is due: close the vote, adjudicate the phase."""
-        s = actor.s
-        if game["status"] != "active":
-            return 0
-        done = 0
-        st = state(s, game)
-        if st["voting"] and parse_iso(st["vote_deadline"]) <= now:
+    def process(self, actor: FlowContext, game: dict, now: datetime) -> list[G.Turn]:
+        """The stage due (its deadline, early, or the SG's PROCESS): close the vote, or
+        adjudicate the phase; either way the reports are this flow's own."""
+        if not self.stage(actor.s, game).orders:
             self._close_vote(actor, game, now)
-            done += 1
-            game, st = G.refresh(s, game), state(s, game)
-        pos = G.current_position(s, game)
-        waiting = st["voting"] and pos.phase.kind == "M"  # next turn's rules not known yet
-        if game["deadline"] and parse_iso(game["deadline"]) <= now and not waiting and (
-                grace_end(s, game) <= now or not missing_powers(s, game)):
-            done += len(self._adjudicate(actor, game, now))
-        return done
-
-    def process(self, actor: FlowContext, ses: Any, game: dict, now: datetime) -> str:
-        """The SG's PROCESS: close the vote now if one is open, else adjudicate now."""
-        G.check_running(game)
-        st = state(actor.s, game)
-        if st["voting"]:
-            self._close_vote(actor, game, now)
-            game = G.refresh(actor.s, game)
-            return (f"Voting on the proposals of turn {st['turn']} closed now; the result "
-                    f"and the rules in force have been sent to every player. Moves for turn "
-                    f"{st['turn'] + 1} are due by {_when(game['deadline'], now)}.")
-        turns = self._adjudicate(actor, game, now)
-        game = G.refresh(actor.s, game)
-        return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; the report "
-                f"has been sent to every player. Next: {game['phase']}, due by "
-                f"{_when(game['deadline'], now)}.")
+            return []
+        return self._adjudicate(actor, game, now)
 
     def _adjudicate(self, actor: FlowContext, game: dict, now: datetime) -> list[G.Turn]:
         s = actor.s
-        turns = G.adjudicate(s, game, now)
+        turns = G.adjudicate(s, game, now)  # the next phase's clock runs by phase_deadline
         for t in turns:
             game = G.refresh(s, game)
             if t.previous.phase.kind == "M":
@@ -760,8 +777,6 @@ class DipnomicyFlow(GameFlow):
             else:
                 st = state(s, game)
                 new = t.outcome.position
-                _set_deadline(s, game, _phase_deadline(game, st, new, now))
-                game = G.refresh(s, game)
                 footer = self._deadline_footer(game, st, new, now)
                 _publish(actor, game, f"{phase_title(t.previous.phase)} ({t.previous.phase})",
                          phase_report(t.outcome), footer)
@@ -795,8 +810,7 @@ class DipnomicyFlow(GameFlow):
                 numbers="{}")
         st = state(s, game)
         new = t.outcome.position
-        _set_deadline(s, game, _phase_deadline(game, st, new, now))
-        game = G.refresh(s, game)
+        game = _restart_clock(s, game, new, now)  # voting may have opened: the moves wait
         moves = _when(game["deadline"], now) if new.phase.kind == "M" else None
         text = move_report(t.outcome, presented, players=new.extra.get("players"),
                            moved=set(t.orders),
@@ -820,7 +834,9 @@ class DipnomicyFlow(GameFlow):
         _update(s, game["id"], voting=0, turn=st["turn"] + 1)
         st = state(s, game)
         if nxt.phase.kind == "M":  # the next turn starts now (P5 may just have changed)
-            _set_deadline(s, game, _moves_deadline(game, st, nxt, now))
+            game = _restart_clock(s, game, nxt, now)
+        else:  # the removal or Upkeep phase runs on; an early close was the vote's
+            s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
         game = G.refresh(s, game)
         _publish(actor, game, f"votes on the proposals of turn {st['turn'] - 1}",
                  vote_report(result, st["turn"] - 1),
