@@ -2,6 +2,9 @@
 queued inside ONE transaction that also marks the message done. A crash before the commit
 leaves the message 'new' (it is acted on after restart); after the commit it is never acted on
 again. Each command runs in its own savepoint, so a command that fails changes nothing.
+
+A command is carried out by the handler of the spec the parser read it by
+(:mod:`judge.commands.table`); order lines are gathered per power and stored at the end.
 """
 
 from __future__ import annotations
