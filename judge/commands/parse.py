@@ -31,7 +31,9 @@ def parse_line(line: str) -> Command:
     words = line.split()
     if cmd.hide or not words:
         return cmd
-    if cmd.error and cmd.spec is not None and cmd.spec.carries_password:
+    head = words[0].upper().rstrip(":")
+    if cmd.error and any(spec.carries_password for spec in (
+            *table().by_word.get(head, ()), *([cmd.spec] if cmd.spec else []))):
         # which word is the password is unknown: hide every word after the command word
         first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
         cmd.hide = tuple(range(first, len(words)))

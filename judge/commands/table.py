@@ -20,8 +20,12 @@ from dataclasses import dataclass
 from functools import cache
 
 from judge.commands.spec import (
+    JUDGE,
+    Check,
     CommandSpec,
     Form,
+    Handler,
+    any_arguments,
     no_arguments,
 )
 from judge.durations import EXAMPLES, read_durations
@@ -80,7 +84,7 @@ def _map(args: list[str]) -> str:
     return ""
 
 
-def _at_most_one_game(name: str):  # noqa: ANN202 (a Check)
+def _at_most_one_game(name: str) -> Check:
     def check(args: list[str]) -> str:
         return f"{name} takes at most one game name" if len(args) > 1 else ""
     return check
@@ -107,7 +111,7 @@ def _process(args: list[str]) -> str:
     return "PROCESS takes no arguments" if args else ""
 
 
-def _exactly(count: int, reason: str):  # noqa: ANN202 (a Check)
+def _exactly(count: int, reason: str) -> Check:
     def check(args: list[str]) -> str:
         return reason if len(args) != count else ""
     return check
@@ -163,9 +167,14 @@ def _press(args: list[str]) -> str:
     return ""
 
 
-def _spec(name: str, usage: str, handler: object, *aliases: str, **kw: object) -> CommandSpec:
-    return CommandSpec(name=name, words=(name, *aliases), usage=usage,
-                       handler=handler, **kw)  # type: ignore[arg-type]
+def _spec(name: str, usage: str, handler: Handler | None, *aliases: str,
+          check: Check = any_arguments, password_at: int | None = None, block: str = "",
+          mail_after_reply: bool = False) -> CommandSpec:
+    """A judge's command: its name, usage, handler and aliases, then what differs from the
+    defaults (any arguments, no password, no block, its mail queued as it goes)."""
+    return CommandSpec(name=name, words=(name, *aliases), usage=usage, handler=handler,
+                       check=check, grammar=JUDGE, password_at=password_at, block=block,
+                       mail_after_reply=mail_after_reply)
 
 
 # ------------------------------------------------------------------- table

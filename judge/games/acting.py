@@ -355,11 +355,12 @@ class Actor:
         """Why this command is refused before it is looked at ("" when it is not)."""
         if cmd.error:
             return cmd.error
-        if ses.password_failed and cmd.name in PASSWORD_COMMANDS:
+        password = cmd.spec is not None and cmd.spec.carries_password
+        if ses.password_failed and password:
             return ("not checked: an earlier password in this mail was wrong"
                     if cmd.name in ("SIGNON", "MASTER") else
                     "not done: an earlier password in this mail was wrong")
-        if cmd.name in PASSWORD_COMMANDS:
+        if password:
             ses.passwords += 1
             most = self.cfg.limits.passwords_per_mail
             if ses.passwords > most:
