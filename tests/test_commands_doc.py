@@ -5,14 +5,14 @@ real replies (tools/gm_doc_examples.py --check).
 
 from __future__ import annotations
 
-import importlib
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from judge.commands import gm
 from judge.commands import parse as commands
+from judge.commands.spec import JUDGE
+from judge.commands.table import table
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "commands.md"
@@ -56,17 +56,13 @@ def variant_docs() -> dict[str, Path]:
 
 
 def variant_grammars() -> list[tuple[str, set[str]]]:
-    """The command words variants add to the parser: a plug-in module's COMMANDS, or, where
-    the variants are game flows, each flow's grammar."""
-    plugins = getattr(commands, "PLUGINS", None)
-    if plugins is not None:
-        return [(p.__name__, set(p.COMMANDS)) for p in plugins]
-    flows = importlib.import_module("judge.games.flow").all_flows()
-    return [(type(f).__name__, set(f.grammar)) for f in flows if f.grammar]
+    """The command words variants add to the command table (their flows' commands)."""
+    return [(grammar, words) for grammar, words in table().grammars().items()
+            if grammar != JUDGE]
 
 
 def test_every_command_word_the_parser_accepts_has_a_section():
-    core = set(commands.COMMANDS) | set(gm.COMMANDS) | set(commands._ALIASES) | set(gm.ALIASES)
+    core = table().grammars()[JUDGE]
     have = documented(sections(DOC.read_text()))
     assert sorted(core - have) == []
     text = "\n".join(p.read_text() for p in variant_docs().values())

@@ -1,86 +1,29 @@
 """Command lines -> commands, in the tradition of njudge and DPjudge.
 
-One command per line. A line whose first word is not a command word is an order line for the
-power the mail signed on as. Parsing never raises: a malformed command becomes a
-:class:`Command` with ``error`` set to a specific message.
+One command per line. A line whose first word is a word of the command table
+(:mod:`judge.commands.table`: the judge's commands and the variants' own) is read, once, by
+that command's spec into a :class:`~judge.commands.spec.Command` that keeps the spec; any other
+line is an order line for the power the mail signed on as. Parsing never raises: a malformed
+command becomes a Command with ``error`` set to a specific message.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from judge.commands import gm
+from judge.commands.spec import (  # noqa: F401 (Command is read from here too)
+    END_PRESS,
+    ORDER,
+    Command,
+    CommandSpec,
+    Form,
+)
+from judge.commands.table import PASSWORD_COMMANDS, table  # noqa: F401
 from judge.durations import (  # noqa: F401 (commands read them from here)
     EXAMPLES,
     parse_duration,
     read_durations,
 )
-from judge.games.flow import all_flows
-
-# command word -> (canonical name, usage)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "HELP": ("HELP", "HELP"),
-    "LIST": ("LIST", "LIST [game]"),
-    "SIGNON": ("SIGNON", "SIGNON <power> <game> <password>"),
-    "JOIN": ("JOIN", "JOIN <game> <power> <password>"),
-    "MASTER": ("MASTER", "MASTER <game> <password>"),
-    "CREATE": ("CREATE", "CREATE <game> <password> [VARIANT <name>] [DEADLINES <movement> "
-                         "[<retreat> [<adjustment>]]]"),
-    "OPEN": ("OPEN", "OPEN"),
-    "START": ("START", "START"),
-    "PROCESS": ("PROCESS", "PROCESS"),
-    "DEADLINE": ("DEADLINE", "DEADLINE <duration from now, e.g. 36h or 2 days> | "
-                             "<YYYY-MM-DD HH:MM> [zone] (the game's zone unless written)"),
-    "DEADLINES": ("DEADLINES", "DEADLINES <movement> [<retreat> [<adjustment>]]"),
-    "PAUSE": ("PAUSE", "PAUSE"),
-    "RESUME": ("RESUME", "RESUME"),
-    "CLEAR": ("CLEAR", "CLEAR"),
-    "STATUS": ("STATUS", "STATUS [game]"),
-    "MAP": ("MAP", "MAP [game] [phase] [SVG]"),
-    "SIGNOFF": ("END", "SIGNOFF"),
-    "END": ("END", "END"),
-}
-# Variants' own command words are their game flows' (judge.games.flow: grammar, block_commands,
-# check_command(name, args) -> reason)
-_ALIASES = {"SIGN-ON": "SIGNON", "SIGN_ON": "SIGNON", "LOGIN": "SIGNON", "BYE": "END",
-            "QUIT": "END", "ORDERS-CLEAR": "CLEAR"}
-# commands whose line carries a password (gm.PASSWORD_AT adds the game-running ones)
-PASSWORD_COMMANDS = {"SIGNON", "JOIN", "MASTER", "CREATE"} | set(gm.PASSWORD_AT)
-
-GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
-@dataclass(slots=True)
-class Command:
-    name: str  # canonical command name, or "ORDER"
-    args: list[str] = field(default_factory=list)
-    line: str = ""  # the line as written
-    error: str = ""  # a specific reason the line cannot be used
-    # a block command's lines (PROPOSE ... END; PRESS/BROADCAST ... ENDPRESS)
-    block: list[str] = field(default_factory=list)
-    # an ORDER line at the end of the mail that looks like a sign-off ("Cheers,", "Grüße",
-    # a name under it): skipped, and said so, unless it reads as a valid order
-    signoff: bool = False
-
-    # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
-    # malformed password command hides every word after its command word
-    hide: tuple[int, ...] = ()
-
-    @property
-    def masked(self) -> str:
-        """The line with any password replaced by ``****`` (for replies and the audit log)."""
-        if not self.hide:
-            return self.line
-        words = self.line.split()
-        for i in self.hide:
-            if i < len(words):
-                words[i] = "****"
-        return " ".join(words)
-
-    @property
-    def passwords(self) -> list[str]:
-        """The password words of this line (to mask them wherever the mail is kept)."""
-        words = self.line.split()
-        return [words[i] for i in self.hide if i < len(words)]
 
 
 def parse_line(line: str) -> Command:
@@ -88,9 +31,9 @@ def parse_line(line: str) -> Command:
     words = line.split()
     if cmd.hide or not words:
         return cmd
-    head = _ALIASES.get(words[0].upper().rstrip(":"), words[0].upper().rstrip(":"))
-    head = gm.ALIASES.get(head, head)
-    if cmd.error and (head in PASSWORD_COMMANDS or cmd.name in PASSWORD_COMMANDS):
+    head = words[0].upper().rstrip(":")
+    if cmd.error and any(spec.carries_password for spec in (
+            *table().by_word.get(head, ()), *([cmd.spec] if cmd.spec else []))):
         # which word is the password is unknown: hide every word after the command word
         first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
         cmd.hide = tuple(range(first, len(words)))
@@ -98,104 +41,43 @@ def parse_line(line: str) -> Command:
 
 
 def _parse_line(line: str) -> Command:
+    """The line read by the first spec of its first word whose check passes; when none
+    passes, the first one's reason (the judge's ROLLBACK <phase> before Dipnomicy's
+    ROLLBACK <turn>)."""
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
-    head = _ALIASES.get(head, gm.ALIASES.get(head, head))
-    if head not in COMMANDS and head in gm.COMMANDS:  # the judge's game-running commands
-        cmd = Command(gm.COMMANDS[head][0], words[1:], line)
-        reason = gm.check(cmd.name, cmd.args)
-        if not reason and cmd.name in gm.PASSWORD_AT:
-            cmd.hide = (gm.PASSWORD_AT[cmd.name],)
-        if reason:
-            for flow in all_flows():  # the same word in a variant's own form (ROLLBACK <turn>)
-                if head in flow.grammar and not flow.check_command(flow.grammar[head][0],
-                                                                   words[1:]):
-                    return Command(flow.grammar[head][0], words[1:], line)
-            cmd.error = f"{reason}; write: {gm.COMMANDS[head][1]}"
-        return cmd
-    if head not in COMMANDS:
-        for flow in all_flows():
-            if head in flow.grammar:
-                name, usage = flow.grammar[head]
-                cmd = Command(name, words[1:], line)
-                reason = "" if name in flow.block_commands else flow.check_command(name,
-                                                                                   words[1:])
-                if reason:
-                    cmd.error = f"{reason}; write: {usage}"
-                return cmd
-        return Command("ORDER", [], line)
-    name, usage = COMMANDS[head]
-    args = words[1:]
-    cmd = Command(name, args, line)
-
-    def bad(reason: str) -> Command:
-        cmd.error = f"{reason}; write: {usage}"
-        return cmd
-
-    if name == "SIGNON":
-        if args and args[0].upper() in ("MASTER", "GM"):
-            if len(args) != 3:
-                return bad("SIGNON MASTER needs a game and a password")
-            cmd.name, cmd.args, cmd.hide = "MASTER", args[1:], (3,)
+    specs = table().by_word.get(head, ())
+    first: Command | None = None
+    for spec in specs:
+        cmd = _read(spec, line, words[1:])
+        if not cmd.error:
             return cmd
-        if len(args) == 2:  # njudge: SIGNON Fgame password (F = power initial)
-            if len(args[0]) < 2:
-                return bad("SIGNON needs a power, a game and a password")
-            cmd.args, cmd.hide = [args[0][0], args[0][1:], args[1]], (2,)
-            return cmd
-        if len(args) != 3:
-            return bad("SIGNON needs a power, a game and a password")
-        cmd.hide = (3,)
+        first = first or cmd
+    return first or Command(ORDER, [], line)
+
+
+def _read(spec: CommandSpec, line: str, args: list[str]) -> Command:
+    checked = spec.check(args)
+    form = checked if isinstance(checked, Form) else Form(error=checked,
+                                                          password_at=spec.password_at)
+    cmd = Command(spec.name, args, line, spec=spec)
+    if form.error:
+        cmd.error = f"{form.error}; write: {spec.usage}"
         return cmd
-    if name == "JOIN":
-        # JOIN <game> <password>: a game whose powers are assigned at the start (Dipnomicy)
-        if len(args) not in (2, 3):
-            return bad("JOIN needs a game, a power and a password")
-        cmd.hide = (len(args),)
-        return cmd
-    if name == "MASTER":
-        if len(args) != 2:
-            return bad("MASTER needs a game and a password")
-        cmd.hide = (2,)
-        return cmd
-    if name == "CREATE":
-        if len(args) == 2 and args[0].upper() in ("A", "F", "ARMY", "FLEET"):
-            return Command("ORDER", [], line)  # "Create A Bud": Dipnomicy's build (P2)
-        skip = 1 if args and args[0].upper() == "GAME" else 0
-        args = args[skip:]
-        if len(args) < 2:
-            return bad("CREATE needs a game name and a master password")
-        if not GAME_NAME.match(args[0]):
-            return bad(f"{args[0]!r} cannot be a game name (a letter, then up to 29 letters, "
-                       "digits, '-' or '_')")
-        cmd.args, cmd.hide = args, (2 + skip,)
-        return cmd
-    if name == "MAP":  # a last word PNG or SVG chooses the picture's format
-        if len(args) - (1 if args and args[-1].upper() in ("PNG", "SVG") else 0) > 2:
-            return bad("MAP takes a game name and a phase at most")
-        return cmd
-    if name in ("LIST", "STATUS"):
-        if len(args) > 1:
-            return bad(f"{name} takes at most one game name")
-        return cmd
-    if name == "DEADLINE":
-        if not args:
-            return bad("DEADLINE needs a time")
-        return cmd
-    if name == "DEADLINES":
-        durations, used = read_durations(args)
-        if used < len(args):
-            if len(durations) == 3:
-                return bad("DEADLINES takes three durations at most")
-            return bad(f"{args[used]!r} is not a duration ({EXAMPLES})")
-        if not durations:
-            return bad("DEADLINES needs one to three durations")
-        return cmd
-    if name == "PROCESS" and len(args) == 1 and gm.PHASE.match(args[0]):
-        return cmd  # PROCESS <phase>: the phase guard against processing twice
-    if args and name not in ("END", "HELP"):
-        return bad(f"{name} takes no arguments")
+    if form.name == ORDER:
+        return Command(ORDER, [], line)
+    if form.name:  # SIGNON MASTER <game> <password>: the MASTER command
+        cmd.spec = table().judge[form.name]
+        cmd.name = form.name
+    if form.args is not None:
+        cmd.args = list(form.args)
+    if form.password_at is not None:
+        cmd.hide = (form.password_at,)
     return cmd
+
+
+def is_block_end(line: str) -> bool:
+    return " ".join(line.split()).upper() in END_PRESS
 
 
 # Closings a player writes under the orders (compared without case and punctuation)
@@ -279,8 +161,9 @@ def parse_lines(lines: list[str]) -> list[Command]:
         cmd = parse_line(line)
         if cmd.name == "END":
             break
-        if cmd.name in gm.BLOCKS:  # press runs to ENDPRESS (or the end of the mail)
-            while i < len(lines) and not gm.is_block_end(lines[i]):
+        block_end = cmd.spec.block if cmd.spec is not None else ""
+        if block_end == "ENDPRESS":  # press runs to ENDPRESS (or the end of the mail)
+            while i < len(lines) and not is_block_end(lines[i]):
                 cmd.block.append(lines[i].rstrip())
                 i += 1
             i += 1
@@ -289,7 +172,7 @@ def parse_lines(lines: list[str]) -> list[Command]:
             first = next((k for k, x in enumerate(cmd.block) if x.strip()), len(cmd.block))
             del cmd.block[:first]
         out.append(cmd)
-        if not cmd.error and any(cmd.name in f.block_commands for f in all_flows()):
+        if not cmd.error and block_end == "END":
             block = cmd
     mark_signoff(out)
     return out

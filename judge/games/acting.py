@@ -2,6 +2,9 @@
 queued inside ONE transaction that also marks the message done. A crash before the commit
 leaves the message 'new' (it is acted on after restart); after the commit it is never acted on
 again. Each command runs in its own savepoint, so a command that fails changes nothing.
+
+A command is carried out by the handler of the spec the parser read it by
+(:mod:`judge.commands.table`); order lines are gathered per power and stored at the end.
 """
 
 from __future__ import annotations
@@ -17,24 +20,18 @@ from email.utils import make_msgid
 from typing import Any
 
 from judge import reports
-from judge.commands.parse import (
-    PASSWORD_COMMANDS,
-    Command,
-    parse_duration,
-    parse_lines,
-    read_durations,
-)
+from judge.commands.parse import PASSWORD_COMMANDS, parse_lines
+from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.games import ahead as AH
-from judge.games import deadlines, gmtools, observers
+from judge.games import deadlines, observers
 from judge.games import flow as flows
 from judge.games import game as G
-from judge.games.flow import flow_for, flow_of
+from judge.games.flow import flow_for
 from judge.games.game import GameError, WrongPassword
-from judge.games.mapcmd import map_command
-from judge.games.settings import TIME_HELP, in_utc, read_time, zone
+from judge.games.settings import zone
 from judge.mail import guard
-from judge.mail.compose import Attachment, deadline_text
+from judge.mail.compose import Attachment
 from judge.mail.intake import store_message
 from judge.mail.masking import mask_raw
 from judge.mail.outbox import Outbox
@@ -360,11 +357,12 @@ class Actor:
         """Why this command is refused before it is looked at ("" when it is not)."""
         if cmd.error:
             return cmd.error
-        if ses.password_failed and cmd.name in PASSWORD_COMMANDS:
+        password = cmd.spec is not None and cmd.spec.carries_password
+        if ses.password_failed and password:
             return ("not checked: an earlier password in this mail was wrong"
                     if cmd.name in ("SIGNON", "MASTER") else
                     "not done: an earlier password in this mail was wrong")
-        if cmd.name in PASSWORD_COMMANDS:
+        if password:
             ses.passwords += 1
             most = self.cfg.limits.passwords_per_mail
             if ses.passwords > most:
@@ -457,128 +455,19 @@ class Actor:
             return False
         return any(r.get("order") for r in read)
 
-    def _command(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
-        s, now, a = self.s, self.clock(), cmd.args
-        address = ses.inbound.sender
-        name = cmd.name
-        extended = gmtools.handle(self, ses, cmd)  # deadlines, GM toolkit, press, draws...
-        if extended is not None:
-            return extended
-        if name == "HELP":
-            return "", "help", None
-        if name == "LIST":
-            if a:
-                game = G.find_game(s, a[0])
-                return "", "game", G.game_summary(s, game, self._reader(ses, game))
-            games = s.all("SELECT * FROM games ORDER BY name")
-            return "", "list", [G.game_summary(s, g) for g in games]
-        if name == "SIGNON":
-            power_text, game_name, password = a
-            game = G.find_game(s, game_name)
-            flow_for(game).check_join(game)
-            power, joined = G.sign_on(s, game, power_text, password, address, self._guard)
-            self._set_context(ses, game, power)
-            ses.signon_failed = False
-            if joined:
-                return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
-                        f"this password from now on.", "text", None)
-            return f"Signed on as {power.title()} in game {game['name']}.", "text", None
-        if name == "JOIN":
-            flow = flow_for(G.find_game(s, a[0]))
-            if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
-                return flow.join(self, G.find_game(s, a[0]), a[1], address), "text", None
-            game_name, power_text, password = a
-            game = G.find_game(s, game_name)
-            flow.check_join(game)
-            power = G.join_game(s, game, power_text, password, address)
-            self._set_context(ses, game, power)
-            return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
-                    f"SIGNON {power.title()} {game['name']} <password> to send orders.",
-                    "text", None)
-        if name == "CREATE":
-            return self._create(ses, cmd)
-        if name == "MASTER":
-            game = G.check_master(s, a[0], a[1], self._guard)
-            ses.master, ses.master_failed = game, False
-            return f"Signed on as master of game {game['name']}.", "text", None
-        if name == "STATUS":
-            if a:
-                game = G.find_game(s, a[0])
-                return "", "game", G.game_summary(s, game, self._reader(ses, game))
-            if ses.current is not None:
-                game = G.refresh(s, ses.current.game)
-                return "", "game", G.game_summary(s, game, ses.current.power)
-            if ses.master is not None:
-                return "", "game", G.game_summary(s, G.refresh(s, ses.master))
-            raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
-        if name == "MAP":
-            text, picture = map_command(
-                s, a, (ses.current.game, ses.current.power) if ses.current else None, ses.master)
-            ses.attachments.append(picture)
-            return text, "text", None
-        if name == "CLEAR":
-            ctx = ses.current
-            if ctx is None:
-                raise GameError("CLEAR needs a SIGNON before it")
-            G.check_running(G.refresh(s, ctx.game))
-            ctx.lines.clear()
-            ctx.cleared = ctx.touched = True
-            return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
-        handler = flows.command_handler(name)  # a variant's own command (VOTE, RULES...)
-        if handler is not None:
-            return handler(self, ses, cmd)
-        # game master commands
-        game = self._master_game(ses)
-        if name == "OPEN":
-            game = G.open_game(s, game)
-            how = flow_for(game).join_hint(game)
-            return f"Game {game['name']} is open: players join with {how}.", "text", None
-        if name == "START":
-            flow = flow_for(game)
-            game = flow.start(self, ses, game, now) or G.start_game(s, game, now)
-            ses.games_touched.add(game["id"])
-            ses.later.append(lambda g=game: reports.queue_start(self.outbox, s, g))
-            tz = zone(game)
-            return (f"Game {game['name']} has started: {game['phase']}, deadline "
-                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
-                    "Every player has been sent the position.", "text", None)
-        if name == "PROCESS":
-            G.check_running(game)
-            turns = deadlines.process(self, game, now, "master", queue=False)
-            ses.later.append(lambda t=turns: reports.queue_turns(self.outbox, s, t))
-            ses.games_touched.add(game["id"])
-            game = G.refresh(s, game)
-            return (f"Processed {', '.join(str(t.previous.phase) for t in turns)}; game "
-                    f"{game['name']} is now in {game['phase'] or 'its end'}. The report has "
-                    f"been sent to every player.", "text", None)
-        if name == "DEADLINE":
-            tz = zone(game)
-            when = self._parse_when(" ".join(a), now, tz)
-            game = G.set_deadline(s, game, when)
-            ses.games_touched.add(game["id"])
-            return (f"Deadline of {game['phase']} set to "
-                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
-                    "text", None)
-        if name == "DEADLINES":
-            if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules'
-                raise GameError(lengths)
-            durations, _ = read_durations(a)
-            game = G.set_durations(s, game, durations)
-            return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
-                *(reports.duration(game[k]) for k in ("movement_seconds", "retreat_seconds",
-                                                      "adjustment_seconds"))), "text", None)
-        if name == "PAUSE":
-            G.pause_game(s, game)
-            ses.games_touched.add(game["id"])
-            return f"Game {game['name']} is paused.", "text", None
-        if name == "RESUME":
-            game = G.resume_game(s, game, now)
-            ses.games_touched.add(game["id"])
-            tz = zone(game)
-            return (f"Game {game['name']} resumed; deadline "
-                    f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
-                    "text", None)
-        raise GameError(f"unknown command {cmd.name}")  # pragma: no cover
+    def _command(self, ses: _Session, cmd: Command) -> Reply:
+        """Carry out ``cmd`` by its spec's handler (the one the parser read it by)."""
+        spec = cmd.spec
+        if spec is None or spec.handler is None:  # pragma: no cover (orders, END: not here)
+            raise GameError(f"unknown command {cmd.name}")
+        if not spec.mail_after_reply:
+            return spec.handler(self, ses, cmd)
+        # the mail it queues goes out after the reply, and only if it succeeds (a GameError
+        # rolls back its savepoint, and must not leave notices behind)
+        with self.outbox.holding() as held:
+            reply = spec.handler(self, ses, cmd)
+        ses.later.extend(held)
+        return reply
 
     def _guard(self, scope: str, what: str) -> None:
         """Refuse to check a password for ``scope`` while it is locked."""
@@ -610,14 +499,6 @@ class Actor:
         self.s.audit(command="(password lock)", outcome=f"locked until {iso(until)}",
                      inbox_id=ses.inbox_id, address=ses.inbound.sender)
 
-    @staticmethod
-    def _reader(ses: _Session, game: dict) -> str | None:
-        """The power this mail signed on as in ``game`` (what STATUS may show it), if any."""
-        for (gid, power) in ses.contexts:
-            if gid == game["id"]:
-                return power
-        return None
-
     def master_game(self, ses: _Session) -> dict:
         """The game the sender signed on to as master (GameError when none)."""
         return self._master_game(ses)
@@ -629,75 +510,6 @@ class Actor:
             raise GameError("this is a game master's command: sign on first with "
                             "MASTER <game> <password>")
         return G.refresh(self.s, ses.master)
-
-    def _create(self, ses: _Session, cmd: Command) -> tuple[str, str, Any]:
-        name, password, *rest = cmd.args
-        limit = self.cfg.limits.games_per_day
-        if self.s.games_created_by(ses.inbound.sender, now_utc() - timedelta(days=1)) >= limit:
-            raise GameError(f"not created: {ses.inbound.sender} has created {limit} game(s) in "
-                            "the last 24 hours, the most one address may ([limits] "
-                            "games_per_day); nothing was created, try again tomorrow")
-        variant = "standard"
-        options: list[str] = []  # words for the variant's own settings
-        defaults = [parse_duration(x) or 0 for x in (self.cfg.default_movement,
-                                                     self.cfg.default_retreat,
-                                                     self.cfg.default_adjustment)]
-        durations = list(defaults)
-        i = 0
-        while i < len(rest):
-            word = rest[i].upper()
-            if word == "VARIANT" and i + 1 < len(rest):
-                variant = rest[i + 1]
-                i += 2
-            elif word == "DEADLINES":
-                given, used = read_durations(rest[i + 1:])
-                if not given:
-                    raise GameError("DEADLINES needs durations such as 48h 24h 24h or "
-                                    "48 hours, 1 day, 1 day")
-                durations[:len(given)] = given
-                i += 1 + used
-            elif i == 0 and word not in ("VARIANT", "DEADLINES"):
-                variant = rest[i]
-                i += 1
-            else:
-                options.append(rest[i])
-                i += 1
-        if any(d <= 0 for d in durations):
-            raise GameError("every phase length must be longer than zero")
-        try:
-            v = G.get_variant(variant.lower())
-        except KeyError:
-            v = None  # create_game names the variants
-        plug = flow_of(variant)
-        settings = plug.settings(v, options) if v is not None else {}
-        game = G.create_game(self.s, name, password, variant.lower(),
-                             (durations[0], durations[1], durations[2]), ses.inbound.sender,
-                             settings)
-        ses.master, ses.master_failed = game, False
-        described = plug.describe(settings)
-        # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
-        lengths = plug.lengths(self.s, game) + " " if plug.lengths(self.s, game) else (
-            f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
-            f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")
-        return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
-                f"its master. {lengths}"
-                + (f"Settings: {described}. " if described else "")
-                + "Send OPEN when players may sign on.", "text", None)
-
-    def _parse_when(self, text: str, now: datetime, tz: str) -> datetime:
-        """A duration from now (``36h``, ``2 days``) or a time, in the game's zone ``tz``
-        unless a zone is written after it."""
-        seconds = parse_duration(text.lstrip("+"))
-        if seconds is not None:
-            return now + timedelta(seconds=seconds)
-        if not re.match(r"\d{4}-", text.strip()):
-            raise GameError(f"{text!r} is neither a duration (36h, 2 days) nor a time "
-                            f"({TIME_HELP})")
-        when = read_time(text, tz)
-        if when <= now:
-            raise GameError(f"{deadline_text(when, now, tz).split(' (')[0]}{in_utc(when, tz)} "
-                            "has already passed")
-        return when
 
     def _set_context(self, ses: _Session, game: dict, power: str) -> None:
         key = (game["id"], power)

@@ -16,8 +16,9 @@ What a flow may change (each hook's docstring says more):
 * how orders are read and counted, how a phase is adjudicated, which deadline it gets;
 * its reports (one per adjudication, rendered from the events each reader may see) and its
   start notice;
-* its own command words (:attr:`GameFlow.grammar`, :meth:`~GameFlow.check_command`,
-  :meth:`~GameFlow.handler`);
+* its own commands (:meth:`GameFlow.commands`: one
+  :class:`~judge.commands.spec.CommandSpec` each, added to the command table
+  :mod:`judge.commands.table`);
 * its own turn cycle, which the deadline engine drives as it drives any game's: joining
   without a power, START, the phases' deadlines (:meth:`GameFlow.phase_deadline`), a stage
   of its own before a phase (:meth:`GameFlow.stage`: a vote), what "ready" means in it
@@ -47,7 +48,7 @@ from judge.storage import parse_iso
 from judge.variants import variant_names
 
 if TYPE_CHECKING:
-    from judge.commands.parse import Command
+    from judge.commands.spec import CommandSpec
     from judge.config import Config
     from judge.engine.events import Event
     from judge.engine.orders import Order
@@ -56,10 +57,6 @@ if TYPE_CHECKING:
     from judge.games.game import Turn
     from judge.mail.outbox import Outbox
     from judge.storage import Store
-
-# A command handler of a flow: (context, mail session, command) -> (reply text, kind, data)
-Handler = Callable[["FlowContext", Any, "Command"], tuple[str, str, Any]]
-
 
 class FlowContext(Protocol):
     """What a flow may use of the judge acting on a mail or a deadline."""
@@ -191,20 +188,13 @@ class GameFlow:
         return {}
 
     # --------------------------------------------------------------- commands
-    # The flow's own command words: word -> (canonical name, usage). The parser reads them
-    # for every mail (a command names its game after the word, or the sign-on does).
-    grammar: dict[str, tuple[str, str]] = {}
-    # Block commands take the following lines up to a line holding only END.
-    block_commands: frozenset[str] = frozenset()
-
-    def check_command(self, name: str, args: list[str]) -> str:
-        """'' when the arguments of the flow's command ``name`` can be used, else the reason
-        (the parser adds the usage)."""
-        return ""
-
-    def handler(self, name: str) -> Handler | None:
-        """What carries out the flow's own command ``name`` (None: not one of its own)."""
-        return None
+    def commands(self) -> list[CommandSpec]:
+        """The flow's own commands, added to the command table (judge.commands.table) for
+        every mail: each a CommandSpec with ``grammar`` the variant's name and a handler
+        ``(ctx: FlowContext, ses, cmd) -> (reply text, kind, data)``. A command names its
+        game after its word, or the mail's sign-on does. A word the judge has too (ROLLBACK)
+        is read as the flow's when the judge's check refuses the line and the flow's passes."""
+        return []
 
     # ----------------------------------------------------------- joining, starting
     def check_join(self, game: dict) -> None:
@@ -341,15 +331,6 @@ def flow_for(game: dict | None) -> GameFlow:
 def all_flows() -> tuple[GameFlow, ...]:
     """The flows of every variant that has its own (their command words)."""
     return tuple(f for f in (flow_of(n) for n in variant_names()) if f is not STANDARD)
-
-
-def command_handler(name: str) -> Handler | None:
-    """What carries out a variant's own command word, or None."""
-    for flow in all_flows():
-        handler = flow.handler(name)
-        if handler is not None:
-            return handler
-    return None
 
 
 def prepare_storage(s: Store) -> None:

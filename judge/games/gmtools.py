@@ -1,21 +1,22 @@
-"""Acting on the game-running commands (:mod:`judge.commands.gm`) and on the mail-loop commands
-this module extends (PROCESS with a phase guard, PAUSE/RESUME with notices, LIST <game> with
-the settings and players).
+"""The handlers of the game-running commands (their specs: :mod:`judge.commands.table`):
+deadlines and settings (SET), press, observers, draws, queries (LIST, HISTORY, SUMMARY, WHOIS),
+taking over a power, and the game master's toolkit (PROCESS with a phase guard, PREVIEW,
+ROLLBACK, EJECT, REPLACE, ACT, EDIT, ENDGAME, PAUSE/RESUME with notices).
 
-:func:`handle` is called by the actor before its own command table; it returns None for a
-command it does not handle. Like every command, each runs in its own savepoint: a GameError
-changes nothing.
+Each handler is ``(actor, ses, cmd) -> (reply text, kind, data)``. Like every command, each
+runs in its own savepoint: a GameError changes nothing. Most of their specs say
+``mail_after_reply``: the notices they queue go out after the reply, and only if they succeed.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from email.utils import make_msgid
+from typing import TYPE_CHECKING
 
 from judge import reports
-from judge.commands import gm
-from judge.commands.parse import Command
+from judge.commands.spec import Command, Reply
 from judge.durations import parse_duration
 from judge.engine.events import visible_events
 from judge.games import deadlines as D
@@ -33,44 +34,6 @@ from judge.storage import iso, parse_iso
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor, _Session
-
-Reply = tuple[str, str, Any]
-
-
-def handle(actor: Actor, ses: _Session, cmd: Command) -> Reply | None:
-    fn = _HANDLERS.get(cmd.name)
-    if fn is None:
-        return None
-    if cmd.name == "LIST" and not cmd.args:
-        return None  # the list of games stays the mail loop's
-    if cmd.name in gm.COMMANDS and gm.check(cmd.name, cmd.args):
-        return None  # parsed as a variant's own command of the same word (Dipnomicy)
-    # game mail a command queues goes out after the reply, and only if the command succeeds
-    # (a GameError rolls back its savepoint, and must not leave notices behind)
-    real = actor.outbox
-    deferred = _Deferred(real)
-    actor.outbox = deferred  # type: ignore[assignment]
-    try:
-        result = fn(actor, ses, cmd, actor.clock())
-    finally:
-        actor.outbox = real
-    ses.later.extend(deferred.calls)
-    return result
-
-
-class _Deferred:
-    """Stands in for the actor's outbox while a command runs: records what it queues."""
-
-    def __init__(self, outbox: Any) -> None:
-        self.real = outbox
-        self.cfg = outbox.cfg
-        self.store = outbox.store
-        self.clock = outbox.clock
-        self.calls: list[Any] = []
-
-    def queue(self, **kwargs: Any) -> int:
-        self.calls.append(lambda: self.real.queue(**kwargs))
-        return 0
 
 
 # ----------------------------------------------------------------- helpers
@@ -100,7 +63,8 @@ def _deadline(game: dict, now: datetime) -> str:
 
 
 # ------------------------------------------------------------------- SET
-def _set(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     key = cmd.args[0].upper()
     if key in ("WAIT", "NOWAIT", "ABSENCE"):
@@ -186,7 +150,8 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
 
 
 # ----------------------------------------------------------------- press
-def _press(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def press(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     if ses.current is None and ses.master is not None:  # the master's own press
         game, sender = actor._master_game(ses), P.MASTER
     else:
@@ -205,7 +170,8 @@ def _press(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
 
 
 # ------------------------------------------------------------ observers
-def _observe(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def observe(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     game = G.find_game(actor.s, cmd.args[0])
     address = ses.inbound.sender
     if any(p["address"].lower() == address.lower() for p in actor.s.players(game["id"])):
@@ -235,8 +201,6 @@ def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
                 "text", None)
 
     def send() -> None:
-        from email.utils import make_msgid
-
         mid = make_msgid(domain=actor.cfg.domain)
         actor.outbox.queue(kind="notice", to=address,
                            subject=f"Confirm: reports of Diplomacy game {game['name']}",
@@ -252,11 +216,12 @@ def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
             f"(within {O.CONFIRM_DAYS} days).", "text", None)
 
 
-def _confirm(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def confirm(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     return O.confirm(actor.s, cmd.args[0], now), "text", None
 
 
-def _unobserve(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def unobserve(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = G.find_game(actor.s, cmd.args[0])
     if O.unobserve(actor.s, game, ses.inbound.sender):
         return f"You no longer observe game {game['name']}.", "text", None
@@ -264,23 +229,34 @@ def _unobserve(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Repl
 
 
 # ---------------------------------------------------------------- draws
-def _draw(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def draw(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game, power = _player(actor, ses, cmd.name)
-    if cmd.name == "DRAW":
-        names = [w for part in cmd.args for w in part.split(",") if w]  # "France, Germany"
-        text = draws.draw(actor, game, power, names)
-    elif cmd.name == "NODRAW":
-        text = draws.nodraw(actor, game, power)
-    elif cmd.name == "CONCEDE":
-        text = draws.concede(actor, game, power, cmd.args[0])
-    else:
-        text = draws.noconcede(actor, game, power)
-    return text, "text", None
+    names = [w for part in cmd.args for w in part.split(",") if w]  # "France, Germany"
+    return draws.draw(actor, game, power, names), "text", None
+
+
+def nodraw(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    game, power = _player(actor, ses, cmd.name)
+    return draws.nodraw(actor, game, power), "text", None
+
+
+def concede(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    game, power = _player(actor, ses, cmd.name)
+    return draws.concede(actor, game, power, cmd.args[0]), "text", None
+
+
+def noconcede(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    game, power = _player(actor, ses, cmd.name)
+    return draws.noconcede(actor, game, power), "text", None
 
 
 # -------------------------------------------------------------- queries
-def _list_game(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def list_games(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    """LIST: every game; LIST <game>: its settings and players too."""
     s = actor.s
+    if not cmd.args:
+        games = s.all("SELECT * FROM games ORDER BY name")
+        return "", "list", [G.game_summary(s, g) for g in games]
     game = G.find_game(s, cmd.args[0])
     info = G.game_summary(s, game)
     anonymous = S.anonymous(game)
@@ -295,7 +271,7 @@ def _list_game(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Repl
     return "", "include", data
 
 
-def _history(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def history(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     rows = s.all("SELECT phase, results FROM positions WHERE game_id = ? AND results IS NOT "
@@ -330,7 +306,7 @@ def _history(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     return "", "include", data
 
 
-def _summary(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def summary(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     variant = G.get_variant(game["variant"])
@@ -353,7 +329,7 @@ def _summary(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     return "", "include", data
 
 
-def _whois(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def whois(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     if S.anonymous(game) and _reader(actor, ses, game)[1] != "master":
@@ -370,7 +346,8 @@ def _whois(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
 
 
 # ------------------------------------------------------------ takeover
-def _takeover(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def takeover(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     power_text, game_name, password = cmd.args
     game = G.find_game(s, game_name)
@@ -407,7 +384,8 @@ def _seat(actor: Actor, game: dict, power: str, address: str, password: str, now
 
 
 # -------------------------------------------------------------- master
-def _process(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def process(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     game = actor._master_game(ses)
     if cmd.args and game["phase"] != cmd.args[0].upper():
@@ -425,7 +403,7 @@ def _process(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             f"been sent to every player.", "text", None)
 
 
-def _preview(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def preview(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = actor._master_game(ses)
     G.check_running(game)
@@ -448,7 +426,8 @@ def _preview(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             "Nothing was processed.", "text", None)
 
 
-def _rollback(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     game = actor._master_game(ses)
     if game["status"] == "forming" or game["status"] == "open":
@@ -486,7 +465,8 @@ def _rollback(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply
             "text", None)
 
 
-def _eject(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def eject(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     game = actor._master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
@@ -502,7 +482,8 @@ def _eject(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             "them.", "text", None)
 
 
-def _replace(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def replace_player(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     game = actor._master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
     address, password = cmd.args[1], cmd.args[2]
@@ -513,7 +494,7 @@ def _replace(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             f"with the password you gave. Everyone has been told.", "text", None)
 
 
-def _act(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def act(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = actor._master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
     actor._set_context(ses, game, power)
@@ -521,7 +502,7 @@ def _act(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             "follow are that power's.", "text", None)
 
 
-def _edit(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = actor._master_game(ses)
     if game["status"] not in ("active", "paused"):
@@ -582,7 +563,7 @@ def _edit(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             "text", None)
 
 
-def _endgame(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def endgame(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = actor._master_game(ses)
     if game["status"] == "finished":
         raise GameError(f"game {game['name']} has already ended")
@@ -602,7 +583,8 @@ def _endgame(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     return f"Game {game['name']} is over; everyone has been told.", "text", None
 
 
-def _pause(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def pause(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     game = actor._master_game(ses)
     G.pause_game(s, game)
@@ -614,7 +596,8 @@ def _pause(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
             "until you RESUME.", "text", None)
 
 
-def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
+def resume(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
     s = actor.s
     game = G.resume_game(s, actor._master_game(ses), now)
     ses.games_touched.add(game["id"])
@@ -622,14 +605,3 @@ def _resume(actor: Actor, ses: _Session, cmd: Command, now: datetime) -> Reply:
     return (f"Game {game['name']} resumed; deadline "
             f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)
-
-
-_HANDLERS = {
-    "SET": _set, "PRESS": _press, "BROADCAST": _press, "OBSERVE": _observe, "CONFIRM": _confirm,
-    "UNOBSERVE": _unobserve, "DRAW": _draw, "NODRAW": _draw, "CONCEDE": _draw,
-    "NOCONCEDE": _draw, "LIST": _list_game, "HISTORY": _history, "SUMMARY": _summary,
-    "WHOIS": _whois, "TAKEOVER": _takeover, "PROCESS": _process, "PREVIEW": _preview,
-    "ROLLBACK": _rollback, "EJECT": _eject, "REPLACE": _replace, "ACT": _act, "EDIT": _edit,
-    "ENDGAME": _endgame, "PAUSE": _pause, "RESUME": _resume,
-}
-

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from judge.config import Config
 from judge.mail.compose import Attachment, build_message, marker, render
@@ -33,6 +35,23 @@ class Outbox:
     # reports' pictures drawn after the transaction, by the service's pool (judge serve);
     # False: drawn here, before the report is queued
     defer_pictures: bool = False
+    # while holding(): the calls that queue the messages held back
+    _held: list[Callable[[], int]] | None = field(default=None, repr=False)
+
+    @contextmanager
+    def holding(self) -> Iterator[list[Callable[[], int]]]:
+        """Hold back the messages queued inside: each becomes a call, in the list yielded, that
+        queues it (and returns 0 meanwhile). A command's notices go after the reply to its
+        mail, and only if it succeeds: the actor makes those calls after the reply, or drops
+        them."""
+        if self._held is not None:
+            raise RuntimeError("the outbox is holding mail already")
+        held: list[Callable[[], int]] = []
+        self._held = held
+        try:
+            yield held
+        finally:
+            self._held = None
 
     def queue(self, *, kind: str, to: str, subject: str, template: str, context: dict,
               inbox_id: int | None = None, game_id: int | None = None,
@@ -42,6 +61,13 @@ class Outbox:
               picture: int | None = None) -> int:
         """Queue one message; with ``picture`` (an id from :meth:`add_picture`) it waits in
         the outbox until that picture is drawn (or could not be: then it goes without)."""
+        if self._held is not None:
+            self._held.append(partial(
+                self.queue, kind=kind, to=to, subject=subject, template=template,
+                context=context, inbox_id=inbox_id, game_id=game_id, in_reply_to=in_reply_to,
+                references=references, attachments=attachments, headers=headers,
+                message_id=message_id, picture=picture))
+            return 0
         extra: dict = {"now": self.clock()}
         game = None
         if game_id is not None:

@@ -1,6 +1,7 @@
 """Dipnomicy's command words (players: PROPOSE, VOTE; the Secretary General: VETO, NUMBER,
-COMMENT, ATTACH, ROLLBACK, SETTING, RULESET; anyone: RULES): the grammar the game flow
-(:mod:`judge.variants.dipnomicy.flow`) gives the command parser.
+COMMENT, ATTACH, ROLLBACK, SETTING, RULESET; anyone: RULES): their words, usages and argument
+checks, from which the game flow (:mod:`judge.variants.dipnomicy.flow`) makes its command specs
+(``DipnomicyFlow.commands``), one per command, with the flow's handler.
 
 Only the words and their argument checks live here; what the commands do is the flow.
 """
@@ -9,21 +10,20 @@ from __future__ import annotations
 
 import re
 
-# command word -> (canonical name, usage)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "PROPOSE": ("PROPOSE", "PROPOSE <title>, then Enact/Repeal/Amend/Transmute..., an optional "
-                           "MODULE line, the rule's text, and END"),
-    "PROPOSAL": ("PROPOSE", "PROPOSE <title> ... END"),
-    "VOTE": ("VOTE", "VOTE P1 FOR | AGAINST | ABSTAIN"),
-    "VETO": ("VETO", "VETO P1 <reason>"),
-    "NUMBER": ("NUMBER", "NUMBER P1 <rule number> | NUMBER <rule> <new number>"),
-    "COMMENT": ("COMMENT", "COMMENT <country> <the Secretary General's comment>"),
-    "ATTACH": ("ATTACH", "ATTACH <rule> <module> [key=value ...] | ATTACH <rule> NONE"),
-    "ROLLBACK": ("ROLLBACK", "ROLLBACK <turn>"),
-    "RULES": ("RULES", "RULES [game]"),
-    "SETTING": ("SETTING", "SETTING <threshold | vote_days | upkeep_days | default_move_days> "
-                           "<value>"),
-    "RULESET": ("RULESET", "RULESET, then the game's starting ruleset file (TOML), and END"),
+# canonical name -> (usage, the words that call it)
+COMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "PROPOSE": ("PROPOSE <title>, then Enact/Repeal/Amend/Transmute..., an optional MODULE "
+                "line, the rule's text, and END", ("PROPOSE", "PROPOSAL")),
+    "VOTE": ("VOTE P1 FOR | AGAINST | ABSTAIN", ("VOTE",)),
+    "VETO": ("VETO P1 <reason>", ("VETO",)),
+    "NUMBER": ("NUMBER P1 <rule number> | NUMBER <rule> <new number>", ("NUMBER",)),
+    "COMMENT": ("COMMENT <country> <the Secretary General's comment>", ("COMMENT",)),
+    "ATTACH": ("ATTACH <rule> <module> [key=value ...] | ATTACH <rule> NONE", ("ATTACH",)),
+    "ROLLBACK": ("ROLLBACK <turn>", ("ROLLBACK",)),
+    "RULES": ("RULES [game]", ("RULES",)),
+    "SETTING": ("SETTING <threshold | vote_days | upkeep_days | default_move_days> <value>",
+                ("SETTING",)),
+    "RULESET": ("RULESET, then the game's starting ruleset file (TOML), and END", ("RULESET",)),
 }
 # A block command takes the following lines up to a line holding only END (which then ends
 # the block, not the mail): a proposal's text is free prose.
@@ -33,7 +33,8 @@ _LABEL = re.compile(r"^P?\d+$", re.IGNORECASE)
 
 
 def check(name: str, args: list[str]) -> str:
-    """'' when the arguments can be used, else the reason (the parser adds the usage)."""
+    """'' when the arguments of command ``name`` can be used, else the reason (the parser adds
+    the usage)."""
     if name == "VOTE":
         if len(args) != 2 or not _LABEL.match(args[0]):
             return "VOTE needs a proposal and FOR, AGAINST or ABSTAIN"

@@ -41,13 +41,15 @@ import re
 import secrets
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from judge.commands.spec import CommandSpec, Handler
 from judge.engine.position import Position
 from judge.games import game as G
 from judge.games.auth import hash_password
 from judge.games.errors import GameError
-from judge.games.flow import FlowContext, GameFlow, Handler, Stage
+from judge.games.flow import FlowContext, GameFlow, Stage
 from judge.games.phaseclock import begin_phase
 from judge.mail.compose import deadline_text
 from judge.reports import queue_publication
@@ -83,7 +85,7 @@ from judge.variants.dipnomicy.ruleset import (
 )
 
 if TYPE_CHECKING:
-    from judge.commands.parse import Command
+    from judge.commands.spec import Command
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 7
 DAY = timedelta(days=1)
@@ -186,15 +188,6 @@ class DipnomicyFlow(GameFlow):
     # rules enacted in between, which a block written earlier cannot foresee
     ahead_kinds = "M"
     storage = storage.MIGRATIONS
-    grammar = commands.COMMANDS
-    block_commands = frozenset(commands.BLOCKS)
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, Handler] = {
-            "PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
-            "NUMBER": self.number, "COMMENT": self.comment, "ATTACH": self.attach,
-            "ROLLBACK": self.rollback, "SETTING": self.setting, "RULES": self.rules,
-            "RULESET": self.starting_ruleset}
 
     def grace(self, s: Store, game: dict) -> int:
         """None under the deadline rule (P5: late moves are not counted), else SET GRACE."""
@@ -218,11 +211,17 @@ class DipnomicyFlow(GameFlow):
                 "vote_turn": turn - 1 if position.phase.kind == "M" else turn}
 
     # ------------------------------------------------------------------ commands
-    def check_command(self, name: str, args: list[str]) -> str:
-        return commands.check(name, args)
-
-    def handler(self, name: str) -> Handler | None:
-        return self._handlers.get(name)
+    def commands(self) -> list[CommandSpec]:
+        """Its commands (words, usages and checks in commands.py), each with its handler."""
+        handlers: dict[str, Handler] = {
+            "PROPOSE": self.propose, "VOTE": self.vote, "VETO": self.veto,
+            "NUMBER": self.number, "COMMENT": self.comment, "ATTACH": self.attach,
+            "ROLLBACK": self.rollback, "SETTING": self.setting, "RULES": self.rules,
+            "RULESET": self.starting_ruleset}
+        return [CommandSpec(name=name, words=words, usage=usage, handler=handlers[name],
+                            check=partial(commands.check, name), grammar="dipnomicy",
+                            block="END" if name in commands.BLOCKS else "")
+                for name, (usage, words) in commands.COMMANDS.items()]
 
     # ------------------------------------------------------------ joining, starting
     def check_join(self, game: dict) -> None:

@@ -1,0 +1,222 @@
+"""The handlers of the judge's basic commands (their specs: :mod:`judge.commands.table`): HELP,
+STATUS and MAP; signing on and joining (SIGNON, JOIN, CLEAR); creating and starting a game
+(CREATE, MASTER, OPEN, START, DEADLINE, DEADLINES).
+
+Each handler is ``(actor, ses, cmd) -> (reply text, kind, data)`` and raises GameError to
+refuse; the actor runs it in its own savepoint. A game's flow may refuse joining, join
+players without a power, and start its game its own way (:class:`judge.games.flow.GameFlow`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from judge import reports
+from judge.commands.spec import Command, Reply
+from judge.durations import parse_duration, read_durations
+from judge.games import game as G
+from judge.games.flow import flow_for, flow_of
+from judge.games.game import GameError
+from judge.games.mapcmd import map_command
+from judge.games.settings import TIME_HELP, in_utc, read_time, zone
+from judge.mail.compose import deadline_text
+from judge.storage import now_utc
+
+if TYPE_CHECKING:
+    from judge.games.acting import Actor, _Session
+
+
+def _reader(ses: _Session, game: dict) -> str | None:
+    """The power this mail signed on as in ``game`` (what STATUS may show it), if any."""
+    for (gid, power) in ses.contexts:
+        if gid == game["id"]:
+            return power
+    return None
+
+
+# ----------------------------------------------------------------- anyone
+def help_command(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    return "", "help", None
+
+
+def status(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    s = actor.s
+    if cmd.args:
+        game = G.find_game(s, cmd.args[0])
+        return "", "game", G.game_summary(s, game, _reader(ses, game))
+    if ses.current is not None:
+        game = G.refresh(s, ses.current.game)
+        return "", "game", G.game_summary(s, game, ses.current.power)
+    if ses.master is not None:
+        return "", "game", G.game_summary(s, G.refresh(s, ses.master))
+    raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
+
+
+def map_picture(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    text, picture = map_command(
+        actor.s, cmd.args, (ses.current.game, ses.current.power) if ses.current else None,
+        ses.master)
+    ses.attachments.append(picture)
+    return text, "text", None
+
+
+# ---------------------------------------------------------------- players
+def signon(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    s = actor.s
+    power_text, game_name, password = cmd.args
+    game = G.find_game(s, game_name)
+    flow_for(game).check_join(game)
+    power, joined = G.sign_on(s, game, power_text, password, ses.inbound.sender, actor._guard)
+    actor._set_context(ses, game, power)
+    ses.signon_failed = False
+    if joined:
+        return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
+                f"this password from now on.", "text", None)
+    return f"Signed on as {power.title()} in game {game['name']}.", "text", None
+
+
+def join(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    s, a = actor.s, cmd.args
+    flow = flow_for(G.find_game(s, a[0]))
+    if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
+        return flow.join(actor, G.find_game(s, a[0]), a[1], ses.inbound.sender), "text", None
+    game_name, power_text, password = a
+    game = G.find_game(s, game_name)
+    flow.check_join(game)
+    power = G.join_game(s, game, power_text, password, ses.inbound.sender)
+    actor._set_context(ses, game, power)
+    return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
+            f"SIGNON {power.title()} {game['name']} <password> to send orders.",
+            "text", None)
+
+
+def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    ctx = ses.current
+    if ctx is None:
+        raise GameError("CLEAR needs a SIGNON before it")
+    G.check_running(G.refresh(actor.s, ctx.game))
+    ctx.lines.clear()
+    ctx.cleared = ctx.touched = True
+    return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
+
+
+# ----------------------------------------------------------- game masters
+def master(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    game = G.check_master(actor.s, cmd.args[0], cmd.args[1], actor._guard)
+    ses.master, ses.master_failed = game, False
+    return f"Signed on as master of game {game['name']}.", "text", None
+
+
+def create(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    name, password, *rest = cmd.args
+    limit = actor.cfg.limits.games_per_day
+    if actor.s.games_created_by(ses.inbound.sender, now_utc() - timedelta(days=1)) >= limit:
+        raise GameError(f"not created: {ses.inbound.sender} has created {limit} game(s) in "
+                        "the last 24 hours, the most one address may ([limits] "
+                        "games_per_day); nothing was created, try again tomorrow")
+    variant = "standard"
+    options: list[str] = []  # words for the variant's own settings
+    defaults = [parse_duration(x) or 0 for x in (actor.cfg.default_movement,
+                                                 actor.cfg.default_retreat,
+                                                 actor.cfg.default_adjustment)]
+    durations = list(defaults)
+    i = 0
+    while i < len(rest):
+        word = rest[i].upper()
+        if word == "VARIANT" and i + 1 < len(rest):
+            variant = rest[i + 1]
+            i += 2
+        elif word == "DEADLINES":
+            given, used = read_durations(rest[i + 1:])
+            if not given:
+                raise GameError("DEADLINES needs durations such as 48h 24h 24h or "
+                                "48 hours, 1 day, 1 day")
+            durations[:len(given)] = given
+            i += 1 + used
+        elif i == 0 and word not in ("VARIANT", "DEADLINES"):
+            variant = rest[i]
+            i += 1
+        else:
+            options.append(rest[i])
+            i += 1
+    if any(d <= 0 for d in durations):
+        raise GameError("every phase length must be longer than zero")
+    try:
+        v = G.get_variant(variant.lower())
+    except KeyError:
+        v = None  # create_game names the variants
+    plug = flow_of(variant)
+    settings = plug.settings(v, options) if v is not None else {}
+    game = G.create_game(actor.s, name, password, variant.lower(),
+                         (durations[0], durations[1], durations[2]), ses.inbound.sender,
+                         settings)
+    ses.master, ses.master_failed = game, False
+    described = plug.describe(settings)
+    # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
+    lengths = plug.lengths(actor.s, game) + " " if plug.lengths(actor.s, game) else (
+        f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
+        f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")
+    return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
+            f"its master. {lengths}"
+            + (f"Settings: {described}. " if described else "")
+            + "Send OPEN when players may sign on.", "text", None)
+
+
+def open_game(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    game = G.open_game(actor.s, actor._master_game(ses))
+    how = flow_for(game).join_hint(game)
+    return f"Game {game['name']} is open: players join with {how}.", "text", None
+
+
+def start(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    s, now = actor.s, actor.clock()
+    game = actor._master_game(ses)
+    flow = flow_for(game)
+    game = flow.start(actor, ses, game, now) or G.start_game(s, game, now)
+    ses.games_touched.add(game["id"])
+    ses.later.append(lambda g=game: reports.queue_start(actor.outbox, s, g))
+    tz = zone(game)
+    return (f"Game {game['name']} has started: {game['phase']}, deadline "
+            f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
+            "Every player has been sent the position.", "text", None)
+
+
+def deadline(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    now = actor.clock()
+    game = actor._master_game(ses)
+    tz = zone(game)
+    when = _parse_when(" ".join(cmd.args), now, tz)
+    game = G.set_deadline(actor.s, game, when)
+    ses.games_touched.add(game["id"])
+    return (f"Deadline of {game['phase']} set to "
+            f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
+            "text", None)
+
+
+def _parse_when(text: str, now: datetime, tz: str) -> datetime:
+    """A duration from now (``36h``, ``2 days``) or a time, in the game's zone ``tz``
+    unless a zone is written after it."""
+    seconds = parse_duration(text.lstrip("+"))
+    if seconds is not None:
+        return now + timedelta(seconds=seconds)
+    if not re.match(r"\d{4}-", text.strip()):
+        raise GameError(f"{text!r} is neither a duration (36h, 2 days) nor a time "
+                        f"({TIME_HELP})")
+    when = read_time(text, tz)
+    if when <= now:
+        raise GameError(f"{deadline_text(when, now, tz).split(' (')[0]}{in_utc(when, tz)} "
+                        "has already passed")
+    return when
+
+
+def deadlines(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    game = actor._master_game(ses)
+    if lengths := flow_for(game).lengths(actor.s, game):  # its deadlines are its rules'
+        raise GameError(lengths)
+    durations, _ = read_durations(cmd.args)
+    game = G.set_durations(actor.s, game, durations)
+    return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
+        *(reports.duration(game[k]) for k in ("movement_seconds", "retreat_seconds",
+                                              "adjustment_seconds"))), "text", None)
