@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "MAP": ("MAP", "MAP [game] [phase] [SVG]"),
     "SIGNOFF": ("END", "SIGNOFF"),
     "END": ("END", "END"),
+    "NEWTOKEN": ("NEWTOKEN", "NEWTOKEN"),  # judge/games/newtoken.py
 }
 # Variants' own command words are their game flows' (judge.games.flow: grammar, block_commands,
 # check_command(name, args) -> reason)
