@@ -107,6 +107,7 @@ class _Session:
     contexts: dict[tuple[int, str], _PowerContext] = field(default_factory=dict)
     current: _PowerContext | None = None
     signon_failed: bool = False
+    address_refused: bool = False  # the reply address the mail was sent to signed on nothing
     master: dict | None = None
     master_failed: bool = False
     password_failed: bool = False  # a wrong (or locked) password: no later one is checked
@@ -391,7 +392,7 @@ class Actor:
                 text = self._reply_address_seat(ses, presented)
         except GameError as exc:
             ses.say(None, str(exc), error=True)
-            ses.signon_failed, ses.current = True, None
+            ses.signon_failed, ses.current, ses.address_refused = True, None, True
             if isinstance(exc, WrongPassword | _Locked):
                 ses.password_failed = True
             if isinstance(exc, WrongPassword):
@@ -491,7 +492,9 @@ class Actor:
             return
         if cmd.name == "ORDER":
             if ctx is None:
-                reason = ("not used: the SIGNON above failed" if ses.signon_failed else
+                reason = ("not used: the sign-on by reply address above failed"
+                          if ses.address_refused else
+                          "not used: the SIGNON above failed" if ses.signon_failed else
                           "not a command, and not an order either because this mail has not "
                           "signed on to a power; start with SIGNON <power> <game> <password>, "
                           "or send HELP")

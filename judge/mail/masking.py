@@ -27,7 +27,7 @@ from email.message import Message
 from email.policy import compat32
 
 REMOVED = (b"[The body of this mail was removed after the judge acted on it: it held a "
-           b"password that could not be masked in place.]\r\n")
+           b"password (or a reply address) that could not be masked in place.]\r\n")
 
 
 _TOKEN = re.compile(r"[\s<>&;\"'=]+")
