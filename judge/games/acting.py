@@ -25,7 +25,7 @@ from judge.commands.parse import (
     read_durations,
 )
 from judge.config import Config
-from judge.games import deadlines, gmtools, observers
+from judge.games import deadlines, gmtools, observers, replysignon
 from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.flow import flow_for, flow_of
@@ -389,7 +389,7 @@ class Actor:
         self._tokens.add(presented.token)
         try:
             with self.s.db.atomic():
-                text = self._reply_address_seat(ses, presented)
+                text = replysignon.seat(self, ses, presented)
         except GameError as exc:
             ses.say(None, str(exc), error=True)
             ses.signon_failed, ses.current, ses.address_refused = True, None, True
@@ -405,41 +405,6 @@ class Actor:
                      inbox_id=ses.inbox_id, address=ib.sender,
                      game=ses.current.game["name"] if ses.current else None,
                      power=ses.current.power if ses.current else None)
-
-    def _reply_address_seat(self, ses: _Session, presented: replytoken.Presented) -> str:
-        label, sender = presented.label, ses.inbound.sender
-        v = replytoken.verify(self.s, self.cfg, presented)
-        if v.game is None or v.kind == "unknown":
-            raise GameError(f"not signed on: this mail went to the reply address {label}, "
-                            "which names no power with a player; sign on with SIGNON <power> "
-                            "<game> <password>")
-        game, power = v.game, v.power
-        seat = f"{power.title()} in game {game['name']}"
-        how = f"sign on with SIGNON {power.title()} {game['name']} <password>"
-        if v.kind == "revoked" and v.revoked is not None:
-            why = {"newtoken": "its player asked for a new one with NEWTOKEN",
-                   "taken over": f"{power.title()} was taken over",
-                   "replaced": f"the player of {power.title()} was replaced",
-                   "ejected": f"the player of {power.title()} was ejected"}.get(
-                       v.revoked["why"], v.revoked["why"])
-            raise GameError(f"not signed on: the reply address {label} of {seat} no longer "
-                            f"works: it was replaced on {v.revoked['revoked'][:16].replace('T', ' ')}"
-                            f" UTC because {why}. Reply to the judge's latest mail instead, "
-                            f"or {how}")
-        scope = f"{game['id']}:{power}"
-        self._guard(scope, seat)
-        if v.kind == "forged" and v.player is not None:
-            raise WrongPassword(f"not signed on: {label} is not a reply address of {seat} (it "
-                                f"counts as a wrong password); {how}", scope, seat,
-                                v.player["address"])
-        assert v.player is not None
-        if v.player["address"].strip().lower() != sender.strip().lower():
-            raise GameError(f"not signed on: the reply address of {seat} works only from its "
-                            f"player's own address, and this mail is from {sender}; {how} "
-                            "(a password sign-on also makes this address the player's)")
-        self._set_context(ses, game, power)
-        ses.signon_failed = False
-        return f"Signed on as {power.title()} in game {game['name']} by your reply address."
 
     # ----------------------------------------------------------- commands
     def _refusal(self, ses: _Session, cmd: Command) -> str:
