@@ -346,3 +346,15 @@ def test_spring_by_reply_for_everyone(judge):
         reply(judge, n[p], addr(p), "\n".join(SPRING[p]))
     game = judge.store.game("g1")
     assert game["phase"] == "F1901M"
+
+
+def test_an_oversized_mail_to_a_reply_address_is_masked_too(tmp_path):
+    judge = InProcessJudge(tmp_path, max_message_bytes=5000)
+    n = started(judge)
+    address = n["FRANCE"]["Reply-To"]
+    out = judge.deliver(compose(addr("FRANCE"), address, "A PAR H\n" + "x" * 10_000, "Re: x"))
+    refused = [m for m in out if m.rcpt == addr("FRANCE")]
+    assert refused and "[ERROR]" in refused[0].subject and refused[0]["Reply-To"] == ""
+    raw = judge.store.all("SELECT raw FROM inbox ORDER BY id DESC LIMIT 1")[0]["raw"]
+    assert token_of(address).encode() not in raw.lower()
+    assert b"A PAR H" in raw and len(raw) > 10_000  # the rest kept as it came

@@ -210,7 +210,8 @@ class Actor:
         if lines:
             secrets = _secrets(lines)
             masked = mask_raw(masked, lines, secrets, set(secrets))
-        masked = mask_tokens(masked, self._tokens)
+        masked = mask_tokens(masked, self._tokens,
+                             decode=row.get("size", 0) <= self.cfg.max_message_bytes)
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
 

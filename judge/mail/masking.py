@@ -215,18 +215,19 @@ def _recode_tokens(raw: bytes, pattern: re.Pattern[bytes], tokens: set[str]) -> 
         return None
 
 
-def mask_tokens(raw: bytes, tokens: Iterable[str]) -> bytes:
+def mask_tokens(raw: bytes, tokens: Iterable[str], decode: bool = True) -> bytes:
     """``raw`` with every reply token (judge/mail/replytoken.py) written ``****``: in the
     bytes as they stand (the Delivered-To, To and Received lines, a plain-text quote), then
-    in encoded headers and parts; where one can still be found after that, only the masked
-    headers are kept (the body replaced by a note, as for passwords)."""
+    (with ``decode``; not for a mail refused unread for its size) in encoded headers and
+    parts; where one can still be found after that, only the masked headers are kept (the
+    body replaced by a note, as for passwords)."""
     wanted = {t.lower() for t in tokens if t}
     if not wanted:
         return raw
     pattern = re.compile(b"|".join(re.escape(t.encode("ascii")) for t in sorted(wanted)),
                          re.IGNORECASE)
     out = pattern.sub(b"****", raw)
-    if not _token_leaks(out, wanted):
+    if not decode or not _token_leaks(out, wanted):
         return out
     recoded = _recode_tokens(out, pattern, wanted)
     if recoded is not None and not _token_leaks(recoded, wanted):
