@@ -133,6 +133,15 @@ class Config(Section):
     reply_quote_lines: AtLeastOne = 20
     reply_max_bytes: AtLeastOne = 200_000
     replies_per_hour: AtLeastOne = 30
+    # reply addresses that sign a player on without a password (docs/operating.md, "Reply
+    # addresses"): "address" puts judge+<game>.<power>.<token>@host in Reply-To (the host must
+    # deliver sub-addressed mail to the judge), "subject" puts [<game>.<power>.<token>] in the
+    # Subject instead (a host that cannot sub-address), "off" sends neither and reads neither
+    reply_tokens: Literal["address", "subject", "off"] = "address"
+    reply_delimiter: Literal["+", "-"] = "+"  # between the judge's local part and the token
+    # the key the tokens are signed with; empty: one is generated once and kept in the
+    # database (then a copy of the database is enough to make tokens: see docs/operating.md)
+    reply_token_key: Secret = ""
     intake: IntakeConfig = field(default_factory=IntakeConfig)
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)

@@ -277,6 +277,27 @@ MIGRATIONS: list[str] = [
         version INTEGER NOT NULL         -- how many of its migrations have been applied
     );
     """,
+    # 12: reply addresses that sign on without a password (judge/mail/replytoken.py): the
+    # judge's own signing key when the config gives none (made once), and each seat's secret
+    # (game, power); a secret replaced by NEWTOKEN or a change of player is kept, revoked, so
+    # that its old address gets a clear refusal rather than counting as a guess
+    """
+    CREATE TABLE reply_keys (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,             -- hex
+        created TEXT NOT NULL
+    );
+    CREATE TABLE reply_secrets (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        power TEXT NOT NULL,
+        secret TEXT NOT NULL,            -- hex
+        created TEXT NOT NULL,
+        revoked TEXT,                    -- UTC, NULL for the seat's current secret
+        why TEXT                         -- newtoken | taken over | replaced | ejected
+    );
+    CREATE INDEX reply_secrets_seat ON reply_secrets(game_id, power, revoked);
+    """,
 ]
 
 

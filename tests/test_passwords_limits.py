@@ -10,7 +10,17 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
-from mailkit import GM, POWERS, SPRING, InProcessJudge, addr, compose, new_game, only_reply
+from mailkit import (
+    GM,
+    POWERS,
+    SPRING,
+    Got,
+    InProcessJudge,
+    addr,
+    compose,
+    new_game,
+    only_reply,
+)
 
 from judge.commands.parse import parse_line, parse_lines
 
@@ -24,20 +34,26 @@ reply_to = only_reply  # this file's name for it
 
 
 
-def everything_stored(judge) -> str:
-    """Every column of every table, as text (blobs decoded), and every mail sent."""
+def everything_stored(judge, but_mail_to: str = "") -> str:
+    """Every column of every table, as text (blobs decoded), and every mail sent; with
+    ``but_mail_to``, not the mail to that address (a player's own reply address is in it)."""
     parts = []
     tables = [r["name"] for r in judge.store.all(
         "SELECT name FROM sqlite_master WHERE type = 'table'")]
     for t in tables:
         for row in judge.store.all(f"SELECT * FROM {t}"):
+            if but_mail_to and (t == "outbox_pictures" or (
+                    t == "outbox" and row["rcpt"].lower() == but_mail_to.lower())):
+                continue
             for v in row.values():
                 parts.append(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
-    for m in judge.run():
-        parts.append(m.raw.decode("utf-8", "replace") + m.body)
     from judge.mail.sender import read_maildir
 
-    parts += [raw.decode("utf-8", "replace") for raw in read_maildir(judge.cfg.maildir_path)]
+    judge.run()
+    for raw in read_maildir(judge.cfg.maildir_path):
+        m = Got(raw)
+        if not but_mail_to or m.rcpt.lower() != but_mail_to.lower():
+            parts.append(raw.decode("utf-8", "replace") + m.body)
     return "\n".join(parts)
 
 
@@ -105,6 +121,32 @@ def test_no_password_is_kept_or_sent_anywhere(judge, caplog):
     raws = [r["raw"] for r in judge.store.all("SELECT raw FROM inbox")]
     assert sum(b"SIGNON France g1 ****" in r for r in raws) >= 1
     assert any(b"A PAR H" in r for r in raws)
+
+
+def test_no_reply_token_is_kept_or_sent_to_anyone_else(judge, caplog):
+    """A player's reply address (judge/mail/replytoken.py) is a secret like a password: used
+    right, used from another address, forged, revoked, quoted in plain, quoted-printable and
+    base64 mail, it is in no table, no log and no mail but the player's own."""
+    caplog.set_level(logging.DEBUG)
+    sent = new_game(judge)
+    start = [m for m in sent if m.rcpt == addr("FRANCE")][0]
+    address = start["Reply-To"]
+    token = address.split("@")[0].rsplit(".", 1)[1]
+    quote = f"\n> Reply-To: {address}\n> Subject: [g1.france.{token}]"
+    judge.deliver(compose(addr("FRANCE"), address, "A PAR H" + quote, "Re: x"))
+    judge.deliver(compose("stranger@players.test", address, "A PAR - PIC" + quote, "Re: x"))
+    judge.deliver(compose(addr("FRANCE"), address, "A PAR H", f"Re: x [g1.france.{token}]"))
+    for mail in (_qp_mail, _b64_mail):
+        raw = mail(addr("FRANCE"), f"SIGNON France g1 pw-france{quote}")
+        judge.deliver(raw.replace(b"To: judge@localhost", f"To: {address}".encode()))
+    judge.send(addr("FRANCE"), "SIGNON France g1 pw-france\nNEWTOKEN")
+    judge.deliver(compose(addr("FRANCE"), address, "A PAR H", "Re: x"))  # revoked now
+    stored = everything_stored(judge, but_mail_to=addr("FRANCE"))
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert token not in (stored + logged).lower()
+    france_mail = [r["raw"] for r in judge.store.all(
+        "SELECT raw FROM outbox WHERE rcpt = ? ORDER BY id", (addr("FRANCE"),))]
+    assert any(token.encode() in r for r in france_mail)  # her own mail carried it
 
 
 def _qp_mail(frm: str, body: str) -> bytes:

@@ -136,6 +136,8 @@ def first_steps() -> None:
             "F BRE - MAO\n\n-- \nMary")
     block("clear")
     example(doc, mary, "clear", "SIGNON France spring26 marypw\nCLEAR")
+    block("newtoken")
+    example(doc, mary, "new reply address", "SIGNON France spring26 marypw\nNEWTOKEN")
     block("deadline")
     example(doc, gm, "pause", "MASTER spring26 s3cret\nDEADLINE 2026-11-24 18:00\nPAUSE")
     doc.send(gm, "MASTER spring26 s3cret\nRESUME", "resume")

@@ -32,6 +32,7 @@ from judge.durations import EXAMPLES, read_durations
 from judge.games import basics as B
 from judge.games import gmtools as T
 from judge.games.flow import GameFlow, all_flows
+from judge.games.newtoken import newtoken
 
 GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
 PHASE = re.compile(r"^[SFWU]\d{1,4}[MRA]$", re.IGNORECASE)
@@ -203,6 +204,7 @@ JUDGE_COMMANDS: tuple[CommandSpec, ...] = (
           check=_exactly(3, "TAKEOVER needs a power, a game and a password"), password_at=3,
           mail_after_reply=True),
     _spec("CLEAR", "CLEAR", B.clear, "ORDERS-CLEAR", check=no_arguments("CLEAR")),
+    _spec("NEWTOKEN", "NEWTOKEN", newtoken, check=no_arguments("NEWTOKEN")),
     _spec("SET", "SET WAIT | SET NOWAIT | SET ABSENCE <from> TO <to> (players); "
                  "SET <setting> <value> (game masters: send HELP)", T.set_setting,
           check=_set, mail_after_reply=True),

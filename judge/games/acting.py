@@ -24,16 +24,16 @@ from judge.commands.parse import PASSWORD_COMMANDS, parse_lines
 from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.games import ahead as AH
-from judge.games import deadlines, observers
+from judge.games import deadlines, observers, replysignon
 from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.flow import flow_for
 from judge.games.game import GameError, WrongPassword
 from judge.games.settings import zone
-from judge.mail import guard
+from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment
 from judge.mail.intake import store_message
-from judge.mail.masking import mask_raw
+from judge.mail.masking import mask_raw, mask_tokens
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc
@@ -43,7 +43,9 @@ _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNO
 
 
 def _base_subject(subject: str) -> str:
-    """'Re: [ERROR] Re: orders' -> 'orders' (so replies do not pile up prefixes)."""
+    """'Re: [ERROR] Re: orders' -> 'orders' (so replies do not pile up prefixes); a reply
+    tag ('[g1.france.<token>]') is never echoed nor read as a command."""
+    subject = replytoken.strip_subject(subject)
     while True:
         shorter = _PREFIX.sub("", subject, count=1)
         if shorter == subject:
@@ -70,11 +72,15 @@ def _password_lines(commands: list[Command]) -> list[tuple[str, str]]:
     return [(c.line, c.masked) for c in commands if c.hide]
 
 
-def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False) -> str:
+def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False,
+           tokens: set[str] | None = None) -> str:
     """``text`` with every password line of the mail masked (a subject); with ``words``, every
-    hidden word of three characters or more too (an exception's text, a traceback)."""
+    hidden word of three characters or more too (an exception's text, a traceback); every
+    reply token in ``tokens`` too."""
     for line, masked in lines:
         text = text.replace(line, masked)
+    for token in tokens or ():
+        text = re.sub(re.escape(token), "****", text, flags=re.IGNORECASE)
     if words:
         for secret in sorted(_secrets(lines), key=len, reverse=True):
             if len(secret) >= 3:
@@ -99,6 +105,7 @@ class _Session:
     contexts: dict[tuple[int, str], _PowerContext] = field(default_factory=dict)
     current: _PowerContext | None = None
     signon_failed: bool = False
+    address_refused: bool = False  # the reply address the mail was sent to signed on nothing
     master: dict | None = None
     master_failed: bool = False
     password_failed: bool = False  # a wrong (or locked) password: no later one is checked
@@ -129,6 +136,7 @@ class Actor:
         self.stopping = threading.Event()
         # (line, masked line) of the mail being acted on: to mask its stored copy
         self._password_lines: list[tuple[str, str]] = []
+        self._tokens: set[str] = set()  # reply tokens in that mail: masked the same way
 
     # -------------------------------------------------------------- inbox
     def process_inbox(self, limit: int = 500) -> int:
@@ -150,11 +158,13 @@ class Actor:
     def act(self, pending: dict) -> None:
         row = pending
         self._password_lines = []
+        self._tokens = set()
         try:
             with self.s.transaction():
                 row = self.s.inbox_row(pending["id"]) or pending
                 if row.get("state") != "new":
                     return
+                self._tokens = self._tokens_of(row)
                 state, note = self._act(row)
                 self._mask_stored(row, self._password_lines)
                 self.s.finish_inbox(row["id"], state, note)
@@ -162,10 +172,11 @@ class Actor:
                      state, f": {note}" if note else "")
         except Exception as exc:  # a bug must not stop the judge or loop on one message
             lines = self._password_lines or self._password_lines_of(row)
+            tokens = self._tokens or self._tokens_of(row)
             log.error("acting on inbox message %s failed\n%s", row["id"],
-                      _scrub(traceback.format_exc(), lines, words=True))
+                      _scrub(traceback.format_exc(), lines, words=True, tokens=tokens))
             with self.s.transaction():
-                why = _scrub(f"{exc}", lines, words=True)
+                why = _scrub(f"{exc}", lines, words=True, tokens=tokens)
                 self._mask_stored(row, lines)
                 self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {why}")
                 self.s.audit(command="(message)", outcome=f"internal error: {why}",
@@ -182,12 +193,24 @@ class Actor:
             return []
         return _password_lines(cmds)
 
+    def _tokens_of(self, row: dict) -> set[str]:
+        """The reply tokens a stored mail holds (the head only of one refused unread)."""
+        raw = row.get("raw") or b""
+        if row.get("size", 0) > self.cfg.max_message_bytes:
+            raw = raw[:262144]
+        return replytoken.tokens_in(raw)
+
     def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
-        """The stored copy of an acted-on mail keeps no password (same transaction)."""
-        if not lines or "raw" not in row:
+        """The stored copy of an acted-on mail keeps no password and no reply token (same
+        transaction)."""
+        if not (lines or self._tokens) or "raw" not in row:
             return
-        secrets = _secrets(lines)
-        masked = mask_raw(row["raw"], lines, secrets, set(secrets))
+        masked = row["raw"]
+        if lines:
+            secrets = _secrets(lines)
+            masked = mask_raw(masked, lines, secrets, set(secrets))
+        masked = mask_tokens(masked, self._tokens,
+                             decode=row.get("size", 0) <= self.cfg.max_message_bytes)
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
 
@@ -206,6 +229,8 @@ class Actor:
             return "ignored", inbound.ignore_reason
         session = _Session(inbound, row["id"])
         commands = self._commands(session)
+        if not any(c.name == "SIGNON" for c in commands):  # a SIGNON is used instead
+            self._sign_on_by_reply_address(session)
         if not commands and not session.items:
             session.say(None, "This mail holds no commands. Write one command per line in the "
                         "body of a plain-text mail; send HELP for the list.", error=True)
@@ -236,7 +261,8 @@ class Actor:
                                         "omitted": omitted,
                                         "quote_lines": self.cfg.reply_quote_lines,
                                         "judge_name": self.cfg.name},
-                               attachments=session.attachments, message_id=message_id)
+                               attachments=session.attachments, message_id=message_id,
+                               seats=list(session.contexts))
         if answered:  # a reply to this reply confirms the OBSERVE requests it carries
             observers.requests_sent(self.s, row["id"], message_id)
         for queue in session.later:  # game mail after the reply
@@ -255,7 +281,7 @@ class Actor:
 
     def _reply(self, row: dict, inbound: Inbound, *, subject: str, template: str,
                context: dict, attachments: list[Attachment] | None = None,
-               message_id: str = "") -> bool:
+               message_id: str = "", seats: list[tuple[int, str]] | None = None) -> bool:
         """Queue a reply to the author unless the address has had its replies for this hour
         (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
         The hour is real time, like the outbox's ``created`` it is counted on (the judge's
@@ -266,7 +292,7 @@ class Actor:
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                               template=template, context=context, inbox_id=row["id"],
                               in_reply_to=inbound.message_id, references=inbound.references,
-                              attachments=attachments, message_id=message_id)
+                              attachments=attachments, message_id=message_id, seats=seats)
             return True
         if gate == "final":
             self.outbox.queue(kind="limit", to=inbound.sender,
@@ -352,6 +378,34 @@ class Actor:
                      inbox_id=row["id"], address=inbound.sender)
         return "refused", f"{row['size']} bytes > {self.cfg.max_message_bytes}"
 
+    # ------------------------------------------------- reply-address sign-on
+    def _sign_on_by_reply_address(self, ses: _Session) -> None:
+        """A mail sent to a seat's reply address (or keeping its Subject tag) is signed on as
+        that power, like a SIGNON at its top (judge/mail/replytoken.py)."""
+        ib = ses.inbound
+        presented = replytoken.presented(self.cfg, ib.recipients, ib.subject)
+        if presented is None:
+            return
+        self._tokens.add(presented.token)
+        try:
+            with self.s.db.atomic():
+                text = replysignon.seat(self, ses, presented)
+        except GameError as exc:
+            ses.say(None, str(exc), error=True)
+            ses.signon_failed, ses.current, ses.address_refused = True, None, True
+            if isinstance(exc, WrongPassword | _Locked):
+                ses.password_failed = True
+            if isinstance(exc, WrongPassword):
+                self._wrong_password(ses, exc)
+            outcome = "error: " + str(exc)
+        else:
+            ses.say(None, text)
+            outcome = "ok: " + text
+        self.s.audit(command=f"(reply address {presented.label})", outcome=outcome[:500],
+                     inbox_id=ses.inbox_id, address=ib.sender,
+                     game=ses.current.game["name"] if ses.current else None,
+                     power=ses.current.power if ses.current else None)
+
     # ----------------------------------------------------------- commands
     def _refusal(self, ses: _Session, cmd: Command) -> str:
         """Why this command is refused before it is looked at ("" when it is not)."""
@@ -404,7 +458,9 @@ class Actor:
             return
         if cmd.name == "ORDER":
             if ctx is None:
-                reason = ("not used: the SIGNON above failed" if ses.signon_failed else
+                reason = ("not used: the sign-on by reply address above failed"
+                          if ses.address_refused else
+                          "not used: the SIGNON above failed" if ses.signon_failed else
                           "not a command, and not an order either because this mail has not "
                           "signed on to a power; start with SIGNON <power> <game> <password>, "
                           "or send HELP")

@@ -29,6 +29,7 @@ from judge.games import settings as S
 from judge.games.auth import hash_password
 from judge.games.flow import flow_for
 from judge.games.game import GameError
+from judge.mail import replytoken
 from judge.mail.compose import deadline_text
 from judge.storage import iso, parse_iso
 
@@ -380,6 +381,7 @@ def _seat(actor: Actor, game: dict, power: str, address: str, password: str, now
                   (address, hash_password(password), iso(now), game["id"], power))
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, ?, ?)", (game["id"], game["phase"], power, change, iso(now)))
+    replytoken.revoke(s, game["id"], power, change)  # the old player's reply address ends
     N.player_change(actor, game, power, change)
 
 
@@ -475,6 +477,7 @@ def eject(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     # told while still a player, so the ejected player learns of it too
     N.player_change(actor, game, power, "ejected")
     s.execute("DELETE FROM players WHERE game_id = ? AND power = ?", (game["id"], power))
+    replytoken.revoke(s, game["id"], power, "ejected")
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, 'ejected', ?)", (game["id"], game["phase"], power, iso(now)))
     return (f"The player of {power.title()} is ejected from game {game['name']}. A new player "

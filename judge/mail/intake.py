@@ -54,6 +54,14 @@ def store_message(store: Store, raw: bytes, source: str, mail_from: str | None =
 
 
 # ------------------------------------------------------------ SMTP receiver
+def delivered_to(rcpt_tos: list[str]) -> bytes:
+    """``Delivered-To:`` lines for the envelope recipients (what an MTA's delivery agent
+    adds); none with characters that cannot stand in a header."""
+    lines = [f"Delivered-To: {r}\r\n".encode() for r in rcpt_tos
+             if r and len(r) < 500 and not any(c in r for c in "\r\n\0")]
+    return b"".join(lines)
+
+
 class _Handler:
     def __init__(self, cfg: Config, on_stored: Callable[[], None]) -> None:
         self.cfg = cfg
@@ -78,6 +86,9 @@ class _Handler:
         mail_from = envelope.mail_from or ""
         if mail_from == "<>":
             mail_from = ""
+        # the envelope recipients, as a delivering MTA records them: a player's reply address
+        # (judge+g1.france.<token>@host) is read from here (judge/mail/replytoken.py)
+        raw = delivered_to(envelope.rcpt_tos) + raw
         try:
             # never waits long on the worker: spooled beside the database when it is busy
             inbox_id = self.store.store_or_spool(

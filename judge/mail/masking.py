@@ -1,4 +1,5 @@
-"""Masking passwords in a stored mail once it has been acted on.
+"""Masking passwords (and reply tokens, :func:`mask_tokens`) in a stored mail once it has
+been acted on.
 
 The inbox keeps every mail whole (to act on it after a crash, and for the host to read); once a
 mail has been acted on, the lines that carried a password are rewritten as the judge echoed
@@ -21,11 +22,12 @@ import quopri
 import re
 from collections.abc import Iterable
 from email import message_from_bytes
+from email.header import Header, decode_header, make_header
 from email.message import Message
 from email.policy import compat32
 
 REMOVED = (b"[The body of this mail was removed after the judge acted on it: it held a "
-           b"password that could not be masked in place.]\r\n")
+           b"password (or a reply address) that could not be masked in place.]\r\n")
 
 
 _TOKEN = re.compile(r"[\s<>&;\"'=]+")
@@ -160,3 +162,77 @@ def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str],
     if recoded is not None and not _leaks(recoded, hidden):
         return recoded
     return _headers_only(raw)
+
+
+# ---------------------------------------------------------------- reply tokens
+def _header_text(value: str) -> str:
+    try:
+        return str(make_header(decode_header(value)))
+    except Exception:
+        return value
+
+
+def _token_leaks(raw: bytes, tokens: set[str]) -> bool:
+    """Does a token still stand in a header (RFC 2047 decoded) or a text part (decoded)?"""
+    try:
+        msg = message_from_bytes(raw, policy=compat32)
+        texts = [_header_text(str(v)) for _, v in msg.items()]
+        for part in _text_parts(msg):
+            texts.append(_decoded(part).decode("latin-1"))  # tokens are ASCII
+    except Exception:
+        return True
+    low = "\n".join(texts).lower()
+    return any(t in low for t in tokens)
+
+
+def _recode_tokens(raw: bytes, pattern: re.Pattern[bytes], tokens: set[str]) -> bytes | None:
+    """Headers holding a token (encoded words) written again masked; text parts decoded,
+    masked and encoded again as they were."""
+    try:
+        msg = message_from_bytes(raw, policy=compat32)
+        for name in {k for k, v in msg.items()
+                     if any(t in _header_text(str(v)).lower() for t in tokens)}:
+            values = [_header_text(str(v)) for v in msg.get_all(name, [])]
+            del msg[name]
+            for value in values:
+                masked = pattern.sub(b"****", value.encode("utf-8")).decode("utf-8")
+                msg[name] = masked if masked.isascii() else Header(masked, "utf-8").encode()
+        for part in _text_parts(msg):
+            data = _decoded(part)
+            masked = pattern.sub(b"****", data)
+            if masked == data:
+                continue
+            cte = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+            if cte == "base64":
+                part.set_payload(base64.encodebytes(masked).decode("ascii"))
+            elif cte == "quoted-printable":
+                part.set_payload(quopri.encodestring(masked).decode("ascii"))
+            else:
+                part.set_payload(masked.decode(part.get_content_charset() or "utf-8",
+                                               "surrogateescape"))
+        return msg.as_bytes(policy=compat32)
+    except Exception:
+        return None
+
+
+def mask_tokens(raw: bytes, tokens: Iterable[str], decode: bool = True) -> bytes:
+    """``raw`` with every reply token (judge/mail/replytoken.py) written ``****``: in the
+    bytes as they stand (the Delivered-To, To and Received lines, a plain-text quote), then
+    (with ``decode``; not for a mail refused unread for its size) in encoded headers and
+    parts; where one can still be found after that, only the masked headers are kept (the
+    body replaced by a note, as for passwords)."""
+    wanted = {t.lower() for t in tokens if t}
+    if not wanted:
+        return raw
+    pattern = re.compile(b"|".join(re.escape(t.encode("ascii")) for t in sorted(wanted)),
+                         re.IGNORECASE)
+    out = pattern.sub(b"****", raw)
+    if not decode or not _token_leaks(out, wanted):
+        return out
+    recoded = _recode_tokens(out, pattern, wanted)
+    if recoded is not None and not _token_leaks(recoded, wanted):
+        return recoded
+    head = _headers_only(recoded if recoded is not None else out)
+    if _token_leaks(head, wanted):  # a header that cannot be read back: none of them kept
+        return b"Content-Type: text/plain; charset=us-ascii\r\n\r\n" + REMOVED
+    return head

@@ -17,11 +17,15 @@ from datetime import datetime
 from functools import partial
 
 from judge.config import Config
+from judge.mail import replytoken
 from judge.mail.compose import Attachment, build_message, marker, render
 from judge.mail.guard import cap_text
 from judge.storage import Store, iso, now_utc
 
 REPLY_KINDS = ("reply", "limit")
+# mail that carries the player's reply address (judge/mail/replytoken.py); not press, whose
+# "reply" would be an answer to another power read as orders
+TOKEN_KINDS = ("reply", "report", "notice")
 log = logging.getLogger("judge.outbox")
 
 
@@ -58,16 +62,23 @@ class Outbox:
               in_reply_to: str = "", references: list[str] | None = None,
               attachments: list[Attachment] | None = None,
               headers: dict[str, str] | None = None, message_id: str = "",
-              picture: int | None = None) -> int:
+              picture: int | None = None, seats: list[tuple[int, str]] | None = None
+              ) -> int:
         """Queue one message; with ``picture`` (an id from :meth:`add_picture`) it waits in
-        the outbox until that picture is drawn (or could not be: then it goes without)."""
+        the outbox until that picture is drawn (or could not be: then it goes without).
+        Mail to a seat's player carries that seat's reply address (``seats``: the seats a
+        reply's mail signed on to; game mail finds its own)."""
         if self._held is not None:
             self._held.append(partial(
                 self.queue, kind=kind, to=to, subject=subject, template=template,
                 context=context, inbox_id=inbox_id, game_id=game_id, in_reply_to=in_reply_to,
                 references=references, attachments=attachments, headers=headers,
-                message_id=message_id, picture=picture))
+                message_id=message_id, picture=picture, seats=seats))
             return 0
+        if kind in TOKEN_KINDS:
+            tag = replytoken.tag_for(self.store, self.cfg, to, game_id, seats)
+            if tag:
+                subject, headers = replytoken.mark(self.cfg, subject, headers, tag)
         extra: dict = {"now": self.clock()}
         game = None
         if game_id is not None:

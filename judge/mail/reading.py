@@ -42,6 +42,10 @@ class Inbound:
     shallow: bool = False  # nested too deeply: only its first plain-text part was read
     lines: list[str] = field(default_factory=list)  # the command text, quotes/signature dropped
     ignore_reason: str = ""  # non-empty: never answer (auto-reply, bounce, list, loop)
+    # where it was sent: Delivered-To (the envelope recipient, as the delivering MTA or the
+    # built-in receiver wrote it), X-Original-To, then To and Cc; a reply address is read
+    # from these (judge/mail/replytoken.py)
+    recipients: list[str] = field(default_factory=list)
 
 
 def parse_bytes(raw: bytes) -> Message:
@@ -349,6 +353,18 @@ def command_lines(text: str) -> list[str]:
     return out
 
 
+def recipients(msg: Message) -> list[str]:
+    """The addresses a mail was sent to, the envelope's first (see Inbound.recipients)."""
+    out: list[str] = []
+    for name in ("Delivered-To", "X-Original-To", "To", "Cc"):
+        try:
+            pairs = getaddresses(_raw_values(msg, name))
+        except Exception:
+            continue
+        out += [a.strip() for _, a in pairs if a and "@" in a]
+    return out
+
+
 def read_message(raw: bytes, mail_from: str | None, own_address: str) -> Inbound:
     msg, shallow = parse_safely(raw)
     # the author, never Reply-To: a forged Reply-To must not make the judge mail a stranger
@@ -362,6 +378,7 @@ def read_message(raw: bytes, mail_from: str | None, own_address: str) -> Inbound
     inbound = Inbound(msg, sender, subject, message_id, refs, in_reply_to=in_reply_to,
                       reply_to=_address(msg, "Reply-To"), shallow=shallow)
     inbound.ignore_reason = ignore_reason(msg, sender, mail_from, own_address)
+    inbound.recipients = recipients(msg)
     if not inbound.ignore_reason:
         inbound.lines = command_lines(body_text(msg))
         mark = marker(own_address)
