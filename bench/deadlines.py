@@ -29,6 +29,8 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import multiprocessing
+import os
 import smtplib
 import socket
 import statistics
@@ -182,6 +184,27 @@ def replies(maildir: Path, seen: dict[str, float], read: set[str]) -> None:
                 seen[irt] = f.stat().st_mtime
 
 
+def cpu_seconds(path: str) -> float:
+    """utime + stime of a /proc stat file (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(path).read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_use() -> dict[str, float]:
+    """CPU seconds so far of the service's threads (by name), of this whole process, and of
+    its child processes (the rendering pool)."""
+    out: dict[str, float] = {}
+    for t in threading.enumerate():
+        if t.name in ("deadlines", "worker", "painter", "sender") and t.native_id:
+            out[t.name] = cpu_seconds(f"/proc/self/task/{t.native_id}/stat")
+    out["process"] = cpu_seconds("/proc/self/stat")
+    out["pool"] = sum(cpu_seconds(f"/proc/{c.pid}/stat") for c in multiprocessing.active_children())
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -231,6 +254,8 @@ def main() -> None:
             assert game is not None
             G.set_deadline(s, game, deadline)
     service.start()
+    cpu_before = cpu_use()
+    load_before = os.getloadavg()[0]
     mailer = Mailer(cfg, port, args.mail_every)
     seen: dict[str, float] = {}
     read: set[str] = set()
@@ -261,6 +286,8 @@ def main() -> None:
                 break
             time.sleep(0.25)
         finished = time.time()
+        cpu = {k: round(v - cpu_before.get(k, 0.0), 1) for k, v in cpu_use().items()}
+        load_after = os.getloadavg()[0]
         mailer.stopping.set()
         mailer.join(60)
         # the replies to mails sent during the run: wait for the stragglers
@@ -285,6 +312,9 @@ def main() -> None:
         "reply_latency_p50_s": round(pct(lat, 0.5), 2),
         "replies_during": len(lat), "replies_unanswered": unanswered,
         "deadline": iso(deadline),
+        # CPU seconds from the start to the last report: the service's threads, the whole
+        # process, the rendering pool; and the machine's load average (1 min) then
+        "cpu_s": cpu, "load_before": round(load_before, 2), "load_after": round(load_after, 2),
     }
     print(f"last report {out['seconds_to_last_report']} s after the deadline; slowest reply "
           f"{out['reply_latency_s_during']} s", file=sys.stderr)
