@@ -177,6 +177,8 @@ def replies(maildir: Path, seen: dict[str, float], read: set[str]) -> None:
             if f.name in read:
                 continue
             read.add(f.name)
+            if "_reply." not in f.name:  # the sender names each file by its kind
+                continue
             with f.open("rb") as fh:
                 head = parser.parsebytes(fh.read(4096))
             irt = (head.get("In-Reply-To") or "").strip()
