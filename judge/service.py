@@ -5,8 +5,11 @@ Threads: the intake (aiosmtpd's loop thread, or the IMAP poller) only stores mai
 worker; the worker acts on the inbox, one transaction per message, and wakes the deadline
 worker, which acts on due games, one transaction per game (so mail is answered while a
 thousand games are due at once);
-the painter has the reports' pictures rasterised by a pool of worker processes after the
-game's transaction and releases each waiting report with its picture (judge/mail/outbox.py);
+the games' mail other than replies is rendered after the transaction: the transaction
+stores each message's job (template, context, headers, the picture's SVG) and the painter has
+a pool of worker processes (one per core) render the text, rasterise the picture and build
+the message, and releases each game's mail in one short transaction (judge/mail/outbox.py);
+all the threads' transactions take turns (_Turns);
 the sender drains the outbox; APScheduler wakes the deadline worker at deadlines and the sender for
 retries. Each thread has its own database connection.
 """
