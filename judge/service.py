@@ -5,8 +5,11 @@ Threads: the intake (aiosmtpd's loop thread, or the IMAP poller) only stores mai
 worker; the worker acts on the inbox, one transaction per message, and wakes the deadline
 worker, which acts on due games, one transaction per game (so mail is answered while a
 thousand games are due at once);
-the painter has the reports' pictures rasterised by a pool of worker processes after the
-game's transaction and releases each waiting report with its picture (judge/mail/outbox.py);
+the games' mail other than replies is rendered after the transaction: the transaction
+stores each message's job (template, context, headers, the picture's SVG) and the painter has
+a pool of worker processes (one per core) render the text, rasterise the picture and build
+the message, and releases each game's mail in one short transaction (judge/mail/outbox.py);
+all the threads' transactions take turns (_Turns);
 the sender drains the outbox; APScheduler wakes the deadline worker at deadlines and the sender for
 retries. Each thread has its own database connection.
 """
@@ -21,15 +24,22 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from datetime import UTC, datetime
 from typing import Any
 
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.mail.intake import ImapIntake, SmtpReceiver
-from judge.mail.outbox import attach_picture, pictures_to_draw
+from judge.mail.outbox import (
+    attach_picture,
+    finish_jobs,
+    jobs_to_render,
+    pictures_to_draw,
+    render_job,
+)
 from judge.mail.sender import Sender
 from judge.render.raster import png  # the pure function the pool runs (picklable)
 from judge.scheduler import Clock
@@ -96,11 +106,15 @@ class _Turns:
 
 
 class _TakingTurns(Store):
-    """A Store whose outermost transactions take turns with the other threads' (_Turns)."""
+    """A Store whose outermost transactions take turns with the other threads' (_Turns);
+    ``after_commit`` is called after each of them commits (the service wakes the painter:
+    a game's mail is rendered as soon as its transaction is done, not after the batch)."""
 
-    def __init__(self, path: Any, turns: _Turns) -> None:
+    def __init__(self, path: Any, turns: _Turns,
+                 after_commit: Callable[[], None] | None = None) -> None:
         super().__init__(path)
         self.turns = turns
+        self.after_commit = after_commit
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -110,18 +124,48 @@ class _TakingTurns(Store):
             return
         with self.turns, super().transaction():
             yield self
+        if self.after_commit is not None:
+            self.after_commit()
 
 
 def pool_size() -> int:
-    """Picture processes: one core fewer than the machine has (the worker thread keeps
-    one), at least one."""
-    return max(1, (os.cpu_count() or 2) - 1)
+    """Rendering processes: as many as the machine has cores. The workers' transactions
+    are short (the rendering left them), so the pool does most of the work of a deadline;
+    while the workers are busy they share the cores with it, and when they are idle the
+    pool has them all."""
+    return max(1, os.cpu_count() or 2)
+
+
+def _render_group(jobs: list[tuple[int, int | None, bytes]],
+                  pictures: dict[int, tuple[str, str]]
+                  ) -> tuple[list[tuple[int, bytes | None]], dict[int, str], dict[int, str]]:
+    """In a worker process: draw one game's pictures (id -> filename, SVG) and render its
+    stored jobs (outbox id, picture id, job) with them. Returns the messages (None: could
+    not be rendered), and the pictures and jobs that failed, with why (the painter logs)."""
+    drawn: dict[int, tuple[str, bytes]] = {}
+    bad_pictures: dict[int, str] = {}
+    for pid, (filename, svg) in pictures.items():
+        try:
+            drawn[pid] = (filename, png(svg))
+        except Exception as exc:  # the reports go without it
+            bad_pictures[pid] = f"{filename}: {type(exc).__name__}: {exc}"
+    out: list[tuple[int, bytes | None]] = []
+    bad_jobs: dict[int, str] = {}
+    for oid, pid, blob in jobs:
+        try:
+            out.append((oid, render_job(blob, drawn.get(pid) if pid is not None else None)))
+        except Exception as exc:
+            out.append((oid, None))
+            bad_jobs[oid] = f"{type(exc).__name__}: {exc}"
+    return out, bad_pictures, bad_jobs
 
 
 class _Painter:
-    """Draws the pictures that reports wait for, in worker processes, and releases the
-    reports (each picture in its own short transaction). A picture that fails or takes more
-    than ``limit`` seconds is logged and its reports go without it."""
+    """Renders the mail that waits in the outbox (jobs stored by the games' transactions:
+    the text, the picture, the message) and draws the pictures of reports queued without a
+    job, in worker processes, and releases the mail (one short transaction per game). A
+    picture that fails or takes more than ``limit`` seconds is logged and its reports go
+    without it."""
 
     def __init__(self, store: Store, wake_sender: Callable[[], None], limit: float = 120.0,
                  stopping: threading.Event | None = None) -> None:
@@ -136,6 +180,69 @@ class _Painter:
         return self.pool
 
     def step(self) -> None:
+        self._draw_pictures()
+        self._render_jobs()
+
+    def _render_jobs(self) -> None:
+        """Keep the pool busy with games' jobs (two groups a process in hand) until none is
+        left; each group is released in its own transaction as it comes back."""
+        hand: dict[Future, tuple[int, list[dict], float]] = {}
+        while True:
+            room = 2 * pool_size() - len(hand)
+            if room > 0 and not self.stopping.is_set():
+                groups = jobs_to_render(self.store, room, {g for g, _, _ in hand.values()})
+                for g, rows in groups.items():
+                    pictures = {r["picture_id"]: (r["filename"], r["svg"]) for r in rows
+                                if r["picture_id"] is not None and r["svg"] is not None}
+                    jobs = [(r["outbox_id"], r["picture_id"], r["job"]) for r in rows]
+                    try:
+                        fut = self._pool().submit(_render_group, jobs, pictures)
+                    except Exception:  # a broken pool: a new one next time
+                        log.exception("mail of group %s could not be sent to the pool", g)
+                        self.close()
+                        self._render_here(rows)
+                        continue
+                    hand[fut] = (g, rows, time.monotonic())
+            if not hand:
+                return
+            done, _ = wait(hand, timeout=1.0, return_when=FIRST_COMPLETED)
+            for fut in done:
+                g, rows, _ = hand.pop(fut)
+                try:
+                    rendered, bad_pictures, bad_jobs = fut.result()
+                except Exception:
+                    log.exception("mail of group %s could not be rendered in the pool", g)
+                    self._render_here(rows)
+                    continue
+                for why in bad_pictures.values():
+                    log.error("map %s could not be drawn: the report goes without it", why)
+                for oid, why in bad_jobs.items():
+                    log.error("message %s could not be rendered, given up: %s", oid, why)
+                self._finish(rendered)
+            for fut, (g, rows, since) in list(hand.items()):
+                if time.monotonic() - since > self.limit:
+                    log.error("mail of group %s took over %s s: the reports go without their "
+                              "map", g, self.limit)
+                    fut.cancel()
+                    del hand[fut]
+                    self._render_here(rows)
+
+    def _render_here(self, rows: list[dict]) -> None:
+        """The pool failed them: rendered in this thread, without their pictures."""
+        out: list[tuple[int, bytes | None]] = []
+        for r in rows:
+            try:
+                out.append((r["outbox_id"], render_job(r["job"], None)))
+            except Exception:
+                log.exception("message %s could not be rendered, given up", r["outbox_id"])
+                out.append((r["outbox_id"], None))
+        self._finish(out)
+
+    def _finish(self, rendered: list[tuple[int, bytes | None]]) -> None:
+        if finish_jobs(self.store, rendered):
+            self.wake_sender()
+
+    def _draw_pictures(self) -> None:
         while not self.stopping.is_set() and (
                 rows := pictures_to_draw(self.store, 4 * pool_size())):
             jobs: dict[Future, dict] = {}
@@ -195,9 +302,10 @@ class Service:
 
     # worker: act on the inbox; deadlines: act on due games (each with its own connection)
     def _actor(self) -> Actor:
-        store = _TakingTurns(self.cfg.database_path, self._turns)
+        store = _TakingTurns(self.cfg.database_path, self._turns, self.painter.wake)
         actor = Actor(store, self.cfg) if self.now is None else Actor(store, self.cfg, self.now)
         actor.outbox.defer_pictures = True  # the painter draws them
+        actor.outbox.defer_render = True  # and renders the mail other than replies
         self._actors.append(actor)
         return actor
 
@@ -221,7 +329,7 @@ class Service:
             self.sender.wake()
 
     def _painter_setup(self) -> _Painter:
-        return _Painter(Store(self.cfg.database_path), self.sender.wake,
+        return _Painter(_TakingTurns(self.cfg.database_path, self._turns), self.sender.wake,
                         stopping=self.painter.stopping)
 
     def _painter_step(self, painter: _Painter) -> None:

@@ -298,6 +298,20 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX reply_secrets_seat ON reply_secrets(game_id, power, revoked);
     """,
+    # 13: mail rendered after the transaction (judge/mail/outbox.py, judge/service.py): the
+    # game's transaction stores what each message is made of (a job: template, context,
+    # headers; pickled) with its outbox row waiting, and the pool of worker processes renders
+    # it, draws its picture and builds the message; a restart renders what was left
+    """
+    CREATE TABLE outbox_jobs (
+        outbox_id INTEGER PRIMARY KEY,
+        game_id INTEGER,
+        picture_id INTEGER,              -- the picture it carries (pictures.id), or NULL
+        job BLOB NOT NULL
+    );
+    CREATE INDEX outbox_jobs_game ON outbox_jobs(game_id, outbox_id);
+    CREATE INDEX outbox_jobs_picture ON outbox_jobs(picture_id);
+    """,
 ]
 
 
@@ -563,12 +577,14 @@ class Store:
 
     def due_outbound(self, limit: int = 200, now: datetime | None = None,
                      skip: Iterable[int] = ()) -> list[dict]:
-        """Pending messages whose next attempt is due, oldest first, except the ids in
-        ``skip`` (the sender's own records that the database does not hold yet)."""
+        """Pending messages whose next attempt is due, replies first, then oldest first,
+        except the ids in ``skip`` (the sender's own records that the database does not hold
+        yet). Replies first: when a thousand games' reports are queued at once, a player's
+        answer does not wait behind them."""
         skip = sorted(set(skip))
         not_in = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
         return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ?"
-                        f"{not_in} ORDER BY id LIMIT ?",
+                        f"{not_in} ORDER BY kind IN ('reply', 'limit') DESC, id LIMIT ?",
                         (iso(now or now_utc()), *skip, limit))
 
     def mark_sent(self, outbox_id: int) -> None:

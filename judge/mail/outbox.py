@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+import pickle
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from email.utils import make_msgid
 from functools import partial
 
 from judge.config import Config
@@ -39,6 +41,10 @@ class Outbox:
     # reports' pictures drawn after the transaction, by the service's pool (judge serve);
     # False: drawn here, before the report is queued
     defer_pictures: bool = False
+    # mail other than replies rendered after the transaction too (judge serve): the game's
+    # transaction stores what the message is made of (a job, see render_job) and the pool of
+    # worker processes renders the text, draws the picture and builds the message
+    defer_render: bool = False
     # while holding(): the calls that queue the messages held back
     _held: list[Callable[[], int]] | None = field(default=None, repr=False)
 
@@ -85,17 +91,34 @@ class Outbox:
             game = self.store.game_by_id(game_id)
         if game_id is not None and "tz" not in context:  # a game's dates in its own zone
             extra["tz"] = self.zone_of(game) if game else "UTC"
-        body = render(template, judge_address=self.cfg.address, **{**extra, **context})
-        if kind in REPLY_KINDS:
-            body, attachments = self._bounded_reply(body, attachments or [])
-        elif game is not None and kind != "press" and self._observes(game_id, to):
-            body += render("_observer_footer.txt.j2", game=game["name"],
-                           judge_address=self.cfg.address)
+        footer = (game is not None and kind not in REPLY_KINDS and kind != "press"
+                  and self._observes(game_id, to))
         message = {"from_addr": self.cfg.address, "from_name": self.cfg.name, "to": to,
-                   "subject": subject, "body": body, "domain": self.cfg.domain,
+                   "subject": subject, "domain": self.cfg.domain,
                    "in_reply_to": in_reply_to, "references": references,
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
                    "headers": headers, "message_id": message_id}
+        if self.defer_render and kind not in REPLY_KINDS and not attachments:
+            message_id = message_id or make_msgid(domain=self.cfg.domain)
+            job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
+                       game["name"] if footer and game else None,
+                       {**message, "message_id": message_id})
+            if job is not None:
+                oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
+                                                subject=subject, message_id=message_id,
+                                                raw=b"", inbox_id=inbox_id, game_id=game_id,
+                                                state="waiting")
+                self.store.execute("INSERT INTO outbox_jobs (outbox_id, game_id, picture_id, "
+                                   "job) VALUES (?, ?, ?, ?)",
+                                   (oid, game_id, picture, job))
+                return oid
+        body = render(template, judge_address=self.cfg.address, **{**extra, **context})
+        if kind in REPLY_KINDS:
+            body, attachments = self._bounded_reply(body, attachments or [])
+        elif footer and game is not None:
+            body += render("_observer_footer.txt.j2", game=game["name"],
+                           judge_address=self.cfg.address)
+        message["body"] = body
         raw, message_id = build_message(**message, attachments=attachments)
         oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                         subject=subject, message_id=message_id, raw=raw,
@@ -144,9 +167,91 @@ class Outbox:
                               (game_id, address)) is not None
 
 
+def _job(template: str, context: dict, footer: str | None, message: dict) -> bytes | None:
+    """What a message is made of, stored to be rendered later (:func:`render_job`); None
+    when its context cannot be stored (it is rendered at once then). Pickled: the contexts
+    hold dates and the games layer's records, and only the judge itself reads them back."""
+    job = {"template": template, "context": context, "footer": footer,
+           "judge_address": context["judge_address"], "message": message}
+    try:
+        return pickle.dumps(job)
+    except Exception:  # something in the context that does not pickle: render it now
+        log.warning("template %s: context cannot be stored, rendered at once", template)
+        return None
+
+
+def render_job(blob: bytes, picture: tuple[str, bytes] | None) -> bytes:
+    """The message of a stored job (:meth:`Outbox.queue` with ``defer_render``), with its
+    picture (filename, PNG) when it has one: a pure function of its arguments (and the
+    templates), so a pool of worker processes can run it."""
+    job = pickle.loads(blob)
+    body = render(job["template"], **job["context"])
+    if job["footer"]:
+        body += render("_observer_footer.txt.j2", game=job["footer"],
+                       judge_address=job["judge_address"])
+    attachments = [Attachment(picture[0], "image/png", picture[1])] if picture else None
+    raw, _ = build_message(**job["message"], body=body, attachments=attachments)
+    return raw
+
+
+def jobs_to_render(store: Store, groups: int, skip: Collection[int] = ()
+                   ) -> dict[int, list[dict]]:
+    """Stored jobs, oldest first, in groups (a game's jobs together, so they are released
+    together and in order; a job without a game is a group of its own, keyed by minus its
+    outbox id), at most ``groups`` groups, none of those in ``skip`` (in hand already).
+    Each job: outbox_id, picture_id, job, and the picture's filename and svg (or None)."""
+    keys = [r["g"] for r in store.all(
+        "SELECT coalesce(game_id, -outbox_id) AS g FROM outbox_jobs GROUP BY g "
+        "ORDER BY min(outbox_id) LIMIT ?", (groups + len(skip),)) if r["g"] not in skip]
+    keys = keys[:groups]
+    if not keys:
+        return {}
+    marks = ", ".join("?" * len(keys))
+    rows = store.all(
+        "SELECT j.outbox_id, coalesce(j.game_id, -j.outbox_id) AS g, j.picture_id, j.job, "
+        "p.filename, p.svg FROM outbox_jobs j LEFT JOIN pictures p ON p.id = j.picture_id "
+        f"WHERE coalesce(j.game_id, -j.outbox_id) IN ({marks}) ORDER BY j.outbox_id", keys)
+    out: dict[int, list[dict]] = {k: [] for k in keys}
+    for r in rows:
+        out[r["g"]].append(r)
+    return out
+
+
+def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
+    """Release rendered messages to the sender, in one transaction: (outbox id, the message;
+    None: it could not be rendered, the row is given up as failed). A picture no job waits
+    for any more is dropped. Returns how many were released."""
+    released = 0
+    with store.transaction():
+        pictures = set()
+        for oid, raw in rendered:
+            row = store.one("SELECT picture_id FROM outbox_jobs WHERE outbox_id = ?", (oid,))
+            if row is None:  # done already (another painter, or before a restart)
+                continue
+            if row["picture_id"] is not None:
+                pictures.add(row["picture_id"])
+            if raw is None:
+                store.execute("UPDATE outbox SET state = 'failed', failure = 'render', "
+                              "last_error = 'could not be rendered' WHERE id = ? AND "
+                              "state = 'waiting'", (oid,))
+            else:
+                released += store.execute("UPDATE outbox SET raw = ?, state = 'pending' "
+                                          "WHERE id = ? AND state = 'waiting'",
+                                          (raw, oid)).rowcount
+            store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (oid,))
+        for pid in pictures:
+            store.execute("DELETE FROM pictures WHERE id = ? AND NOT EXISTS (SELECT 1 FROM "
+                          "outbox_jobs WHERE picture_id = ?) AND NOT EXISTS (SELECT 1 FROM "
+                          "outbox_pictures WHERE picture_id = ?)", (pid, pid, pid))
+    return released
+
+
 def pictures_to_draw(store: Store, limit: int = 100) -> list[dict]:
-    """Pictures waiting to be drawn (id, filename, svg), oldest first."""
-    return store.all("SELECT id, filename, svg FROM pictures ORDER BY id LIMIT ?", (limit,))
+    """Pictures waiting to be drawn for reports queued without a job (id, filename, svg),
+    oldest first (those of jobs are drawn with their jobs: jobs_to_render)."""
+    return store.all("SELECT id, filename, svg FROM pictures WHERE id NOT IN (SELECT "
+                     "picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) "
+                     "ORDER BY id LIMIT ?", (limit,))
 
 
 def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:

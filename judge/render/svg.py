@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -60,7 +61,11 @@ def _fmt(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
-def _path(rings: Iterable[Iterable[Point]]) -> str:
+@lru_cache(maxsize=4096)
+def _path(rings: tuple[tuple[Point, ...], ...]) -> str:
+    """A province's outline as path data. Cached: the outlines are the drawing's, the same in
+    every picture, and formatting their ~30,000 points was most of the cost of building a
+    report's SVG (profile of bench/deadlines.py)."""
     out = []
     for ring in rings:
         pts = list(ring)
@@ -72,6 +77,30 @@ def _text(x: float, y: float, s: str, size: float, **attrs: str) -> str:
     extra = "".join(f" {k.replace('_', '-')}={quoteattr(v)}" for k, v in attrs.items())
     return (f'<text x="{_fmt(x)}" y="{_fmt(y)}" font-size="{size}" text-anchor="middle" '
             f'font-family="DejaVu Sans, sans-serif"{extra}>{escape(s)}</text>')
+
+
+# (id of the drawing, seas) -> (the drawing, kept so that its id is never reused; layers)
+_BOARD_LAYERS: dict[tuple[int, frozenset[str]], tuple[Drawing, list[str], list[str]]] = {}
+
+
+def _board_layers(drawing: Drawing, seas: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The provinces and their names: the same in every picture of a map drawing, so built
+    once per drawing (drawing_for keeps each drawing for the life of the process)."""
+    key = (id(drawing), seas)
+    if key not in _BOARD_LAYERS:
+        fills = {"sea": SEA, "impassable": IMPASSABLE, "scenery": SCENERY}
+        ground, labels = [], []
+        for name, place in drawing.places.items():
+            fill = SEA if name in seas else fills.get(place.kind, LAND)
+            ground.append(
+                f'<path class="province" data-province="{name}" d="{_path(place.rings)}" '
+                f'fill="{fill}" stroke="{INK}" stroke-width="0.7" stroke-linejoin="round"/>')
+            if place.kind in ("province", "sea"):
+                x, y = place.label
+                labels.append(_text(x, y, name, 9, fill=INK, font_weight="bold",
+                                    opacity="0.75"))
+        _BOARD_LAYERS[key] = (drawing, ground, labels)
+    return _BOARD_LAYERS[key][1:]
 
 
 class Picture:
@@ -93,21 +122,15 @@ class Picture:
     def ground(self, owners: Mapping[str, str], seas: Collection[str]) -> None:
         if self.d.kind == "chessboard":
             return self._chessboard(owners)
-        fills = {"sea": SEA, "impassable": IMPASSABLE, "scenery": SCENERY}
+        ground, labels = _board_layers(self.d, frozenset(seas))
+        self.layers["ground"].extend(ground)
+        self.layers["labels"].extend(labels)
         for name, place in self.d.places.items():
-            fill = SEA if name in seas else fills.get(place.kind, LAND)
-            self.layers["ground"].append(
-                f'<path class="province" data-province="{name}" d="{_path(place.rings)}" '
-                f'fill="{fill}" stroke="{INK}" stroke-width="0.7" stroke-linejoin="round"/>')
             owner = owners.get(name)
             if owner:  # a centre's province tinted with its owner, as on a printed map
                 self.layers["owned"].append(
                     f'<path d="{_path(place.rings)}" fill="{self.colour(owner)}" '
                     f'fill-opacity="0.28" stroke="none"/>')
-            if place.kind in ("province", "sea"):
-                x, y = place.label
-                self.layers["labels"].append(_text(x, y, name, 9, fill=INK, font_weight="bold",
-                                                   opacity="0.75"))
 
     def _chessboard(self, owners: Mapping[str, str]) -> None:
         for name, place in self.d.places.items():
