@@ -29,7 +29,7 @@ from judge.reports import phase_report
 from judge.variants.chessdip import VARIANT
 from judge.variants.chessdip.randomgame import Lines, listing_matters, random_phase, ruling
 
-CI_PHASES = 1500
+CI_PHASES = 1200
 
 
 def _budget() -> tuple[int, int]:
@@ -42,7 +42,7 @@ def _budget() -> tuple[int, int]:
     return start, int(size)
 
 
-REPORTED_PHASES = 300  # the CI seeds whose reports are rendered too (a few ms each)
+REPORTED_PHASES = 200  # the CI seeds whose reports are rendered too (a few ms each)
 
 
 def report_text(position: Position, lines: Lines) -> list[str]:
