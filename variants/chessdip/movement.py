@@ -177,6 +177,10 @@ class ChessMovement:
         self.line_of: list[int] = [-1] * len(self.units)  # each piece's order line, or -1
         self._expand(lines)
         self._index()
+        # Decisions the backup rule fixed by a ruling (a paradox's pawn, circular movement with
+        # no consistent answer...), not to a consistent answer: the only ones whose answer
+        # need not be what their rule gives from the others' (tests check every other one).
+        self.ruled: set[int] = set()
         self.result: list[bool] = []
         self.dest_loc: list[str] = []  # each piece's square after the moves (once resolved)
         self._dislodgers: dict[int, int] = {}
@@ -373,6 +377,7 @@ class ChessMovement:
             # Several answers, none of them circular movement, and no convoy to fail: the
             # seed has no rule; the project takes one of them, in a fixed order of the board.
             for d, value in zip(members, min(s for s, _ in solutions), strict=True):
+                self.ruled.add(d)
                 r.settle(d, value)
             return
         pawns = [d for d in members if self.kind[d // 2] == MOVE
@@ -384,12 +389,15 @@ class ChessMovement:
             # movement, since a pawn attack onto a square being vacated has no strength. The
             # project's ruling: the pawn does not move.
             for d in pawns:
+                self.ruled.add(d)
                 r.settle(d, False)
             return
         moves = [d for d in members if self.kind[d // 2] == MOVE]
         for d in moves:
+            self.ruled.add(d)
             r.settle(d, True)  # circular movement succeeds
         if not moves:
+            self.ruled.add(members[0])
             r.settle(members[0], False)
 
     def _fail(self, convoys: set[int], r: Resolver) -> NoReturn:
@@ -397,6 +405,7 @@ class ChessMovement:
         (:meth:`Resolver.restart`) with the convoys failed from the outset (their decisions
         false by rule), since decisions settled before may have leant on them."""
         self.paradox |= convoys
+        self.ruled = set()
         r.restart()
 
     def _choose(self, members: list[int],
@@ -638,6 +647,7 @@ class ChessMovement:
         convoys a paradox made fail failed from the outset, each time a paradox fails one).
         Returns each piece's fate: its order line's (castling: both pieces'), or its hold's
         when it had none (as the standard rules' movement skeleton reads it)."""
+        self.ruled = set()
         self.resolver = Resolver(self, 2 * len(self.kind))
         self.result = self.resolver.resolve_all()
         self._dislodgers = {d.piece: d.by for d in self.dislodged()}
