@@ -240,7 +240,13 @@ def main(argv: list[str] | None = None) -> int:
               "DIFFERENT ruling when shuffled: " + json.dumps(second))
         return 0 if first == second else 1
     t0 = time.perf_counter()
-    differ = [s for s in range(args.seed, args.seed + args.count) if listing_matters(VARIANT, s)]
+    differ = []
+    for n, s in enumerate(range(args.seed, args.seed + args.count), 1):
+        if listing_matters(VARIANT, s):
+            differ.append(s)
+        if n % 1000 == 0:  # a long run stopped early still tells how far it got
+            print(f"{n} phases (seeds {args.seed}..{s}) in {time.perf_counter() - t0:.0f} s: "
+                  f"{len(differ)} different {differ[:50]}", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - t0
     print(f"{args.count} phases (seeds {args.seed}..{args.seed + args.count - 1}) in "
           f"{seconds:.0f} s: {len(differ)} with a different ruling when shuffled"
