@@ -12,7 +12,7 @@ Budget: a few seconds in CI (seeds 0..CI_PHASES-1, the same every run). The nigh
 tests/test_chessdip_order.py`` (as the fuzz suite does; it starts at a new seed each run,
 ``JUDGE_FUZZ_SEED`` sets the first seed to replay one), or split over processes with
 ``python -m judge.variants.chessdip.randomgame FIRST --count N`` per range of seeds, which
-prints the seeds whose listings differ. About 8 ms of CPU a phase, so 200,000 take about
+prints the seeds whose listings differ. About 9 ms of CPU a phase, so 200,000 take about
 half an hour of one core.
 """
 
