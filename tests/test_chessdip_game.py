@@ -306,7 +306,6 @@ class _Fixed:
 
     def __init__(self, result: list[bool]) -> None:
         self.result = result
-        self.deps: list[int] = []  # no guesses: every answer is final
 
     def resolve(self, j: int) -> bool:
         return self.result[j]
@@ -327,10 +326,11 @@ def test_random_positions_resolve_to_a_consistent_answer(seed: int, pieces: int)
     checked = [(p, VARIANT.read_order(pos, p, line)) for p, line in lines]
     phase = ChessMovement(BOARD, pos.units, checked)
     phase.resolve()
-    fixed = _Fixed(phase.resolver.result)
-    for d in range(len(phase.resolver.result)):
+    fixed = _Fixed(phase.result)
+    assert phase.ruled <= set(range(len(phase.result)))
+    for d in range(len(phase.result)):
         if d not in phase.ruled:  # the backup rule's rulings are not their rule's answer
-            assert phase.decide(d, fixed) == phase.resolver.result[d], d  # type: ignore[arg-type]
+            assert phase.decide(d, fixed) == phase.result[d], d  # type: ignore[arg-type]
     outcome = VARIANT.adjudicate_lines(pos, lines)
     _invariants(pos, lines, outcome)
     shuffled = list(lines)

@@ -92,11 +92,6 @@ class Resolver:
         self.state[i] = RESOLVED
         self.result[i] = value
 
-    def known(self, i: int) -> bool | None:
-        """The answer of decision ``i`` once it is settled, else None (for backup rules that
-        weigh a cycle's answers against the decisions already settled)."""
-        return self.result[i] if self.state[i] == RESOLVED else None
-
     def restart(self) -> NoReturn:
         """Abandon this resolution: :meth:`resolve_all` forgets every answer and starts again
         from nothing, with the rules as they now are. For a backup rule that changed the

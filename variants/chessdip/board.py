@@ -87,6 +87,11 @@ class ChessBoard(Board):
                 # code's data lists the king's landing square for O-O; the seed is followed.)
                 inter = tuple(s for s in line_between(r_from, r_to) if s != k_to)
                 self.castlings[power][name] = Castling(name, k_from, k_to, r_from, r_to, inter)
+        # move_path and reach_path are pure functions of a board that never changes, asked
+        # hundreds of times per phase (checking orders, expanding paths, random play): each
+        # answer is kept. At most 5 kinds x 6 powers x 64 x 64 entries: only pieces and squares are kept.
+        self._move_paths: dict[tuple[str, str, str, str], tuple[str, ...] | None] = {}
+        self._reach_paths: dict[tuple[str, str, str, str], tuple[str, ...] | None] = {}
 
     @classmethod
     def load(cls, path: str | Path) -> ChessBoard:
@@ -112,8 +117,17 @@ class ChessBoard(Board):
     def move_path(self, kind: str, power: str, a: str, b: str) -> tuple[str, ...] | None:
         """The intermediate squares if a ``kind`` piece of ``power`` can move from ``a`` to
         ``b`` on an empty board (a pawn: forwards, rules §4), else None."""
+        key = (kind, power, a, b)
+        if key in self._move_paths:
+            return self._move_paths[key]
         if a == b or not is_square(a) or not is_square(b):
             return None
+        path = self._move_path(kind, power, a, b)
+        if kind in PIECE_NAMES:
+            self._move_paths[key] = path
+        return path
+
+    def _move_path(self, kind: str, power: str, a: str, b: str) -> tuple[str, ...] | None:
         fa, ra = coords(a)
         fb, rb = coords(b)
         df, dr = fb - fa, rb - ra
@@ -148,9 +162,16 @@ class ChessBoard(Board):
     def reach_path(self, kind: str, power: str, a: str, b: str) -> tuple[str, ...] | None:
         """The path (intermediate squares) by which a piece on ``a`` supports, or attacks,
         ``b``: chess movement, except that a pawn attacks and supports diagonally."""
+        key = (kind, power, a, b)
+        if key in self._reach_paths:
+            return self._reach_paths[key]
         if kind == "P":
-            return () if b in self.pawn_attacks(power, a) else None
-        return self.move_path(kind, power, a, b)
+            path = () if b in self.pawn_attacks(power, a) else None
+        else:
+            path = self.move_path(kind, power, a, b)
+        if kind in PIECE_NAMES and is_square(a) and is_square(b):
+            self._reach_paths[key] = path
+        return path
 
     def targets(self, kind: str, power: str, a: str) -> list[str]:
         """Every square a piece could move to (moves, pawn attacks), for random play."""

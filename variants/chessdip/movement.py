@@ -32,11 +32,12 @@ they succeed only when it does (§3.5, §3.7.1). So a multiple-square attack cut
 by dislodging the supporter; one that fails cuts nothing.
 
 Backup rule (rules §3.9), for a cycle of decisions with two consistent answers or none. The
-cycle's consistent answers are enumerated (with every settled decision still following its
-rule), and:
+cycle's consistent answers are enumerated from nothing (its decisions evaluated by their
+rules, never read from what the resolver has settled, which depends on the order in which it
+met them), and:
 
-1. if exactly one is consistent, it is taken: the resolver's guesses can meet such a cycle
-   when a decision was settled because every guess led to the same answer;
+1. if exactly one is consistent, it is taken: the resolver hands over such a cycle when its
+   two guesses agreed only along one of the answers of an inner cycle;
 2. circular movement succeeds: of several answers, one is taken when, against every answer
    that moves other pieces, the circles it moves strictly include the other's (so a circle
    through an attacked convoy moves and the convoy holds, as in DATC 6.C.4). A circle is a set
@@ -117,13 +118,11 @@ class _Beyond(Exception):
 
 class _Trial:
     """A stand-in resolver for :meth:`ChessMovement._solutions`: the guessed decisions take
-    the trial values, settled decisions their answers (unless ``r`` is None: a trial from
-    scratch), the rest are evaluated from those."""
+    the trial values, the rest are evaluated from those, from nothing (never from what the
+    resolver has settled, which depends on the order in which it met the decisions)."""
 
-    def __init__(self, phase: ChessMovement, r: Resolver | None,
-                 values: dict[int, bool]) -> None:
+    def __init__(self, phase: ChessMovement, values: dict[int, bool]) -> None:
         self.phase = phase
-        self.r = r
         self.values = values
         self.busy: set[int] = set()
 
@@ -131,9 +130,6 @@ class _Trial:
         v = self.values.get(j)
         if v is not None:
             return v
-        known = None if self.r is None else self.r.known(j)
-        if known is not None:
-            return known
         if j in self.busy:
             raise _Beyond(j)
         self.busy.add(j)
@@ -181,7 +177,10 @@ class ChessMovement:
         self.line_of: list[int] = [-1] * len(self.units)  # each piece's order line, or -1
         self._expand(lines)
         self._index()
-        self.ruled: set[int] = set()  # decisions fixed by the backup rule, not by their own
+        # Decisions the backup rule fixed by a ruling (a paradox's pawn, circular movement with
+        # no consistent answer...), not to a consistent answer: the only ones whose answer
+        # need not be what their rule gives from the others' (tests check every other one).
+        self.ruled: set[int] = set()
         self.result: list[bool] = []
         self.dest_loc: list[str] = []  # each piece's square after the moves (once resolved)
         self._dislodgers: dict[int, int] = {}
@@ -361,14 +360,14 @@ class ChessMovement:
         docstring). The resolver hands over a cycle whole, never one that still hangs on a
         guess further out, so the ruling does not depend on the order of the orders."""
         members = sorted(set(cycle), key=self._key)
-        solutions = self._solutions(members, r)
+        solutions = self._solutions(members)
         chosen = self._choose(members, solutions) if solutions else None
         if chosen is not None:
             for d, value in zip(members, chosen, strict=True):
                 r.settle(d, value)
             return
         if solutions is not None:
-            failing = self._failing_convoy(members, r)
+            failing = self._failing_convoy(members)
             if failing is not None:
                 self._fail({failing}, r)
         convoys = {d // 2 for d in cycle if self.kind[d // 2] == CONVOY} - self.paradox
@@ -413,8 +412,8 @@ class ChessMovement:
                 solutions: list[tuple[tuple[bool, ...], _Trial]]) -> tuple[bool, ...] | None:
         """Which consistent answer of a cycle the rules pick, or None to rule otherwise.
 
-        One answer: that one (the resolver's guesses can meet such a cycle when a decision
-        was settled because every guess led to the same answer). Several: circular movement
+        One answer: that one (the resolver hands over such a cycle when its two guesses
+        agreed only along one answer of an inner cycle). Several: circular movement
         succeeds (rules §3.9). An answer is taken when, against every answer that moves other
         pieces, the circles it moves (its moves that land where another of them leaves, or
         are coupled to one that does) strictly include the other's: the more circular
@@ -422,8 +421,7 @@ class ChessMovement:
         circle through an attacked convoy moves, as in DATC 6.C.4). Otherwise None: a
         paradox, which the caller rules on. Convoys that merely hang on a circle (a path
         through a square the circle enters or leaves) do not make it a paradox."""
-        if len(solutions) == 1:
-            return solutions[0][0]
+        # A lone answer passes the test below against itself.
         moves = [o for o in range(len(self.kind)) if self.kind[o] == MOVE]
         answers = [{o: _known(trial, 2 * o + MAIN) for o in moves} for _, trial in solutions]
         # Moves caught in some other, unrelated cycle are left out of the comparison.
@@ -468,7 +466,7 @@ class ChessMovement:
                 return frozenset(ring)
             ring = keep
 
-    def _failing_convoy(self, members: list[int], r: Resolver) -> int | None:
+    def _failing_convoy(self, members: list[int]) -> int | None:
         """The convoy a paradox makes fail ("the convoy fails", rules §3.9): of the cycle's
         convoys, one whose failure leaves the cycle a consistent answer; of those, the one
         whose answer keeps the most convoys on the board holding (the convoy at the heart
@@ -491,12 +489,7 @@ class ChessMovement:
         for c in involved - self.paradox:
             forced = {2 * c + PATH: False, 2 * c + ACTIVE: False}
             rest = [d for d in members if d not in forced]
-            # From scratch: the resolution starts again with the convoy failed, so what the
-            # resolver settled so far (which depends on the order it met decisions in) does
-            # not bind; only when that is too large, against the settled decisions.
-            found = self._solutions(rest, None, forced)
-            if found is None:
-                found = self._solutions(rest, r, forced)
+            found = self._solutions(rest, forced)
             if not found:
                 continue
             # Counted over the whole board, not the cycle as met: which decisions the cycle
@@ -508,43 +501,30 @@ class ChessMovement:
                 best = rank
         return None if best is None else best[2]
 
-    def _solutions(self, members: list[int], r: Resolver | None,
-                   forced: dict[int, bool] | None = None
+    def _solutions(self, members: list[int], forced: dict[int, bool] | None = None
                    ) -> list[tuple[tuple[bool, ...], _Trial]] | None:
         """Every consistent answer of a cycle, as (the members' values, the trial): the
-        members are evaluated by their rules from the settled decisions (from nothing when
-        ``r`` is None); a decision met again while it is being evaluated (a cycle) is guessed
-        instead, and every assignment of the guessed decisions whose rules give them back,
-        with every settled decision still following its rule, is an answer. None when too
-        many decisions must be guessed."""
+        members are evaluated by their rules from nothing (``forced`` decisions aside); a
+        decision met again while it is being evaluated (a cycle) is guessed instead, and
+        every assignment of the guessed decisions whose rules give them back is an answer.
+        None when too many decisions must be guessed."""
         guessed: list[int] = []
-        settled = [] if r is None else [
-            d for d in range(len(self.kind) * 2)
-            if r.known(d) is not None and d not in self.ruled
-            and (not forced or d not in forced)]
         while len(guessed) <= _MAX_GUESSES:
             try:
-                return self._enumerate(guessed, members, settled, r, forced or {})
+                return self._enumerate(guessed, members, forced or {})
             except _Beyond as beyond:
                 guessed.append(beyond.decision)
         return None
 
-    def _enumerate(self, guessed: list[int], members: list[int], settled: list[int],
-                   r: Resolver | None, forced: dict[int, bool]
+    def _enumerate(self, guessed: list[int], members: list[int], forced: dict[int, bool]
                    ) -> list[tuple[tuple[bool, ...], _Trial]]:
         found = []
         for bits in range(1 << len(guessed)):
             values = tuple(bool(bits >> n & 1) for n in range(len(guessed)))
-            trial = _Trial(self, r, {**forced, **dict(zip(guessed, values, strict=True))})
+            trial = _Trial(self, {**forced, **dict(zip(guessed, values, strict=True))})
             answer = tuple(trial.resolve(d) for d in members)
-            if not all(self.decide(d, trial) == v  # type: ignore[arg-type]
-                       for d, v in zip(guessed, values, strict=True)):
-                continue
-            # The decisions already settled must still follow their rules: the resolver may
-            # have settled one because every guess led to the same answer, an answer that
-            # holds only in some of the cycle's assignments.
-            if r is None or all(self.decide(d, trial) == r.known(d)  # type: ignore[arg-type]
-                                for d in settled):
+            if all(self.decide(d, trial) == v  # type: ignore[arg-type]
+                   for d, v in zip(guessed, values, strict=True)):
                 found.append((answer, trial))
         return found
 

@@ -15,6 +15,7 @@ From the command line::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -168,21 +169,46 @@ Lines = list[tuple[str, str]]
 def random_phase(board: ChessBoard, rules: ChessRules, seed: int
                  ) -> tuple[Position, Lines, Lines]:
     """Seed ``seed``: a random position of 2 to 40 pieces, its movement order lines, and the
-    same lines shuffled."""
+    same lines shuffled. Half the phases are a Fall's, so that centres change hands (and a
+    power may win) after the moves."""
     rng = random.Random(seed)
     position = random_position(board, rng, rng.randint(2, 40))
     lines = movement_lines(board, rules, position, rng)
     shuffled = list(lines)
     rng.shuffle(shuffled)
+    # Drawn last, so the pieces and lines of a seed are what they were before Falls existed.
+    if rng.random() < 0.5:
+        position = dataclasses.replace(position, phase=Phase("F", 1901, "M"))
     return position, lines, shuffled
 
 
 def ruling(variant: Variant, position: Position, lines: Lines) -> dict:
-    """What a phase's adjudication decides, whatever the listing: the next position (as the
-    contract writes it) and each order's result and reason, sorted."""
+    """Everything a phase's adjudication decides, whatever the listing: the next position (as
+    the contract writes it), each order's result and reason, the pieces dislodged (with their
+    attacker and retreats), disbanded and built, the centres that changed hands, and the
+    report's events (what every report says, the diagram included). Whatever comes in the
+    order of the listing (results, the order events) is sorted: only what was decided counts.
+    """
     outcome = variant.adjudicate_lines(position, lines)
-    return {"position": variant.write_position(outcome.position),
-            "results": sorted([r.power, r.order, r.result, r.reason] for r in outcome.results)}
+    orders = []  # the orders that read, as the report's events take them
+    for power, line in lines:
+        try:
+            orders.append((power.upper(), variant.read_order(position, power.upper(), line)))
+        except ValueError:
+            continue
+    events = variant.rules.events(outcome, orders)
+    return {
+        "position": variant.write_position(outcome.position),
+        "results": sorted([r.power, r.order, r.result, r.reason] for r in outcome.results),
+        "dislodged": sorted([str(d.unit), d.unit.power, d.attacker_from or "",
+                             list(d.retreats or ())] for d in outcome.dislodged),
+        "disbanded": sorted(f"{u.power} {u}" for u in outcome.disbanded),
+        "built": sorted(f"{u.power} {u}" for u in outcome.built),
+        "centre_changes": sorted([c, old or "", new]
+                                 for c, (old, new) in outcome.centre_changes.items()),
+        "events": sorted(json.dumps([e.kind, e.fields, e.audience], sort_keys=True)
+                         for e in events),
+    }
 
 
 def listing_matters(variant: Variant, seed: int) -> bool:
@@ -214,7 +240,13 @@ def main(argv: list[str] | None = None) -> int:
               "DIFFERENT ruling when shuffled: " + json.dumps(second))
         return 0 if first == second else 1
     t0 = time.perf_counter()
-    differ = [s for s in range(args.seed, args.seed + args.count) if listing_matters(VARIANT, s)]
+    differ = []
+    for n, s in enumerate(range(args.seed, args.seed + args.count), 1):
+        if listing_matters(VARIANT, s):
+            differ.append(s)
+        if n % 1000 == 0:  # a long run stopped early still tells how far it got
+            print(f"{n} phases (seeds {args.seed}..{s}) in {time.perf_counter() - t0:.0f} s: "
+                  f"{len(differ)} different {differ[:50]}", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - t0
     print(f"{args.count} phases (seeds {args.seed}..{args.seed + args.count - 1}) in "
           f"{seconds:.0f} s: {len(differ)} with a different ruling when shuffled"
