@@ -393,10 +393,7 @@ class Actor:
         except GameError as exc:
             ses.say(None, str(exc), error=True)
             ses.signon_failed, ses.current, ses.address_refused = True, None, True
-            if isinstance(exc, WrongPassword | _Locked):
-                ses.password_failed = True
-            if isinstance(exc, WrongPassword):
-                self._wrong_password(ses, exc)
+            self._password_refused(ses, exc)
             outcome = "error: " + str(exc)
         else:
             ses.say(None, text)
@@ -481,10 +478,7 @@ class Actor:
                 ses.signon_failed, ses.current = True, None
             if cmd.name in ("MASTER", "CREATE"):
                 ses.master_failed, ses.master = True, None
-            if isinstance(exc, WrongPassword | _Locked):
-                ses.password_failed = True
-            if isinstance(exc, WrongPassword):
-                self._wrong_password(ses, exc)
+            self._password_refused(ses, exc)
             outcome = "error: " + str(exc)
         else:
             # kind "error": the command did something (a late vote is kept, to be reported) but
@@ -531,6 +525,14 @@ class Actor:
         if until is not None:
             raise _Locked(f"not checked: too many wrong passwords were sent for {what}; no "
                           f"password for it is checked until {_when(until)} UTC")
+
+    def _password_refused(self, ses: _Session, exc: GameError) -> None:
+        """A refusal for a wrong password or a lock: the mail checks no more passwords, and a
+        wrong one is counted towards the lock."""
+        if isinstance(exc, WrongPassword | _Locked):
+            ses.password_failed = True
+        if isinstance(exc, WrongPassword):
+            self._wrong_password(ses, exc)
 
     def _wrong_password(self, ses: _Session, exc: WrongPassword) -> None:
         """Count a wrong password; too many for one scope lock it and tell its owner once."""
