@@ -198,7 +198,7 @@ def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
         "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         **events_context(variant, seen, new), "you": reader,
     }
-    names = flow_of(game["variant"]).classic_names(variant)
+    names = flow_of(variant.name).classic_names(variant)
     context["classic"] = None if names is None else classic_context(
         variant, ClassicNames.from_json(names), game["name"], prev, new, seen)
     # the judges' subject convention, which players' mail filters rely on
