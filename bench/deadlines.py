@@ -268,20 +268,22 @@ def main() -> None:
     mailer.start()
     games = len(ids)
     done_at: dict[int, float] = {}
+    adjudicated_at: dict[int, float] = {}  # its transaction committed (its reports queued)
     wanted, reported, last_id = set(ids), set(), base
     try:
         while time.time() - deadline_ts < args.timeout:
             # incremental (new report rows by id, and the waiting ones by the state index):
             # the poll runs in the judge's process, and a query over the whole outbox every
             # quarter second cost the judge a third of its CPU at this size
+            polled = time.time() - deadline_ts
             for r in s.all("SELECT id, game_id FROM outbox WHERE id > ? AND kind = 'report' "
                            "AND game_id IS NOT NULL", (last_id,)):
                 last_id = max(last_id, r["id"])
                 if r["game_id"] in wanted:
                     reported.add(r["game_id"])
+                    adjudicated_at.setdefault(r["game_id"], polled)
             waiting = {r["game_id"] for r in s.all(
                 "SELECT DISTINCT game_id FROM outbox WHERE state = 'waiting'")}
-            polled = time.time() - deadline_ts
             for gid in reported - waiting - done_at.keys():
                 done_at[gid] = polled
             replies(cfg.maildir_path, seen, read)
@@ -308,6 +310,10 @@ def main() -> None:
         "reports_queued": len(done_at),
         "seconds_to_last_report": round(max(times), 2) if times else None,
         "p50_report_s": round(pct(times, 0.5), 2), "p99_report_s": round(pct(times, 0.99), 2),
+        # when the deadline worker had adjudicated the last game and stored its mail's jobs
+        # (the rest of the time to the last report is the pool rendering and drawing)
+        "seconds_to_last_adjudicated": round(max(adjudicated_at.values()), 2)
+        if adjudicated_at else None,
         "picture_ms": round(statistics.median(timer.ms), 1) if timer.ms else None,
         "picture_bytes": int(statistics.median(timer.sizes)) if timer.sizes else None,
         "pictures": len(timer.ms),

@@ -213,10 +213,16 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
         pictures = _Pictures(variant, turn.previous, turn.outcome.position, events,
                              f"{game['name']} {variant.title}", outbox)
         absent = no_orders(s, game, variant, turn.previous)  # the same for every reader
+        # the report depends on the reader only through the events it may see (and its
+        # name): built once per distinct view, not once per reader (a public game has one)
+        built: dict[tuple[int, ...], tuple[str, str, dict]] = {}
         for r in readers(s, game):  # players, master, observers, the game's list
-            subject, template, context = phase_report(
-                variant, game, turn.outcome, visible_events(events, r.power), r.power)
-            context["no_orders"] = absent
+            seen = visible_events(events, r.power)
+            view = tuple(id(e) for e in seen)  # the events live as long as this loop
+            if view not in built:
+                built[view] = phase_report(variant, game, turn.outcome, seen, r.power)
+            subject, template, shared = built[view]
+            context = {**shared, "you": r.power, "no_orders": absent}
             outbox.queue(kind="report", to=r.address, subject=subject, template=template,
                          context=context, game_id=turn.game["id"],
                          **pictures.for_reader(r.power),

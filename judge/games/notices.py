@@ -28,17 +28,20 @@ def _base(s: Any, game: dict) -> dict[str, Any]:
 
 
 def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subject: str,
-              context: dict[str, Any]) -> None:
-    """A private notice to each of ``powers`` that has a player (and a copy to the master)."""
+              context: dict[str, Any], each: dict[str, dict[str, Any]] | None = None
+              ) -> None:
+    """A private notice to each of ``powers`` that has a player; ``each``: what differs per
+    power (e.g. what it is missing), added to ``context``."""
     s = actor.s
-    base = _base(s, game)
+    base = _base(s, game)  # once for all of them: it reads the game and its position
     for power in powers:
         player = s.player(game["id"], power)
         if player is None:
             continue
+        own = (each or {}).get(power, {})
         actor.outbox.queue(kind="notice", to=player["address"], subject=subject,
-                           template=template, context={**base, **context, "you": power,
-                                                       "role": "player"},
+                           template=template, context={**base, **context, **own,
+                                                       "you": power, "role": "player"},
                            game_id=game["id"])
 
 
@@ -70,10 +73,9 @@ def reminder(actor: Actor, game: dict, missing: dict[str, list[str]],
     ctx: dict[str, Any] = {"stage": words}
     if deadline is not None:
         ctx["deadline"] = deadline
-    for power, what in missing.items():
-        to_powers(actor, game, [power], flow_of(game["variant"]).notice_template("reminder"),
-                  f"{game['name']} - {game['phase']} reminder: {words} due",
-                  {**ctx, "missing": what})
+    to_powers(actor, game, list(missing), flow_of(game["variant"]).notice_template("reminder"),
+              f"{game['name']} - {game['phase']} reminder: {words} due", ctx,
+              each={power: {"missing": what} for power, what in missing.items()})
 
 
 def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: datetime,
@@ -85,8 +87,8 @@ def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: dat
     subject = f"{game['name']} - {game['phase']} late: " + (
         "processed without your orders" if processed else "orders missing")
     template = flow_of(game["variant"]).notice_template("late")
-    for power, what in missing.items():
-        to_powers(actor, game, [power], template, subject, {**ctx, "missing": what})
+    to_powers(actor, game, list(missing), template, subject, ctx,
+              each={power: {"missing": what} for power, what in missing.items()})
     to_master(actor, game, template, subject.replace("your ", "all "),
               {**ctx, "missing": []})
 
