@@ -2,10 +2,10 @@
 
 Tables (see ``MIGRATIONS``): ``games``, ``players``, ``positions`` (every phase: the history),
 ``orders`` (the current order set of each power for each phase), ``pending_orders``
-(PHASE blocks waiting for their phase, and those used, for ROLLBACK), ``inbox`` (every raw message,
-stored before it is acted on, keyed by Message-ID or a hash), ``outbox`` (every message the
-judge sends, until the server accepted it), ``audit`` (every command and its outcome, passwords
-masked). Schema changes are numbered migrations, applied in order at open.
+(PHASE blocks waiting for their phase, and those used, for ROLLBACK), ``inbox`` (every raw
+message, stored before it is acted on, keyed by Message-ID or a hash), ``outbox`` (every
+message the judge sends, until the server accepted it), ``audit`` (every command and its
+outcome, passwords masked). Schema changes are numbered migrations, applied in order at open.
 
 Each thread opens its own :class:`Store`; writes that belong together run in
 :meth:`Store.transaction` (``BEGIN IMMEDIATE``), so acting on a message, its replies and marking

@@ -97,6 +97,24 @@ def test_a_replaced_players_used_blocks_are_not_restored(tmp_path):
     assert s.all("SELECT * FROM pending_orders") == []
 
 
+def test_a_bc_calendar_is_marked_and_restored_by_the_games_own_phase_codes(tmp_path):
+    hop = get_variant("hoplite")
+    s = Store(tmp_path / "judge.db")
+    game = G.create_game(s, "h1", "masterpw", "hoplite", (3600, 3600, 3600), "gm@x.test")
+    s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
+              "VALUES (?, 'ACHEA', 'a@x.test', 'x', '2000-01-01T00:00:00+00:00')",
+              (game["id"],))
+    winter = hop.initial_position()
+    AH.receive(s, game, winter, "ACHEA", ["PHASE Spring 450 BC", "WAIVE"], None)
+    spring = hop.read_position({**hop.write_position(winter), "phase": "S450BCM"})
+    assert [a.phase for a in AH.take_due(s, game, spring)] == ["S450BCM"]
+    # ROLLBACK names the phases by the game's codes (W451BCA, S450BCM), as positions do
+    assert s.one("SELECT used_in FROM pending_orders") == {"used_in": "S450BCM"}
+    assert AH.restore(s, game, winter, ["S450BCM"]) == {"ACHEA": ["S450BCM"]}
+    assert [r["lines"] for r in s.pending_blocks(game["id"])] == [["PHASE Spring 450 BC",
+                                                                   "WAIVE"]]
+
+
 def test_blocks_waiting_when_the_database_is_upgraded_stay_pending(tmp_path):
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)

@@ -197,7 +197,7 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
                                   [], [], [], row["inbox_id"], expired=True))
         else:
             continue
-        s.mark_pending_used(row["id"], here)
+        s.mark_pending_used(row["id"], str(pos.phase))  # the phase's code, as ROLLBACK's
     return out
 
 
@@ -216,12 +216,12 @@ def restore(s: Store, game: dict, pos: Position, phases: list[str]) -> dict[str,
             continue
         if A.phase_key(target) > key:
             s.mark_pending_used(row["id"], None)
-            back.append({**row, "key": A.phase_key(target)})
+            back.append({**row, "key": A.phase_key(target), "name": str(target)})
     present = _present(s, game)
     out: dict[str, list[str]] = {}
     for row in sorted(back, key=lambda r: r["key"]):
         if present(row):
-            out.setdefault(row["power"], []).append(row["phase"])
+            out.setdefault(row["power"], []).append(row["name"])
         else:  # sent by a player since replaced (take_due would drop it too)
             s.drop_pending_block(row["id"])
     return out
