@@ -2,10 +2,10 @@
 
 Tables (see ``MIGRATIONS``): ``games``, ``players``, ``positions`` (every phase: the history),
 ``orders`` (the current order set of each power for each phase), ``pending_orders``
-(PHASE blocks waiting for their phase), ``inbox`` (every raw message,
-stored before it is acted on, keyed by Message-ID or a hash), ``outbox`` (every message the
-judge sends, until the server accepted it), ``audit`` (every command and its outcome, passwords
-masked). Schema changes are numbered migrations, applied in order at open.
+(PHASE blocks waiting for their phase, and those used, for ROLLBACK), ``inbox`` (every raw
+message, stored before it is acted on, keyed by Message-ID or a hash), ``outbox`` (every
+message the judge sends, until the server accepted it), ``audit`` (every command and its
+outcome, passwords masked). Schema changes are numbered migrations, applied in order at open.
 
 Each thread opens its own :class:`Store`; writes that belong together run in
 :meth:`Store.transaction` (``BEGIN IMMEDIATE``), so acting on a message, its replies and marking
@@ -311,6 +311,13 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX outbox_jobs_game ON outbox_jobs(game_id, outbox_id);
     CREATE INDEX outbox_jobs_picture ON outbox_jobs(picture_id);
+    """,
+    # 14: orders sent ahead are kept once used (judge/games/ahead.py), marked with the phase
+    # whose start used them (or dropped them, their phase never having come); NULL while
+    # pending. ROLLBACK to an earlier phase makes those used after it pending again.
+    """
+    ALTER TABLE pending_orders ADD COLUMN used_in TEXT;
+    CREATE INDEX pending_orders_used ON pending_orders(game_id, used_in);
     """,
 ]
 
@@ -683,8 +690,9 @@ class Store:
 
     # ------------------------------------------------------------ orders sent ahead
     def pending_blocks(self, game_id: int, power: str | None = None) -> list[dict]:
-        """The PHASE blocks waiting in a game (of one power), each with ``lines`` decoded."""
-        sql = "SELECT * FROM pending_orders WHERE game_id = ?"
+        """The PHASE blocks waiting in a game (of one power), each with ``lines`` decoded;
+        blocks already used are not among them."""
+        sql = "SELECT * FROM pending_orders WHERE game_id = ? AND used_in IS NULL"
         params: tuple = (game_id,)
         if power is not None:
             sql, params = sql + " AND power = ?", (game_id, power)
@@ -693,12 +701,29 @@ class Store:
             r["lines"] = json.loads(r["lines"])
         return rows
 
+    def used_blocks(self, game_id: int, phases: Iterable[str]) -> list[dict]:
+        """The blocks used (or dropped) when one of ``phases`` began, ``lines`` decoded."""
+        wanted = list(phases)
+        if not wanted:
+            return []
+        marks = ", ".join("?" * len(wanted))
+        rows = self.all(f"SELECT * FROM pending_orders WHERE game_id = ? AND used_in IN "  # noqa: S608
+                        f"({marks}) ORDER BY power, id", (game_id, *wanted))
+        for r in rows:
+            r["lines"] = json.loads(r["lines"])
+        return rows
+
     def save_pending_block(self, game_id: int, power: str, phase: str, lines: list[str],
                            inbox_id: int | None) -> None:
-        """Keep a block for ``phase``, replacing the power's earlier one for that phase."""
+        """Keep a block for ``phase``, replacing the power's earlier one for that phase (a
+        used one too: the player's latest word for the phase)."""
         self.execute("INSERT OR REPLACE INTO pending_orders (game_id, power, phase, lines, "
                      "updated, inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
                      (game_id, power, phase, json.dumps(lines), iso(now_utc()), inbox_id))
+
+    def mark_pending_used(self, block_id: int, phase: str | None) -> None:
+        """``phase``: the phase whose start used the block; None makes it pending again."""
+        self.execute("UPDATE pending_orders SET used_in = ? WHERE id = ?", (phase, block_id))
 
     def drop_pending_block(self, block_id: int) -> None:
         self.execute("DELETE FROM pending_orders WHERE id = ?", (block_id,))
@@ -706,3 +731,9 @@ class Store:
     def drop_pending(self, game_id: int, power: str, phase: str) -> None:
         self.execute("DELETE FROM pending_orders WHERE game_id = ? AND power = ? AND phase = ?",
                      (game_id, power, phase))
+
+    def drop_all_pending(self, game_id: int, power: str) -> int:
+        """Withdraw every block of ``power`` still waiting (the used ones stay, for a
+        ROLLBACK); how many."""
+        return self.execute("DELETE FROM pending_orders WHERE game_id = ? AND power = ? AND "
+                            "used_in IS NULL", (game_id, power)).rowcount

@@ -102,7 +102,11 @@ def test_three_phases_ahead_and_the_game_runs_through_them(tmp_path):
     clock.advance(days=10)
     judge.run()
     assert units(judge, "F1902M", "GERMANY") == ["A HOL", "A MUN", "A SIL", "F BAL", "F DEN"]
-    assert judge.store.all("SELECT * FROM pending_orders") == []
+    # nothing is pending; each block is kept, marked with the phase that used it (ROLLBACK)
+    assert judge.store.pending_blocks(1) == []
+    used = judge.store.all("SELECT phase, used_in FROM pending_orders ORDER BY id")
+    assert [(r["phase"], r["used_in"]) for r in used] == [
+        ("F1901M", "F1901M"), ("W1901A", "W1901A"), ("S1902M", "S1902M")]
 
 
 def test_pending_orders_in_every_reply_replaced_withdrawn_and_errors(tmp_path):

@@ -58,4 +58,4 @@ def test_a_player_three_phases_ahead_by_mail(judge):
     assert spring, [m.subject for _, m in got if m.rcpt == germany]
     for order in ("A BER - SIL", "F KIE - BAL", "A HOL H"):
         assert order in spring[0].body
-    assert judge.store.all("SELECT * FROM pending_orders") == []
+    assert judge.store.all("SELECT * FROM pending_orders WHERE used_in IS NULL") == []

@@ -136,6 +136,9 @@ def first_steps() -> None:
             "F BRE - MAO\n\n-- \nMary")
     block("clear")
     example(doc, mary, "clear", "SIGNON France spring26 marypw\nCLEAR")
+    doc.send(mary, "SIGNON France spring26 marypw\nPHASE Fall 1901\nA PAR - PIC", "ahead")
+    emit("With orders sent ahead for Fall 1901 waiting:\n")
+    example(doc, mary, "clear ahead", "SIGNON France spring26 marypw\nCLEAR PENDING")
     block("newtoken")
     example(doc, mary, "new reply address", "SIGNON France spring26 marypw\nNEWTOKEN")
     block("deadline")
@@ -236,6 +239,9 @@ def main() -> None:
     doc.now = deadline + timedelta(hours=1)
     doc.send(addr["FRANCE"], "SIGNON France spring26 pw-france\nA PAR - BUR\nA MAR - SPA\n"
              "F BRE - MAO", "orders")
+    # Germany sends its Fall orders ahead; Fall's start uses them, ROLLBACK brings them back
+    doc.send(addr["GERMANY"], "SIGNON Germany spring26 pw-germany\nPHASE Fall 1901\nA MUN H",
+             "orders ahead")
     block("preview")
     example(doc, gm, "preview", "MASTER spring26 s3cret\nPREVIEW",
             also=["preview (not processed)"])
@@ -247,8 +253,8 @@ def main() -> None:
     example(doc, addr["FRANCE"], "history", "SIGNON France spring26 pw-france\n"
             "HISTORY spring26 S1901M\nSUMMARY spring26\nWHOIS spring26 Russia")
     block("rollback")
-    example(doc, gm, "rollback", "MASTER spring26 s3cret\nROLLBACK S1901M",
-            also=["rolled back"])
+    out = example(doc, gm, "rollback", "MASTER spring26 s3cret\nROLLBACK S1901M")
+    show_got(got_to(out, addr["GERMANY"], "rolled back"), "And, for example, this mail")
     block("eject")
     example(doc, gm, "players", "MASTER spring26 s3cret\nEJECT Russia\n"
             "REPLACE Turkey tom@example.com tompass\nACT Austria\nA VIE - GAL",

@@ -136,6 +136,12 @@ def _whois(args: list[str]) -> str:
     return "WHOIS needs a game name and at most one power" if not 1 <= len(args) <= 2 else ""
 
 
+def _clear(args: list[str]) -> str:
+    if args and [a.upper() for a in args] != ["PENDING"]:
+        return "CLEAR takes nothing after it, or PENDING (CLEAR PENDING: your orders sent ahead)"
+    return ""
+
+
 def _rollback(args: list[str]) -> str:
     if len(args) != 1 or not PHASE.match(args[0]):
         return "ROLLBACK needs one phase (e.g. S1901M)"
@@ -203,7 +209,7 @@ JUDGE_COMMANDS: tuple[CommandSpec, ...] = (
     _spec("TAKEOVER", "TAKEOVER <power> <game> <password>", T.takeover,
           check=_exactly(3, "TAKEOVER needs a power, a game and a password"), password_at=3,
           mail_after_reply=True),
-    _spec("CLEAR", "CLEAR", B.clear, "ORDERS-CLEAR", check=no_arguments("CLEAR")),
+    _spec("CLEAR", "CLEAR [PENDING]", B.clear, "ORDERS-CLEAR", check=_clear),
     _spec("NEWTOKEN", "NEWTOKEN", newtoken, check=no_arguments("NEWTOKEN")),
     _spec("SET", "SET WAIT | SET NOWAIT | SET ABSENCE <from> TO <to> (players); "
                  "SET <setting> <value> (game masters: send HELP)", T.set_setting,

@@ -95,6 +95,7 @@ class _PowerContext:
     lines: list[str] = field(default_factory=list)
     cleared: bool = False
     touched: bool = False  # orders or CLEAR in this mail
+    pending_cleared: bool = False  # CLEAR PENDING: the reply lists the (empty) pending orders
 
 
 @dataclass(slots=True)
@@ -606,7 +607,7 @@ class Actor:
                     else:
                         status = G.order_status(self.s, game, ctx.power)
                     pending = AH.reply_item(self.s, game, G.current_position(self.s, game),
-                                            ctx.power, received)
+                                            ctx.power, received, always=ctx.pending_cleared)
             except GameError as exc:
                 ses.say(None, f"Orders for {ctx.power.title()} in {game['name']} not stored: "
                         f"{exc}", error=True)

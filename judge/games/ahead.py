@@ -6,10 +6,15 @@ meet the store and the game's flow: a flow with hidden movement lets a condition
 player's own units and centres, and a flow's ``ahead_kinds`` says which phases take orders
 ahead. :mod:`judge.games.game` calls :func:`take_due` when a phase begins and submits what
 stands through ``submit_orders``, so the phase's orders are stored however that stores them.
+
+A block taken when its phase begins is kept, marked with that phase, rather than deleted:
+ROLLBACK to an earlier phase makes it pending again (:func:`restore`), as the player sent
+it, to be decided again when its phase starts again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,10 +42,16 @@ def _reading(game: dict) -> tuple[str, A.Visibility | None]:
 def _blocks(s: Store, game: dict, power: str | None = None) -> tuple[list[dict], list[dict]]:
     """(the stored blocks of the powers' present players, the blocks of players since
     replaced): a block is its sender's, never a later player's (a takeover starts clean)."""
-    joined = {p["power"]: p["joined"] for p in s.players(game["id"])}
+    present = _present(s, game)
     rows = s.pending_blocks(game["id"], power)
-    mine = [r for r in rows if r["power"] in joined and r["updated"] >= joined[r["power"]]]
+    mine = [r for r in rows if present(r)]
     return mine, [r for r in rows if r not in mine]
+
+
+def _present(s: Store, game: dict) -> Callable[[dict], bool]:
+    """Whether a stored block was sent by its power's present player."""
+    joined = {p["power"]: p["joined"] for p in s.players(game["id"])}
+    return lambda r: r["power"] in joined and r["updated"] >= joined[r["power"]]
 
 
 def _read(game: dict, pos: Position, power: str, lines: list[str]) -> A.Block:
@@ -113,13 +124,23 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
     return out
 
 
+def clear(s: Store, game: dict, power: str, lines: list[str]) -> int:
+    """CLEAR PENDING: withdraw every block ``power`` has waiting, and take the PHASE blocks
+    out of ``lines`` (the mail's lines so far, changed in place: its orders for the current
+    phase stay); how many blocks went."""
+    now, blocks = A.split_blocks(lines)
+    lines[:] = now
+    return s.drop_all_pending(game["id"], power) + len(blocks)
+
+
 def reply_item(s: Store, game: dict, pos: Position, power: str,
-               received: Received | None) -> dict | None:
+               received: Received | None, always: bool = False) -> dict | None:
     """The reply's "Pending orders" part for ``power`` (an item of kind ``include``), or None
-    when it has none and the mail sent no block."""
+    when it has none and the mail sent no block (unless ``always``: the mail withdrew them,
+    and the reply shows the list empty)."""
     rows, _ = _blocks(s, game, power)
     mail_blocks = received.blocks if received else []
-    if not rows and not mail_blocks:
+    if not rows and not mail_blocks and not always:
         return None
     pending = []
     for row in rows:
@@ -158,7 +179,8 @@ class Activation:
 def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     """The blocks for the phase beginning at ``pos``, decided against it, and the blocks for
     phases the game went past without playing them (a retreat that was not needed); both are
-    removed from the store. Blocks for later phases stay."""
+    marked used in this phase (kept for a ROLLBACK, no longer pending). Blocks for later
+    phases stay pending."""
     here, key = A.phase_id(pos.phase), A.phase_key(pos.phase)
     out: list[Activation] = []
     rows, stale = _blocks(s, game)
@@ -175,7 +197,33 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
                                   [], [], [], row["inbox_id"], expired=True))
         else:
             continue
-        s.drop_pending_block(row["id"])
+        s.mark_pending_used(row["id"], str(pos.phase))  # the phase's code, as ROLLBACK's
+    return out
+
+
+def restore(s: Store, game: dict, pos: Position, phases: list[str]) -> dict[str, list[str]]:
+    """ROLLBACK to the phase of ``pos``, ``phases`` (the phases after it) void: the blocks
+    those phases used, for phases after ``pos``, are pending again, as their players sent
+    them. A block used when ``pos``'s phase began stays used: the orders it gave are among
+    that phase's orders, which stay. Returns, by power, the phases whose blocks came back
+    (of the powers' present players: a replaced player's blocks are dropped)."""
+    key = A.phase_key(pos.phase)
+    back: list[dict] = []
+    for row in s.used_blocks(game["id"], phases):
+        try:
+            target = A.read_phase(row["lines"][0], pos.phase)
+        except A.AheadError:  # stored readable; a header that no longer reads is not restored
+            continue
+        if A.phase_key(target) > key:
+            s.mark_pending_used(row["id"], None)
+            back.append({**row, "key": A.phase_key(target), "name": str(target)})
+    present = _present(s, game)
+    out: dict[str, list[str]] = {}
+    for row in sorted(back, key=lambda r: r["key"]):
+        if present(row):
+            out.setdefault(row["power"], []).append(row["name"])
+        else:  # sent by a player since replaced (take_due would drop it too)
+            s.drop_pending_block(row["id"])
     return out
 
 

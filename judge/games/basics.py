@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from judge import reports
 from judge.commands.spec import Command, Reply
 from judge.durations import parse_duration, read_durations
+from judge.games import ahead as AH
 from judge.games import game as G
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
@@ -93,13 +94,27 @@ def join(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    """CLEAR: the power's orders for the phase (and the mail's lines before it); CLEAR
+    PENDING: its orders sent ahead (PHASE blocks stored, and those earlier in the mail)."""
     ctx = ses.current
     if ctx is None:
         raise GameError("CLEAR needs a SIGNON before it")
-    G.check_running(G.refresh(actor.s, ctx.game))
+    game = G.refresh(actor.s, ctx.game)
+    G.check_running(game)
+    who = ctx.power.title()
+    if cmd.args:  # PENDING (the spec's check allows nothing else)
+        count = AH.clear(actor.s, game, ctx.power, ctx.lines)
+        ctx.pending_cleared = True
+        if not count:
+            return f"{who} had no orders sent ahead to withdraw.", "text", None
+        return (f"Orders sent ahead by {who} withdrawn ({count} PHASE block(s)); the orders "
+                f"for this phase stay.", "text", None)
     ctx.lines.clear()
     ctx.cleared = ctx.touched = True
-    return (f"Orders of {ctx.power.title()} for this phase cleared.", "text", None)
+    if actor.s.pending_blocks(game["id"], ctx.power):
+        return (f"Orders of {who} for this phase cleared. The orders sent ahead for later "
+                f"phases stay pending (CLEAR PENDING withdraws them).", "text", None)
+    return (f"Orders of {who} for this phase cleared.", "text", None)
 
 
 # ----------------------------------------------------------- game masters

@@ -19,6 +19,7 @@ from judge import reports
 from judge.commands.spec import Command, Reply
 from judge.durations import parse_duration
 from judge.engine.events import visible_events
+from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import draws
 from judge.games import game as G
@@ -457,12 +458,23 @@ def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s.execute("UPDATE games SET phase = ?, status = ?, winner = NULL, result = NULL WHERE id = ?",
               (target, status, game["id"]))
     game = G.refresh(s, game)
-    D.begin_phase(s, game, now, G.current_position(s, game).phase.kind)
+    pos = G.current_position(s, game)
+    # orders sent ahead that the void phases used are pending again, as their players sent
+    # them (judge/games/ahead.py); those used when the target began gave its restored orders
+    ahead = AH.restore(s, game, pos, later)
+    D.begin_phase(s, game, now, pos.phase.kind)
     game = G.refresh(s, game)
     kept = len(s.order_sets(game["id"], target))
-    ses.later.append(lambda g=game: N.rolled_back(actor, g, target))
+    ses.later.append(lambda g=game: N.rolled_back(actor, g, target, ahead))
+    if ahead:
+        sent = "; ".join(f"{p.title()}: {', '.join(phases)}" for p, phases in sorted(
+            ahead.items()))
+        pending = (f", and the orders sent ahead that the phases after it used are pending "
+                   f"again ({sent})")
+    else:
+        pending = "; orders sent ahead for later phases stay pending"
     return (f"Game {game['name']} is back in {target}; the orders of {kept} power(s) for that "
-            f"phase are restored. New deadline: "
+            f"phase are restored{pending}. New deadline: "
             f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)
 

@@ -121,9 +121,13 @@ def edited(actor: Actor, game: dict, changes: list[str]) -> None:
            {"changes": changes})
 
 
-def rolled_back(actor: Actor, game: dict, phase: str) -> None:
+def rolled_back(actor: Actor, game: dict, phase: str,
+                ahead: dict[str, list[str]] | None = None) -> None:
+    """``ahead``: by power, the phases whose orders sent ahead are pending again (each
+    player reads only his own)."""
     to_all(actor, game, "notices/rolled_back.txt.j2",
-           f"{game['name']} - rolled back to {phase}", {"to_phase": phase})
+           f"{game['name']} - rolled back to {phase}", {"to_phase": phase,
+                                                         "ahead": ahead or {}})
 
 
 def ended(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
