@@ -179,8 +179,8 @@ def test_resume_in_a_vote_names_the_votes_deadline_and_the_moves_follow_it(tmp_p
     vote = g.clock.now + 2 * DAY
     assert g.vote_deadline() == vote
     assert g.deadline() == vote + 7 * DAY
-    assert (f"Game dip resumed; deadline of the vote on the proposals of turn 1 "
-            f"{clock_text(vote)} (in 2 days), then of {g.game()['phase']} "
+    assert (f"Game dip resumed; deadline of the vote on the proposals of turn 1: "
+            f"{clock_text(vote)} (in 2 days); then of {g.game()['phase']}: "
             f"{clock_text(vote + 7 * DAY)}") in r.flat, r.body
 
 

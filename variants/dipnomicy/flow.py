@@ -25,7 +25,8 @@ The deadline engine (``judge/games/deadlines.py``) runs all of it as any game's:
 deadlines come from :meth:`DipnomicyFlow.phase_deadline`, and while a vote is open it is the
 stage the engine drives (:meth:`DipnomicyFlow.stage`) before the turn's moves, or before a
 removal or Upkeep phase whose deadline is later: reminders to the players who have not voted
-on every proposal, early closing once all have, PROCESS closing it.
+on every proposal, early closing once all have, PROCESS closing it, the SG's DEADLINE moving
+its deadline (:meth:`DipnomicyFlow.move_deadline`).
 
 State kept per game (the flow's tables, ``storage.py``): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
 when the last move report was sent, the proposals as presented, the SG's vetoes and numbers),
@@ -789,8 +790,8 @@ class DipnomicyFlow(GameFlow):
                     f"not move it."]
         n = int(RULES.ruleset(pos).setting("default_move_days"))
         return [f"{moves} are now due by {_when(game['deadline'], now)}, {_days(n)} after "
-                f"voting closes (default_move_days; counted from the close if every player "
-                f"has voted before then)."]
+                f"voting closes (default_move_days; from the close, should the vote close "
+                f"early)."]
 
     def resume(self, s: Store, game: dict, now: datetime) -> bool:
         """RESUME: a deadline that passed during the pause is renewed by the rules from now
