@@ -23,7 +23,7 @@ from judge.games.mapcmd import map_command
 from judge.games.phaseclock import deadline_moved
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail.compose import deadline_text
-from judge.storage import now_utc
+from judge.storage import iso, now_utc, parse_iso
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor, _Session
@@ -188,7 +188,7 @@ def deadline(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     game = actor._master_game(ses)
     tz = zone(game)
-    when = _parse_when(" ".join(cmd.args), now, tz)
+    when = parse_iso(iso(_parse_when(" ".join(cmd.args), now, tz)))  # as it is stored
     if game["status"] not in ("active", "paused"):  # paused: set for when it resumes
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     # the deadline running now: the phase's, or that of the flow's own stage (a vote)
