@@ -196,3 +196,42 @@ def test_a_flow_that_does_not_say_how_to_move_its_own_stage_refuses_deadline():
     with pytest.raises(GameError, match="game g is in the vote, whose deadline its variant "
                                         "sets: DEADLINE cannot move it"):
         GameFlow().move_deadline(None, game, vote, now + 2 * DAY, now)  # type: ignore[arg-type]
+
+
+def test_beside_an_upkeep_phase_deadline_moves_the_vote_and_says_which_comes_first(
+        tmp_path):
+    """Supply centres (P2) in force: after turn 2 an Upkeep phase runs beside the vote on
+    turn 2's proposals, both due 2 days after the move report (the vote runs first). The
+    SG's DEADLINE moves the vote; set after the Upkeep's, the Upkeep is processed at its own
+    deadline and the vote closes at the new one."""
+    g = DipGame(tmp_path)
+    g.start()
+    play_turn_with_votes(g, {"GERMANY": proposal("Supply centres", "supply_centres")}, None,
+                         {"Supply centres": "FOR"})
+    g.player("GERMANY", "F Kie -- Den", "turn 2")
+    g.player("FRANCE", SUPPORT, "turn 2")
+    g.to_all(g.to_deadline(), "move report, turn 2")
+    assert g.game()["phase"] == "W1901A" and g.state()["voting"] == 1
+    upkeep = g.deadline()
+    assert g.vote_deadline() <= upkeep
+
+    r = g.sg("DEADLINE 1 day")
+    sooner = g.clock.now + DAY
+    assert (f"Deadline of the vote on the proposals of turn 2 set to {clock_text(sooner)} "
+            f"(in 1 day). Upkeep after turn 2 (W1901A) stays due by {clock_text(upkeep)} "
+            f"(in 2 days).") in r.flat, r.body
+    assert g.vote_deadline() == sooner and g.deadline() == upkeep
+
+    r = g.sg("DEADLINE 3 days")
+    later = g.clock.now + 3 * DAY
+    assert (f"Deadline of the vote on the proposals of turn 2 set to {clock_text(later)} "
+            f"(in 3 days). Upkeep after turn 2 (W1901A) stays due by {clock_text(upkeep)} "
+            f"(in 2 days), before the vote closes: it is processed first.") in r.flat, r.body
+    g.clock.to(upkeep)
+    got = g.tick()
+    g.to_all(got, "Upkeep after turn 2 (W1901A)")
+    assert not g.published(got, "votes on") and g.state()["voting"] == 1
+    assert g.game()["phase"] == "S1902M"
+    g.to_all(g.to_vote_deadline(), "votes on the proposals of turn 2")
+    assert g.clock.now == later + timedelta(seconds=1)
+    assert g.deadline() == g.clock.now + 7 * DAY

@@ -780,8 +780,8 @@ class DipnomicyFlow(GameFlow):
         _update(s, game["id"], vote_deadline=iso(when))
         game = _moves_follow_vote(s, game, pos, now)
         if pos.phase.kind != "M":  # a removal or Upkeep phase runs beside the vote
-            first = " (it now comes first)" if game["deadline"] and \
-                parse_iso(game["deadline"]) < when else ""
+            first = ", before the vote closes: it is processed first" \
+                if game["deadline"] and parse_iso(game["deadline"]) < when else ""
             return [f"{phase_title(pos.phase)} ({game['phase']}) stays due by "
                     f"{_when(game['deadline'], now)}{first}."]
         if days is not None:
