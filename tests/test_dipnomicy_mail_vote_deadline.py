@@ -235,3 +235,23 @@ def test_beside_an_upkeep_phase_deadline_moves_the_vote_and_says_which_comes_fir
     g.to_all(g.to_vote_deadline(), "votes on the proposals of turn 2")
     assert g.clock.now == later + timedelta(seconds=1)
     assert g.deadline() == g.clock.now + 7 * DAY
+
+
+def test_process_after_deadline_in_a_vote_closes_the_vote_and_the_moves_run_from_then(
+        tmp_path):
+    g = DipGame(tmp_path)
+    _open_vote(g)
+    g.sg("DEADLINE 3 days")
+    g.clock.advance(hours=5)
+    r = g.sg("PROCESS")
+    assert ("Processed the vote on the proposals of turn 1; game dip is now in "
+            f"{g.game()['phase']}.") in r.flat, r.body
+    result = g.to_all(g.mail, "votes on the proposals of turn 1")
+    assert g.state()["voting"] == 0
+    assert g.deadline() == g.clock.now + 7 * DAY  # default_move_days from the close
+    assert f"Moves for turn 2 are due by {clock_text(g.deadline())}" in result.body
+    # the vote is closed: DEADLINE is the moves' again
+    r = g.sg("DEADLINE 2 days")
+    assert (f"Deadline of {g.game()['phase']} set to {clock_text(g.clock.now + 2 * DAY)} "
+            "(in 2 days).") in r.flat, r.body
+    assert g.deadline() == g.clock.now + 2 * DAY
