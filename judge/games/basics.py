@@ -21,9 +21,10 @@ from judge.games import game as G
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import map_command
+from judge.games.phaseclock import deadline_moved
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail.compose import deadline_text
-from judge.storage import now_utc
+from judge.storage import iso, now_utc, parse_iso
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor, _Session
@@ -202,12 +203,20 @@ def deadline(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     game = actor._master_game(ses)
     tz = zone(game)
-    when = _parse_when(" ".join(cmd.args), now, tz)
-    game = G.set_deadline(actor.s, game, when)
+    when = parse_iso(iso(_parse_when(" ".join(cmd.args), now, tz)))  # as it is stored
+    if game["status"] not in ("active", "paused"):  # paused: set for when it resumes
+        raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    # the deadline running now: the phase's, or that of the flow's own stage (a vote)
+    flow = flow_for(game)
+    stage = flow.stage(actor.s, game)
+    notes = flow.move_deadline(actor.s, game, stage, when, now)
+    if notes is None:
+        G.set_deadline(actor.s, game, when)
+    else:  # the flow stored its stage's new deadline: its reminder is due again by it
+        deadline_moved(actor.s, game, stage.key)
     ses.games_touched.add(game["id"])
-    return (f"Deadline of {game['phase']} set to "
-            f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}.",
-            "text", None)
+    return (" ".join([f"Deadline of {stage.title} set to {deadline_text(when, now, tz)}"
+                      f"{in_utc(when, tz)}.", *(notes or [])]), "text", None)
 
 
 def _parse_when(text: str, now: datetime, tz: str) -> datetime:

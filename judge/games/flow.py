@@ -250,6 +250,23 @@ class GameFlow:
         adjudicated and the caller sends the standard reports)."""
         return None
 
+    def move_deadline(self, s: Store, game: dict, stage: Stage, when: datetime,
+                      now: datetime) -> list[str] | None:
+        """The master's DEADLINE while ``stage`` runs: move its deadline to ``when`` and
+        return what the reply adds to "Deadline of <stage> set to <when>" (the deadlines
+        that moved with it, or stay where the rules put them, and why); raise GameError to
+        refuse (nothing changes). None: the standard, the phase's deadline
+        (``games.deadline``) is set to ``when``. The caller makes the stage's reminder and
+        late notices due again, relative to the new deadline.
+
+        A flow running a stage of its own (``stage.orders`` False: a vote) stores that
+        stage's deadline itself; one that does not say how refuses, rather than moving the
+        phase's deadline while another deadline is the one running."""
+        if not stage.orders:
+            raise GameError(f"game {game['name']} is in {stage.title}, whose deadline its "
+                            "variant sets: DEADLINE cannot move it")
+        return None
+
     def resume(self, s: Store, game: dict, now: datetime) -> bool:
         """RESUME: renew the flow's deadlines that passed during the pause; False: the
         standard (the phase's deadline, if it passed, runs again from now, as

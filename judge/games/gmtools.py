@@ -617,6 +617,14 @@ def resume(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = G.resume_game(s, actor._master_game(ses), now)
     ses.games_touched.add(game["id"])
     ses.later.append(lambda: N.resumed(actor, G.refresh(s, game)))
+    stage = flow_for(game).stage(s, game)
+    if not stage.orders and stage.deadline is not None:
+        # a flow's own stage (a vote) runs first: its deadline is the one the clock runs to
+        tz = S.zone(game)
+        return (f"Game {game['name']} resumed; deadline of {stage.title}: "
+                f"{deadline_text(stage.deadline, now, tz)}{S.in_utc(stage.deadline, tz)}; "
+                f"then of {game['phase']}: {_deadline(game, now)}. Everyone has been told.",
+                "text", None)
     return (f"Game {game['name']} resumed; deadline "
             f"{_deadline(game, now)}. Everyone has been told.",
             "text", None)

@@ -73,8 +73,10 @@ def begin_phase(s: Store, game: dict, now: datetime, kind: str,
     return deadline
 
 
-def deadline_moved(s: Store, game: dict) -> None:
+def deadline_moved(s: Store, game: dict, key: str | None = None) -> None:
     """The current deadline was changed (by the master, or an absence): the reminder and late
-    notices of the phase are due again, relative to the new deadline."""
-    s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?",
-              (game["id"], f"{game['phase']}:%"))
+    notices of the phase (or of the stage named ``key``: a flow's own, a vote) are due
+    again, relative to the new deadline."""
+    prefix = f"{key or game['phase']}:"
+    s.execute("DELETE FROM notices WHERE game_id = ? AND substr(key, 1, ?) = ?",
+              (game["id"], len(prefix), prefix))

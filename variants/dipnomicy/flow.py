@@ -25,7 +25,8 @@ The deadline engine (``judge/games/deadlines.py``) runs all of it as any game's:
 deadlines come from :meth:`DipnomicyFlow.phase_deadline`, and while a vote is open it is the
 stage the engine drives (:meth:`DipnomicyFlow.stage`) before the turn's moves, or before a
 removal or Upkeep phase whose deadline is later: reminders to the players who have not voted
-on every proposal, early closing once all have, PROCESS closing it.
+on every proposal, early closing once all have, PROCESS closing it, the SG's DEADLINE moving
+its deadline (:meth:`DipnomicyFlow.move_deadline`).
 
 State kept per game (the flow's tables, ``storage.py``): ``dipnomicy_games`` (seed, turn, voting, vote deadline,
 when the last move report was sent, the proposals as presented, the SG's vetoes and numbers),
@@ -50,7 +51,7 @@ from judge.games import game as G
 from judge.games.auth import hash_password
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, Stage
-from judge.games.phaseclock import begin_phase
+from judge.games.phaseclock import begin_phase, deadline_moved, fit_deadline
 from judge.mail.compose import deadline_text
 from judge.reports import queue_publication
 from judge.storage import Store, iso, parse_iso
@@ -173,6 +174,19 @@ def deadlines_text(ruleset: Any) -> str:
             f"the next turn's moves being taken meanwhile; {removal}; an Upkeep phase "
             f"{_days(int(ruleset.setting('upkeep_days')))} (upkeep_days). The Secretary "
             f"General changes the settings with SETTING.")
+
+
+def _moves_follow_vote(s: Store, game: dict, pos: Position, now: datetime) -> dict:
+    """The vote's deadline moved (the SG's DEADLINE, RESUME) while the next turn's moves
+    wait for it: without the deadline rule they are due ``default_move_days`` after it (as
+    :func:`_moves_deadline` says; counted again from the close when voting closes), so
+    their deadline moves with it; under P5 it stays the rule's. Returns the game."""
+    if pos.phase.kind != "M" or move_deadline_days(pos) is not None:
+        return game
+    due = fit_deadline(s, game, _moves_deadline(game, state(s, game), pos, now))
+    s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(due), game["id"]))
+    deadline_moved(s, game)  # a reminder of the moves is due again by the new deadline
+    return G.refresh(s, game)
 
 
 def _restart_clock(s: Store, game: dict, pos: Position, now: datetime) -> dict:
@@ -740,6 +754,45 @@ class DipnomicyFlow(GameFlow):
                 out[power] = left
         return out
 
+    def move_deadline(self, s: Store, game: dict, stage: Stage, when: datetime,
+                      now: datetime) -> list[str] | None:
+        """The SG's DEADLINE while a vote runs moves the vote's deadline (the one running;
+        the moves deadline before it would be set afresh when voting closes anyway). The
+        next turn's moves follow it by the rules (:func:`_moves_follow_vote`); under the
+        deadline rule (P5) they stay due its days after the last move report, and a vote
+        closing at or after that is refused, since a turn is adjudicated only once its vote
+        has closed. Outside a vote: the standard (the phase's deadline)."""
+        if stage.orders:
+            return None
+        st = state(s, game)
+        pos = G.current_position(s, game)
+        vote = f"the vote on the proposals of turn {st['turn']}"
+        days = move_deadline_days(pos) if pos.phase.kind == "M" else None
+        rule = f"{_ruleset_number(pos, 'deadline')} (the deadline rule)"
+        moves = f"Moves for turn {turn_number(pos.phase)}"
+        if days is not None and game["deadline"] and when >= parse_iso(game["deadline"]):
+            raise GameError(
+                f"{vote} cannot close at {_when(when, now)}: under {rule} moves for turn "
+                f"{turn_number(pos.phase)} are due by {_when(game['deadline'], now)}, "
+                f"{_days(days)} after the last move report, which DEADLINE does not move, "
+                f"and a turn is adjudicated only once its vote has closed: give the vote a "
+                f"deadline before then")
+        _update(s, game["id"], vote_deadline=iso(when))
+        game = _moves_follow_vote(s, game, pos, now)
+        if pos.phase.kind != "M":  # a removal or Upkeep phase runs beside the vote
+            first = ", before the vote closes: it is processed first" \
+                if game["deadline"] and parse_iso(game["deadline"]) < when else ""
+            return [f"{phase_title(pos.phase)} ({game['phase']}) stays due by "
+                    f"{_when(game['deadline'], now)}{first}."]
+        if days is not None:
+            return [f"{moves} stay due by {_when(game['deadline'], now)}: {rule} sets that "
+                    f"deadline, {_days(days)} after the last move report, and DEADLINE does "
+                    f"not move it."]
+        n = int(RULES.ruleset(pos).setting("default_move_days"))
+        return [f"{moves} are now due by {_when(game['deadline'], now)}, {_days(n)} after "
+                f"voting closes (default_move_days; from the close, should the vote close "
+                f"early)."]
+
     def resume(self, s: Store, game: dict, now: datetime) -> bool:
         """RESUME: a deadline that passed during the pause is renewed by the rules from now
         (a vote's ``vote_days``; moves under the deadline rule its days, else as
@@ -750,6 +803,7 @@ class DipnomicyFlow(GameFlow):
             days = int(RULES.ruleset(pos).setting("vote_days"))
             _update(s, game["id"], vote_deadline=iso(now + days * DAY))
             st = state(s, game)
+            game = _moves_follow_vote(s, game, pos, now)  # moves still wait for the vote
         if game["deadline"] and parse_iso(game["deadline"]) >= now:
             return True
         days = move_deadline_days(pos) if pos.phase.kind == "M" else None
