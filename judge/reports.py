@@ -175,10 +175,13 @@ def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
 def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
                       context: dict[str, Any]) -> None:
     """One public mail, the same for every reader, to every player, the master, the game's
-    observers and its list: a variant's own publications (e.g. a ruleset, a vote's result)."""
+    observers and its list: a variant's own publications (e.g. a ruleset, a vote's result).
+    The template is also given its reader (``you``, ``role``), for a word to a player alone
+    beside the public text (a roll back's orders sent ahead)."""
     for r in readers(s, game):
         outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
-                     template=template, context=context, game_id=game["id"],
+                     template=template, context={**context, "you": r.power, "role": r.role},
+                     game_id=game["id"],
                      headers=list_headers(outbox.cfg, game, r.address))
 
 

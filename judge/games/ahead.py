@@ -201,12 +201,16 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     return out
 
 
-def restore(s: Store, game: dict, pos: Position, phases: list[str]) -> dict[str, list[str]]:
+def restore(s: Store, game: dict, pos: Position, phases: list[str], replayed: bool = False
+            ) -> dict[str, list[str]]:
     """ROLLBACK to the phase of ``pos``, ``phases`` (the phases after it) void: the blocks
     those phases used, for phases after ``pos``, are pending again, as their players sent
     them. A block used when ``pos``'s phase began stays used: the orders it gave are among
-    that phase's orders, which stay. Returns, by power, the phases whose blocks came back
-    (of the powers' present players: a replaced player's blocks are dropped)."""
+    that phase's orders, which stay. ``replayed``: that phase starts again from its start,
+    its orders void too (a flow's roll back to the start of a turn; ``phases`` then names
+    it as well): its blocks come back too, for :func:`take_due` to use again as it starts.
+    Returns, by power, the phases whose blocks came back (of the powers' present players: a
+    replaced player's blocks are dropped)."""
     key = A.phase_key(pos.phase)
     back: list[dict] = []
     for row in s.used_blocks(game["id"], phases):
@@ -214,7 +218,7 @@ def restore(s: Store, game: dict, pos: Position, phases: list[str]) -> dict[str,
             target = A.read_phase(row["lines"][0], pos.phase)
         except A.AheadError:  # stored readable; a header that no longer reads is not restored
             continue
-        if A.phase_key(target) > key:
+        if A.phase_key(target) > key or (replayed and A.phase_key(target) == key):
             s.mark_pending_used(row["id"], None)
             back.append({**row, "key": A.phase_key(target), "name": str(target)})
     present = _present(s, game)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge.commands.spec import CommandSpec, Handler
 from judge.engine.position import Position
+from judge.games import ahead as AH
 from judge.games import game as G
 from judge.games.auth import hash_password
 from judge.games.errors import GameError
@@ -127,12 +128,13 @@ def _players(s: Store, game: dict) -> list[str]:
     return sorted(p["power"] for p in s.players(game["id"]))
 
 
-def _publish(actor: FlowContext, game: dict, subject: str, text: str, footer: str = "") -> None:
+def _publish(actor: FlowContext, game: dict, subject: str, text: str, footer: str = "",
+             template: str = "dipnomicy/mail.txt.j2", **extra: Any) -> None:
     """Send one public text (every Dipnomicy report is public) to every player, the SG, the
     game's observers and its mailing list, with the list headers."""
-    queue_publication(actor.outbox, actor.s, game, subject, "dipnomicy/mail.txt.j2",
+    queue_publication(actor.outbox, actor.s, game, subject, template,
                       {"text": text.rstrip("\n"), "footer": footer,
-                       "judge_name": actor.cfg.name})
+                       "judge_name": actor.cfg.name, **extra})
 
 
 def _moves_deadline(game: dict, st: dict, pos: Position, now: datetime) -> datetime:
@@ -194,6 +196,24 @@ def _restart_clock(s: Store, game: dict, pos: Position, now: datetime) -> dict:
     changed: a move report, the vote closed, a roll back); returns the game."""
     G.begin_phase_of(s, G.refresh(s, game), pos, now)
     return G.refresh(s, game)
+
+
+def _ahead_back(turn: int, again: dict[str, list[str]], ahead: dict[str, list[str]]) -> str:
+    """ROLLBACK's reply on the orders sent ahead that came back (by power, their phases): in
+    the generic ROLLBACK's words, and those of the turn played again, its orders again."""
+    def listed(back: dict[str, list[str]]) -> str:
+        return "; ".join(f"{p.title()}: {', '.join(v)}" for p, v in sorted(back.items()))
+
+    out = []
+    if again:
+        out.append(f"The orders sent ahead for turn {turn} are its orders again "
+                   f"({listed(again)}).")
+    if ahead:
+        out.append(f"The orders sent ahead that the phases after it used are pending again "
+                   f"({listed(ahead)}).")
+    elif not again:
+        out.append("Orders sent ahead for later phases stay pending.")
+    return "".join(" " + x for x in out)
 
 
 # ----------------------------------------------------------------------------- flow
@@ -650,6 +670,10 @@ class DipnomicyFlow(GameFlow):
             s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?", (gid, p + ":%"))
         s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE id = ?",
                   (row["id"],))
+        # orders sent ahead that the undone phases used are pending again, as sent; those the
+        # turn itself used too, since its orders are undone: used again as it starts again
+        back = AH.restore(s, game, RULES.read_position(json.loads(row["position"])),
+                          [*later, phase], replayed=True)
         s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn >= ?", (gid, turn))
         s.execute("DELETE FROM dipnomicy_votes WHERE game_id = ? AND turn >= ?", (gid, turn))
         _update(s, gid, turn=turn, voting=0, vote_deadline=None, presented=None,
@@ -658,6 +682,10 @@ class DipnomicyFlow(GameFlow):
         s.execute("UPDATE games SET phase = ?, status = 'active' WHERE id = ?", (phase, gid))
         # a fresh moves period from now (under P5: its days from this notice)
         game = _restart_clock(s, game, pos, now)
+        used = G.activate_pending(s, game)  # the turn's own blocks, as when it began
+        AH.queue_mail(actor.outbox, s, game, used)  # lines that no longer make sense
+        again = {p: v for p, phases in back.items() if (v := [x for x in phases if x == phase])}
+        ahead = {p: v for p, phases in back.items() if (v := [x for x in phases if x != phase])}
         ses.games_touched.add(gid)
         text = (f"The Secretary General has rolled game {game['name']} back to the start of "
                 f"turn {turn}. Everything after it is undone; the rules in force are those "
@@ -665,9 +693,10 @@ class DipnomicyFlow(GameFlow):
         deadline = f"Moves for turn {turn} are due by {_when(game['deadline'], now)}."
         ses.later.append(lambda g=game: _publish(
             actor, g, f"rolled back to turn {turn}",
-            text + "\n\n" + ruleset_text(RULES.ruleset(pos), "The rules in force"), deadline))
-        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline} Every "
-                f"player has been told.", "text", None)
+            text + "\n\n" + ruleset_text(RULES.ruleset(pos), "The rules in force"), deadline,
+            "dipnomicy/rolled_back.txt.j2", again=again, ahead=ahead))
+        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline}"
+                f"{_ahead_back(turn, again, ahead)} Every player has been told.", "text", None)
 
     # ---------------------------------------------------------------- status
     def status_notes(self, s: Store, game: dict) -> list[str]:
