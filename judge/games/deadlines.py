@@ -39,6 +39,7 @@ from judge.games.phaseclock import (  # noqa: F401 (read from here too)
     begin_phase,
     compute_deadline,
     deadline_moved,
+    fit_deadline,
 )
 from judge.mail.compose import deadline_text
 from judge.storage import Store, iso, parse_iso

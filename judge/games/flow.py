@@ -235,6 +235,14 @@ class GameFlow:
                      started=_time(game["phase_started"]), grace=int(self.grace(s, game)),
                      missed=str(st["missed"]), title=game["phase"])
 
+    def stages(self, s: Store, game: dict) -> list[Stage]:
+        """Every stage whose deadline runs now: :meth:`stage` first, then any running beside
+        it (a flow's vote before or beside the phase, and the phase itself). A player's
+        absence (SET ABSENCE) pushes each of these deadlines that falls inside it."""
+        first = self.stage(s, game)
+        phase = GameFlow.stage(self, s, game)
+        return [first] if first.key == phase.key else [first, phase]
+
     def grace(self, s: Store, game: dict) -> int:
         """Seconds of grace after the phase's deadline (late notices meanwhile): SET GRACE."""
         return int(S.load(game)["grace"])
@@ -251,13 +259,17 @@ class GameFlow:
         return None
 
     def move_deadline(self, s: Store, game: dict, stage: Stage, when: datetime,
-                      now: datetime) -> list[str] | None:
+                      now: datetime, absence: bool = False) -> list[str] | None:
         """The master's DEADLINE while ``stage`` runs: move its deadline to ``when`` and
         return what the reply adds to "Deadline of <stage> set to <when>" (the deadlines
         that moved with it, or stay where the rules put them, and why); raise GameError to
         refuse (nothing changes). None: the standard, the phase's deadline
         (``games.deadline``) is set to ``when``. The caller makes the stage's reminder and
         late notices due again, relative to the new deadline.
+
+        ``absence``: not the master's choice but a player's absence pushing the deadline to
+        its end (no deadline falls inside an absence): the flow moves it there even where it
+        would refuse the master, and the deadlines that follow it by its rules follow.
 
         A flow running a stage of its own (``stage.orders`` False: a vote) stores that
         stage's deadline itself; one that does not say how refuses, rather than moving the

@@ -32,10 +32,11 @@ from judge.games.flow import flow_for
 from judge.games.game import GameError
 from judge.mail import replytoken
 from judge.mail.compose import deadline_text
-from judge.storage import iso, parse_iso
+from judge.storage import iso
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor, _Session
+    from judge.storage import Store
 
 
 # ----------------------------------------------------------------- helpers
@@ -139,16 +140,42 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
                         f"{game['name']}; ask the master for more")
     s.execute("INSERT INTO absences (game_id, power, start, until) VALUES (?, ?, ?, ?)",
               (game["id"], power, iso(start), iso(until)))
+    moved = _past_absence(s, game, start, until, now)
     note = ""
-    deadline = parse_iso(game["deadline"]) if game["deadline"] else None
-    if deadline is not None and start <= deadline < until:  # the current deadline moves too
-        new = D.align(until, S.load(game))
-        s.execute("UPDATE games SET deadline = ? WHERE id = ?", (iso(new), game["id"]))
-        D.deadline_moved(s, game)
-        note = f" The current deadline moves to {deadline_text(new, now, tz)}."
+    if list(moved) == [game["phase"]]:
+        note = f" The current deadline moves to {deadline_text(moved[game['phase']], now, tz)}."
+    elif moved:
+        note = " The deadline of " + "; that of ".join(
+            f"{title} moves to {deadline_text(when, now, tz)}" for title, when in moved.items()
+        ) + "."
     return (f"Absence of {power.title()} recorded: {deadline_text(start, now, tz).split(' (')[0]}"
             f" to {deadline_text(until, now, tz).split(' (')[0]}. No deadline of game "
             f"{game['name']} falls inside it.{note}", "text", None)
+
+
+def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: datetime
+                  ) -> dict[str, datetime]:
+    """Every deadline running now that falls in a new absence (stored already) is pushed past
+    it, to the game's time of day: the phase's, and a flow's own stage's (a vote) through
+    the flow, whose rules may move another deadline with it. Returns, by stage title, the
+    deadlines that moved (by the absence or with another), in the stages' order."""
+    flow = flow_for(game)
+    before = {st.key: st.deadline for st in flow.stages(s, game)}
+    for _ in range(4):  # moving one deadline may move another into the absence
+        inside = [st for st in flow.stages(s, game)
+                  if st.deadline is not None and start <= st.deadline < until]
+        if not inside:
+            break
+        stage = inside[0]
+        when = D.fit_deadline(s, game, stage.deadline)  # past it (and any other absence)
+        if stage.orders:
+            game = G.set_deadline(s, game, when)
+        else:
+            flow.move_deadline(s, game, stage, when, now, absence=True)
+            D.deadline_moved(s, game, stage.key)
+            game = G.refresh(s, game)
+    return {st.title: st.deadline for st in flow.stages(s, game)
+            if st.deadline is not None and st.deadline != before.get(st.key, st.deadline)}
 
 
 # ----------------------------------------------------------------- press

@@ -754,16 +754,33 @@ class DipnomicyFlow(GameFlow):
         turn is adjudicated only once its vote has closed), before a removal or Upkeep
         phase when its deadline comes first."""
         phase = super().stage(s, game)
+        vote = self._vote(s, game)
+        if vote is None:
+            return phase
+        assert vote.deadline is not None
+        if game["phase"].endswith("M") or phase.deadline is None or \
+                vote.deadline <= phase.deadline:
+            return vote
+        return phase
+
+    def stages(self, s: Store, game: dict) -> list[Stage]:
+        """The vote while it is open and the phase (the one :meth:`stage` drives first)."""
+        phase, vote = GameFlow.stage(self, s, game), self._vote(s, game)
+        if vote is None:
+            return [phase]
+        return [vote, phase] if self.stage(s, game).key == vote.key else [phase, vote]
+
+    @staticmethod
+    def _vote(s: Store, game: dict) -> Stage | None:
+        """The vote as a stage, while one is open."""
         st = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
         if st is None or not st["voting"] or not st["vote_deadline"]:
-            return phase
-        closes = parse_iso(st["vote_deadline"])
-        if game["phase"].endswith("M") or phase.deadline is None or closes <= phase.deadline:
-            return Stage(key=f"votes:{st['turn']}:{st['report_sent']}", deadline=closes,
-                         started=parse_iso(st["report_sent"]) if st["report_sent"] else None,
-                         title=f"the vote on the proposals of turn {st['turn']}",
-                         orders=False, words="votes")
-        return phase
+            return None
+        return Stage(key=f"votes:{st['turn']}:{st['report_sent']}",
+                     deadline=parse_iso(st["vote_deadline"]),
+                     started=parse_iso(st["report_sent"]) if st["report_sent"] else None,
+                     title=f"the vote on the proposals of turn {st['turn']}",
+                     orders=False, words="votes")
 
     def waiting_for(self, s: Store, game: dict, stage: Stage) -> dict[str, list[str]] | None:
         """In the vote: each player and the proposals it has not voted on yet."""
@@ -784,13 +801,17 @@ class DipnomicyFlow(GameFlow):
         return out
 
     def move_deadline(self, s: Store, game: dict, stage: Stage, when: datetime,
-                      now: datetime) -> list[str] | None:
+                      now: datetime, absence: bool = False) -> list[str] | None:
         """The SG's DEADLINE while a vote runs moves the vote's deadline (the one running;
         the moves deadline before it would be set afresh when voting closes anyway). The
         next turn's moves follow it by the rules (:func:`_moves_follow_vote`); under the
         deadline rule (P5) they stay due its days after the last move report, and a vote
         closing at or after that is refused, since a turn is adjudicated only once its vote
-        has closed. Outside a vote: the standard (the phase's deadline)."""
+        has closed. Outside a vote: the standard (the phase's deadline).
+
+        A player's absence (``absence``) pushes the vote's deadline to its end even so: under
+        P5 the moves deadline, if the absence holds it too, is pushed to the same time, and
+        the vote, the stage driven first, still closes before the turn is adjudicated."""
         if stage.orders:
             return None
         st = state(s, game)
@@ -799,7 +820,8 @@ class DipnomicyFlow(GameFlow):
         days = move_deadline_days(pos) if pos.phase.kind == "M" else None
         rule = f"{_ruleset_number(pos, 'deadline')} (the deadline rule)"
         moves = f"Moves for turn {turn_number(pos.phase)}"
-        if days is not None and game["deadline"] and when >= parse_iso(game["deadline"]):
+        if days is not None and game["deadline"] and when >= parse_iso(game["deadline"]) \
+                and not absence:
             raise GameError(
                 f"{vote} cannot close at {_when(when, now)}: under {rule} moves for turn "
                 f"{turn_number(pos.phase)} are due by {_when(game['deadline'], now)}, "
@@ -830,7 +852,7 @@ class DipnomicyFlow(GameFlow):
         pos = G.current_position(s, game)
         if st["voting"] and st["vote_deadline"] and parse_iso(st["vote_deadline"]) < now:
             days = int(RULES.ruleset(pos).setting("vote_days"))
-            _update(s, game["id"], vote_deadline=iso(now + days * DAY))
+            _update(s, game["id"], vote_deadline=iso(fit_deadline(s, game, now + days * DAY)))
             st = state(s, game)
             game = _moves_follow_vote(s, game, pos, now)  # moves still wait for the vote
         if game["deadline"] and parse_iso(game["deadline"]) >= now:
@@ -883,8 +905,9 @@ class DipnomicyFlow(GameFlow):
             "SELECT proposal FROM dipnomicy_proposals WHERE game_id = ? AND turn = ?",
             (game["id"], turn))]
         presented = presentation_order(proposals, int(st["seed"]), turn)
-        vote_deadline = now + RULES.ruleset(t.previous).setting("vote_days") * DAY \
-            if presented else None
+        # past any player's absence, at the game's time of day, as a phase's deadline
+        vote_deadline = fit_deadline(s, game, now + RULES.ruleset(t.previous).setting(
+            "vote_days") * DAY) if presented else None
         _update(s, game["id"], turn=turn if presented else turn + 1,
                 voting=int(bool(presented)), report_sent=iso(now),
                 vote_deadline=iso(vote_deadline) if vote_deadline else None,
