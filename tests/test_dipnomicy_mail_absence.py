@@ -141,3 +141,17 @@ def test_beside_an_upkeep_phase_processed_first_an_absence_still_pushes_the_vote
             f"proposals of turn 2 moves to {clock_text(until)}") in r.flat, r.body
     assert "W1901A" not in r.flat.split("falls inside it.")[1].split("Orders for")[0]
     assert g.vote_deadline() == until and g.deadline() == upkeep
+
+
+def test_an_abandoned_players_absence_moves_nothing_and_the_reply_says_so(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    while g.judge.store.player(g.game()["id"], "ITALY")["state"] == "active":
+        g.to_deadline()  # Italy misses turn after turn
+    moves = g.deadline()
+    line, _ = absence(moves - DAY, moves + DAY)
+    r = g.player("ITALY", line, "away")
+    assert "Italy is abandoned (offered for takeover): the absence moves no deadline of " \
+           "game dip meanwhile." in r.flat, r.body
+    assert "falls inside it" not in r.flat
+    assert g.deadline() == moves

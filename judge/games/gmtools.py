@@ -140,6 +140,13 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
                         f"{game['name']}; ask the master for more")
     s.execute("INSERT INTO absences (game_id, power, start, until) VALUES (?, ?, ?, ?)",
               (game["id"], power, iso(start), iso(until)))
+    recorded = (f"Absence of {power.title()} recorded: "
+                f"{deadline_text(start, now, tz).split(' (')[0]} to "
+                f"{deadline_text(until, now, tz).split(' (')[0]}.")
+    player = s.player(game["id"], power)
+    if player is None or player["state"] != "active":  # deadlines wait for active players
+        return (f"{recorded} {power.title()} is abandoned (offered for takeover): the absence "
+                f"moves no deadline of game {game['name']} meanwhile.", "text", None)
     moved = _past_absence(s, game, start, until, now)
     note = ""
     if list(moved) == [game["phase"]]:
@@ -148,9 +155,8 @@ def _absence(actor: Actor, game: dict, power: str, words: list[str], now: dateti
         note = " The deadline of " + "; that of ".join(
             f"{title} moves to {deadline_text(when, now, tz)}" for title, when in moved.items()
         ) + "."
-    return (f"Absence of {power.title()} recorded: {deadline_text(start, now, tz).split(' (')[0]}"
-            f" to {deadline_text(until, now, tz).split(' (')[0]}. No deadline of game "
-            f"{game['name']} falls inside it.{note}", "text", None)
+    return (f"{recorded} No deadline of game {game['name']} falls inside it.{note}", "text",
+            None)
 
 
 def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: datetime
@@ -168,6 +174,8 @@ def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: d
             break
         stage = inside[0]
         when = D.fit_deadline(s, game, stage.deadline)  # past it (and any other absence)
+        if when == stage.deadline:  # not pushed (the absence does not count): no loop
+            break
         if stage.orders:
             game = G.set_deadline(s, game, when)
         else:
