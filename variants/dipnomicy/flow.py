@@ -18,8 +18,11 @@ runs); otherwise the ruleset's ``default_move_days`` after voting closes (or aft
 after a move report with nothing to vote on). RESUME renews a deadline that passed during the
 pause by the same rules (under P5 its days from the resumption). A removal phase (P1) lasts the support rule's
 ``retreat_days``, an Upkeep phase (P2) the ``upkeep_days`` setting. All of them are the rules'
-(the SG changes a setting with SETTING), not the mail loop's DEADLINES. Every time comes from the actor's clock, so tests drive
-the whole cycle without sleeping.
+(the SG changes a setting with SETTING), not the mail loop's DEADLINES. A player's absence
+(SET ABSENCE) holds every one of them, the vote's too: a vote's deadline is set past the
+absences (at the game's time of day, as a phase's), and one declared later pushes the vote's
+(:meth:`DipnomicyFlow.stages`, :meth:`DipnomicyFlow.move_deadline` with ``absence``).
+Every time comes from the actor's clock, so tests drive the whole cycle without sleeping.
 
 The deadline engine (``judge/games/deadlines.py``) runs all of it as any game's: the phases'
 deadlines come from :meth:`DipnomicyFlow.phase_deadline`, and while a vote is open it is the
@@ -32,7 +35,8 @@ State kept per game (the flow's tables, ``storage.py``): ``dipnomicy_games`` (se
 when the last move report was sent, the proposals as presented, the SG's vetoes and numbers),
 ``dipnomicy_proposals`` (this turn's, one per country) and ``dipnomicy_votes`` (all, late
 ones marked, to be reported). The rules in force travel in the positions, so ROLLBACK (an
-earlier turn's stored position) restores them too.
+earlier turn's stored position) restores them too; it makes the orders sent ahead that the
+undone turns used pending again (``judge/games/ahead.py``), the turn's own used again.
 """
 
 from __future__ import annotations
