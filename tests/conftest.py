@@ -14,6 +14,23 @@ REPO = Path(__file__).resolve().parents[1]
 MAILTEST = REPO.parent / "shared" / "mailtest"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "password_cost: scrypt at the judge's real cost in "
+                            "this test (not the low cost the other tests hash at)")
+
+
+@pytest.fixture(autouse=True)
+def cheap_passwords(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """scrypt at a low cost in this process: the in-process tests sign on thousands of times
+    and at the real cost (~50 ms a hash) that was a third of the suite's CPU. Each hash
+    records its own cost, so verifying is unaffected; tests marked ``password_cost`` and every
+    ``judge serve`` subprocess hash at the real cost."""
+    if request.node.get_closest_marker("password_cost") is None:
+        from judge.games import auth
+
+        monkeypatch.setattr(auth, "N", 2**4)
+
+
 @pytest.fixture(scope="session")
 def mail_servers():
     """Real dovecot + postfix on loopback; yields the MAILTEST_* settings as a dict."""
