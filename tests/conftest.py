@@ -31,21 +31,67 @@ def cheap_passwords(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
         monkeypatch.setattr(auth, "N", 2**4)
 
 
-@pytest.fixture(scope="session")
-def mail_servers():
-    """Real dovecot + postfix on loopback; yields the MAILTEST_* settings as a dict."""
-    if os.environ.get("MAILTEST_IMAP_PORT"):  # already started, e.g. by .ci/run
-        yield {k: v for k, v in os.environ.items() if k.startswith("MAILTEST_")}
-        return
+def _preset() -> dict[str, str] | None:
+    """The MAILTEST_* settings of servers started before the tests, if any (e.g. by hand)."""
+    if not os.environ.get("MAILTEST_IMAP_PORT"):
+        return None
+    return {k: v for k, v in os.environ.items() if k.startswith("MAILTEST_")}
+
+
+def _start_mail_servers() -> tuple[str, dict[str, str]]:
     d = tempfile.mkdtemp(prefix="mailtest-", dir="/tmp")  # not tmp_path: /tmp/pytest-of-root is 0700
     out = subprocess.run([MAILTEST / "start-mail-servers.sh", d], check=True,
                          capture_output=True, text=True, timeout=300).stdout
-    cfg = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    return d, dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
+def _stop_mail_servers(d: str) -> None:
+    subprocess.run([MAILTEST / "stop-mail-servers.sh", d, "--purge"], check=False, timeout=60)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each xdist worker starts its own servers (its own ports, mailboxes and relay sink), so
+    mail tests run side by side; servers started beforehand are one set for every worker, so
+    then the tests that use them all run in one worker (``--dist loadgroup``)."""
+    if _preset() is not None:
+        for item in items:
+            if "mail_servers" in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group("mail_servers"))
+
+
+@pytest.fixture(scope="session")
+def mail_servers():
+    """Real dovecot + postfix on loopback; yields the MAILTEST_* settings as a dict."""
+    if (preset := _preset()) is not None:
+        yield preset
+        return
+    d, cfg = _start_mail_servers()
     try:
         yield cfg
     finally:
-        subprocess.run([MAILTEST / "stop-mail-servers.sh", d, "--purge"], check=False,
-                       timeout=60)
+        _stop_mail_servers(d)
+
+
+_stopping: list[subprocess.Popen] = []  # servers of single tests, stopping in the background
+
+
+@pytest.fixture
+def own_mail_servers():
+    """Servers of this test alone, for a test that fails a login on purpose: dovecot then
+    delays every later login from the same address by seconds (its auth penalty), which on
+    the shared servers the tests after it paid. They stop while the next tests run."""
+    d, cfg = _start_mail_servers()
+    try:
+        yield cfg
+    finally:
+        _stopping.append(subprocess.Popen([MAILTEST / "stop-mail-servers.sh", d, "--purge"],
+                                          stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for p in _stopping:
+        p.wait(60)
 
 
 @pytest.fixture

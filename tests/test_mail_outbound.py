@@ -60,8 +60,8 @@ def test_sends_through_postfix_with_tls_and_login(mail_servers, smtp_sink, tmp_p
     assert "SIGNON <power> <game> <password>" in got.body
 
 
-def test_wrong_login_keeps_the_message_for_a_retry(mail_servers, tmp_path):
-    env = mail_servers
+def test_wrong_login_keeps_the_message_for_a_retry(own_mail_servers, tmp_path):
+    env = own_mail_servers
     sender, outbox, store = make(tmp_path, mode="smtp", host=env["MAILTEST_HOST"],
                                  port=int(env["MAILTEST_SMTP_PORT"]), starttls=True,
                                  user="judge", password="wrong",
