@@ -17,6 +17,12 @@ MAILTEST = REPO.parent / "shared" / "mailtest"
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "password_cost: scrypt at the judge's real cost in "
                             "this test (not the low cost the other tests hash at)")
+    if _preset() is not None and not hasattr(config, "workerinput"):
+        # servers started beforehand are one set (one relay port, one mailbox) that two xdist
+        # workers would share: the tests run in this process instead (xdist_group cannot keep
+        # them on one worker: xdist 3.8 marks a group in item._nodeid, which pytest 9.2 no
+        # longer reads)
+        config.option.dist, config.option.tx = "no", []
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +46,8 @@ def _preset() -> dict[str, str] | None:
 
 def _start_mail_servers() -> tuple[str, dict[str, str]]:
     d = tempfile.mkdtemp(prefix="mailtest-", dir="/tmp")  # not tmp_path: /tmp/pytest-of-root is 0700
-    out = subprocess.run([MAILTEST / "start-mail-servers.sh", d], check=True,
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAILTEST_")}  # new ports
+    out = subprocess.run([MAILTEST / "start-mail-servers.sh", d], check=True, env=env,
                          capture_output=True, text=True, timeout=300).stdout
     return d, dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
@@ -49,19 +56,11 @@ def _stop_mail_servers(d: str) -> None:
     subprocess.run([MAILTEST / "stop-mail-servers.sh", d, "--purge"], check=False, timeout=60)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each xdist worker starts its own servers (its own ports, mailboxes and relay sink), so
-    mail tests run side by side; servers started beforehand are one set for every worker, so
-    then the tests that use them all run in one worker (``--dist loadgroup``)."""
-    if _preset() is not None:
-        for item in items:
-            if "mail_servers" in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group("mail_servers"))
-
-
 @pytest.fixture(scope="session")
 def mail_servers():
-    """Real dovecot + postfix on loopback; yields the MAILTEST_* settings as a dict."""
+    """Real dovecot + postfix on loopback; yields the MAILTEST_* settings as a dict. Each
+    xdist worker starts its own (its own ports, mailboxes and relay sink), so mail tests run
+    side by side."""
     if (preset := _preset()) is not None:
         yield preset
         return
