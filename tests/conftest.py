@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,16 +26,28 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.dist, config.option.tx = "no", []
 
 
-@pytest.fixture(autouse=True)
-def cheap_passwords(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="session", autouse=True)
+def cheap_passwords() -> Iterator[int]:
     """scrypt at a low cost in this process: the in-process tests sign on thousands of times
     and at the real cost (~50 ms a hash) that was a third of the suite's CPU. Each hash
     records its own cost, so verifying is unaffected; tests marked ``password_cost`` and every
-    ``judge serve`` subprocess hash at the real cost."""
-    if request.node.get_closest_marker("password_cost") is None:
+    ``judge serve`` subprocess hash at the real cost. Session-wide, so that module fixtures
+    (a game of every variant) hash cheaply too. Yields the real cost."""
+    from judge.games import auth
+
+    with pytest.MonkeyPatch.context() as mp:
+        real = auth.N
+        mp.setattr(auth, "N", 2**4)
+        yield real
+
+
+@pytest.fixture(autouse=True)
+def password_cost(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
+                  cheap_passwords: int) -> None:
+    if request.node.get_closest_marker("password_cost") is not None:
         from judge.games import auth
 
-        monkeypatch.setattr(auth, "N", 2**4)
+        monkeypatch.setattr(auth, "N", cheap_passwords)
 
 
 def _preset() -> dict[str, str] | None:
