@@ -5,21 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from mailkit import Got, InProcessJudge
 
 from judge.storage import parse_iso
 
 GM = "sg@players.test"
-
-
-@pytest.fixture(autouse=True)
-def cheap_passwords(monkeypatch: pytest.MonkeyPatch) -> None:
-    """scrypt at a low cost: these tests sign on dozens of times, and the password hashing
-    is tested elsewhere (each hash records its own cost, so verifying is unaffected)."""
-    from judge.games import auth
-
-    monkeypatch.setattr(auth, "N", 2**4)
 
 
 class FakeClock:

@@ -276,18 +276,29 @@ class StabMailGame:
         """Send ``p``'s lines; its reply names no unit it may not know of, and says the same
         whatever the other powers' units are. ``errors``: whether the reply must say ERROR
         (None: either)."""
-        body = f"SIGNON {p} {self.game} {self.pw[p]}\n" + "\n".join(lines)
+        return self.send_all({p: lines}, subject, errors)[p]
+
+    def send_all(self, orders: dict[str, list[str]], subject: str, errors: bool | None
+                 ) -> dict[str, Got]:
+        """:meth:`send_orders` for several powers at once: every mail is sent before the
+        first reply is awaited (over IMAP each wait costs the server's half-second IDLE
+        notice, and orders of one phase do not depend on each other's replies)."""
         pos = self.full.position()
-        owned = {u.province for u in pos.units_of(p)} | {
-            d.unit.province for d in pos.dislodged if d.unit.power == p}
-        self.b.send(self.addr(p), body, subject)
-        r = self.b.wait(self.addr(p), subject_has(subject), self.timeout)
-        if errors is not None:
-            assert r.subject.startswith("[ERROR]") == errors, r.body
-        check_reply(r, p, body, owned | set(RULES.board.home_centres[p]))
-        check_ack_blind(pos, p, lines, r)
-        self.check_names(p, r)
-        return r
+        bodies = {p: f"SIGNON {p} {self.game} {self.pw[p]}\n" + "\n".join(lines)
+                  for p, lines in orders.items()}
+        for p, body in bodies.items():
+            self.b.send(self.addr(p), body, subject)
+        replies: dict[str, Got] = {}
+        for p, lines in orders.items():
+            owned = {u.province for u in pos.units_of(p)} | {
+                d.unit.province for d in pos.dislodged if d.unit.power == p}
+            r = replies[p] = self.b.wait(self.addr(p), subject_has(subject), self.timeout)
+            if errors is not None:
+                assert r.subject.startswith("[ERROR]") == errors, r.body
+            check_reply(r, p, bodies[p], owned | set(RULES.board.home_centres[p]))
+            check_ack_blind(pos, p, lines, r)
+            self.check_names(p, r)
+        return replies
 
     def check_names(self, reader: str | None, got: Got) -> None:
         """Gunboat: no mail to ``reader`` names another power by its real name."""
@@ -316,8 +327,7 @@ class StabMailGame:
              process: bool = False) -> None:
         """Each power's orders, then (``process``: the master's PROCESS) the reports."""
         phase = self.phase()
-        for p, lines in orders.items():
-            self.send_orders(p, lines, f"{tag} orders", errors)
+        self.send_all(orders, f"{tag} orders", errors)
         if process and self.phase() == phase:
             self.b.send(self.gm, f"MASTER {self.game} master-{self.game}\nPROCESS", tag)
             self.b.wait(self.gm, subject_has(f"Re: {tag}"), self.timeout)

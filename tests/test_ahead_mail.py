@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from dipkit import FakeClock, cheap_passwords  # noqa: F401 (an autouse fixture)
+from dipkit import FakeClock
 from mailkit import FALL, POWERS, SPRING, InProcessJudge, addr, new_game, only_reply
 
 from judge.games import ahead as AH

@@ -33,8 +33,8 @@ def test_check_passes_against_the_real_servers(mail_servers, tmp_path):
     assert "logged in as judge" in lines[3]
 
 
-def test_check_names_what_fails_and_exits_non_zero(mail_servers, tmp_path):
-    env = mail_servers
+def test_check_names_what_fails_and_exits_non_zero(own_mail_servers, tmp_path):
+    env = own_mail_servers
     text = imap_config(env, tmp_path).replace('password = "secret"', 'password = "wrong"', 1)
     text = text.replace(f"port = {env['MAILTEST_SMTP_PORT']}", "port = 1")  # nobody listens
     out = check(write_config(tmp_path, text))

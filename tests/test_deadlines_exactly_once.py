@@ -71,6 +71,10 @@ def _die_before_release(base: str, address: str) -> None:
 
     def dying(store, rendered):
         assert rendered  # computed, not written
+        # the pool's processes go too (as a killed service's control group does): left
+        # alone they would wait for work for ever, long after the test
+        assert painter.pool is not None
+        painter.pool.shutdown(wait=True)
         os._exit(9)
 
     service.finish_jobs = dying  # type: ignore[assignment]

@@ -9,10 +9,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from dipkit import (  # noqa: F401 (fixture)
+from dipkit import (
     GM,
     DipGame,
-    cheap_passwords,
     play_turn_with_votes,
     proposal,
 )

@@ -6,7 +6,7 @@ clock the test moves (P5 is tested with the deadlines in test_dipnomicy_mail_dea
 from __future__ import annotations
 
 import pytest
-from dipkit import DipGame, cheap_passwords, play_turn_with_votes, proposal  # noqa: F401 (fixture)
+from dipkit import DipGame, play_turn_with_votes, proposal
 
 
 def enacted_or_not(tmp_path, enact: bool, proposals: dict[str, str], titles: list[str],

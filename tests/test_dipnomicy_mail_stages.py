@@ -8,10 +8,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
-from dipkit import (  # noqa: F401 (fixture)
-    GM,
+from dipkit import (
     DipGame,
-    cheap_passwords,
     labels,
     play_turn_with_votes,
     proposal,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from dipkit import GM, DipGame, cheap_passwords, labels, play_turn_with_votes, proposal  # noqa: F401 (fixture)
+from dipkit import GM, DipGame, labels, play_turn_with_votes, proposal
 
 from judge.variants.dipnomicy.rules import assign_countries
 

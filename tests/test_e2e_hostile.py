@@ -6,6 +6,7 @@ ceiling when the responder strips both."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 from mailkit import (
@@ -46,16 +47,36 @@ def test_inline_copying_responders_are_stopped(mail_servers, smtp_sink, tmp_path
         # smtplib sends bytes as they are: CRLF lines, as a real responder's MTA would
         send_smtp("127.0.0.1", port, robot, judge_address, raw.replace(b"\n", b"\r\n"))
 
+    def settled(sent: int) -> bool:
+        """The judge has acted on every mail sent to it, and every mail it queued for a
+        robot has reached the sink: nothing more can come (no timer sends to them)."""
+        if (tmp_path / "judge.db.spool").is_dir() and any((tmp_path / "judge.db.spool")
+                                                          .iterdir()):
+            return False
+        con = sqlite3.connect(tmp_path / "judge.db", timeout=10)
+        try:
+            states = [s for (s,) in con.execute("SELECT state FROM inbox")]
+            queued = {i for (i,) in con.execute(
+                f"SELECT message_id FROM outbox WHERE rcpt IN ({','.join('?' * len(robots))})",
+                list(robots))}
+        finally:
+            con.close()
+        with smtp_sink.lock:
+            arrived = {m["Message-ID"] for m in smtp_sink.messages}
+        return len(states) == sent and "new" not in states and queued <= arrived
+
     judge = JudgeProcess(write_config(tmp_path, text), tmp_path).start()
     try:
         judge.wait_log("SMTP receiver listening")
         for robot in robots:
             send_smtp("127.0.0.1", port, robot, judge_address,
                       compose(robot, judge_address, "HELP", subject="hello"))
+        sent = len(robots)
         answered: set[int] = set()
         quiet_since = time.monotonic()
         deadline = time.monotonic() + 120
-        while time.monotonic() - quiet_since < 6:
+        # until all is settled, then a second more in which nothing comes
+        while not settled(sent) or time.monotonic() - quiet_since < 1:
             assert time.monotonic() < deadline, "the responders were still answered"
             with smtp_sink.lock:
                 new = [m for m in smtp_sink.messages
@@ -63,8 +84,9 @@ def test_inline_copying_responders_are_stopped(mail_servers, smtp_sink, tmp_path
             for m in new:
                 answered.add(id(m))
                 paste_back(m.rcpt, m)
+                sent += 1
                 quiet_since = time.monotonic()
-            time.sleep(0.1)
+            time.sleep(0.05)
     finally:
         assert judge.stop() == 0, judge.log.read_text()
     got = {robot: smtp_sink.for_rcpt(robot) for robot in robots}

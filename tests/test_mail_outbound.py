@@ -60,8 +60,44 @@ def test_sends_through_postfix_with_tls_and_login(mail_servers, smtp_sink, tmp_p
     assert "SIGNON <power> <game> <password>" in got.body
 
 
-def test_wrong_login_keeps_the_message_for_a_retry(mail_servers, tmp_path):
+def test_a_replaced_ca_file_is_read_again(mail_servers, smtp_sink, tmp_path):
+    """The sender keeps its TLS context between connections, and makes it again when the CA
+    file changes: a CA that did not sign the server's certificate fails the next message."""
+    import os
+    import shutil
+    import subprocess
+
     env = mail_servers
+    ca = tmp_path / "ca.pem"
+    shutil.copy(env["MAILTEST_CA_FILE"], ca)
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
+                    "/CN=localhost", "-keyout", other / "key.pem", "-out", other / "cert.pem"],
+                   check=True, capture_output=True)
+    sender, outbox, store = make(tmp_path, mode="smtp", host=env["MAILTEST_HOST"],
+                                 port=int(env["MAILTEST_SMTP_PORT"]), starttls=True,
+                                 user="judge", password="secret", ca_file=str(ca))
+    domain = unique("ca")
+    first = queue_help(outbox, f"a@{domain}.test")
+    assert sender.flush() == 1 and state(store, first)["state"] == "sent"
+    shutil.copy(other / "cert.pem", ca)
+    st = os.stat(ca)
+    os.utime(ca, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # surely a new mtime
+    second = queue_help(outbox, f"b@{domain}.test")
+    assert sender.flush() == 0
+    row = state(store, second)
+    assert row["state"] == "pending" and "certificate" in row["last_error"].lower(), row
+    shutil.copy(env["MAILTEST_CA_FILE"], ca)
+    os.utime(ca, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+    third = queue_help(outbox, f"c@{domain}.test")
+    assert sender.flush() == 1 and state(store, third)["state"] == "sent"
+    smtp_sink.wait(lambda m: m.rcpt == f"c@{domain}.test")
+
+
+def test_wrong_login_keeps_the_message_for_a_retry(own_mail_servers, tmp_path):
+    env = own_mail_servers
     sender, outbox, store = make(tmp_path, mode="smtp", host=env["MAILTEST_HOST"],
                                  port=int(env["MAILTEST_SMTP_PORT"]), starttls=True,
                                  user="judge", password="wrong",

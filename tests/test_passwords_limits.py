@@ -179,6 +179,24 @@ def test_a_masked_base64_mail_still_reads_the_same(judge):
     assert base64.b64encode(b"pw-france") not in raw
 
 
+@pytest.mark.password_cost
+def test_passwords_are_stored_as_scrypt_at_the_real_cost(judge):
+    """The other in-process tests hash at a low cost (tests/conftest.py): here the judge's
+    own cost, through the mail that sets the passwords."""
+    from judge.games.auth import verify_password
+
+    new_game(judge, start=False)
+    master = judge.store.one("SELECT master_hash FROM games WHERE name = 'g1'")["master_hash"]
+    players = {r["power"]: r["password_hash"]
+               for r in judge.store.all("SELECT power, password_hash FROM players")}
+    assert len(players) == 7
+    for h in [master, *players.values()]:
+        assert h.startswith("scrypt$16384$8$1$"), h
+    assert verify_password("masterpw", master) and not verify_password("pw-france", master)
+    assert verify_password("pw-france", players["FRANCE"])
+    assert not verify_password("pw-france", players["ITALY"])
+
+
 # ------------------------------------------------------------------ guessing
 def test_a_thousand_guesses_in_one_mail_check_only_the_first(judge):
     new_game(judge)
