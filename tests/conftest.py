@@ -3,6 +3,7 @@ once per session, and an aiosmtpd sink on the relay port that captures what post
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import tempfile
@@ -60,8 +61,13 @@ def _preset() -> dict[str, str] | None:
 def _start_mail_servers() -> tuple[str, dict[str, str]]:
     d = tempfile.mkdtemp(prefix="mailtest-", dir="/tmp")  # not tmp_path: /tmp/pytest-of-root is 0700
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAILTEST_")}  # new ports
-    out = subprocess.run([MAILTEST / "start-mail-servers.sh", d], check=True, env=env,
-                         capture_output=True, text=True, timeout=300).stdout
+    # one start at a time across the xdist workers: on a fresh machine the first start
+    # installs dovecot and postfix with apt (debconf's database, the policy-rc.d guard that
+    # keeps their system-wide daemons from starting), which two at once would trip over
+    with open("/tmp/judge-mailtest-start.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        out = subprocess.run([MAILTEST / "start-mail-servers.sh", d], check=True, env=env,
+                             capture_output=True, text=True, timeout=600).stdout
     return d, dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
