@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from dipkit import FakeClock, cheap_passwords  # noqa: F401 (an autouse fixture)
+from dipkit import FakeClock
 from mailkit import GM, SPRING, InProcessJudge, addr, new_game, only_reply
 from test_ahead_mail import send_others, units
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from dipkit import DipGame, cheap_passwords, play_turn_with_votes, proposal  # noqa: F401
+from dipkit import DipGame, play_turn_with_votes, proposal
 
 from judge.mail.compose import deadline_text
 

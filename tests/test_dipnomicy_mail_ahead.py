@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from dipkit import DipGame, cheap_passwords  # noqa: F401 (fixture)
+from dipkit import DipGame
 
 AHEAD = """A Par -- Pic
 PHASE Fall 1901 Movement

@@ -11,10 +11,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from dipkit import (  # noqa: F401 (fixture)
+from dipkit import (
     GM,
     DipGame,
-    cheap_passwords,
     labels,
     play_turn_with_votes,
     proposal,
