@@ -138,6 +138,30 @@ def labels(report: Got) -> dict[str, str]:
 
     return {m.group(2): m.group(1) for m in re.finditer(r"^(P\d+): (.+)$", report.body, re.M)}
 
+# proposals the mail tests put to the vote: the seed's deadline rule (P5) and a plain one
+P5_TITLE = "Speed up the game (and clarify the deadline)"
+P5 = proposal(P5_TITLE, "deadline days=3",
+              "The deadline for move submissions for a given turn is three days after\n"
+              "the last move report.  Late submissions are not counted.",
+              lead="Enact a mutable rule:")
+SUPPORT = proposal("Support actions", "support")
+
+
+def clock_text(when) -> str:
+    """A deadline as the replies write it, without the time left: "Tue 24 Nov 2026 12:00 UTC"."""
+    from judge.mail.compose import deadline_text
+
+    return deadline_text(when).split(" (")[0]
+
+
+def open_vote(g: DipGame) -> str:
+    """Turn 1 with France's proposal; the move report opens the vote. Returns P1's label."""
+    g.start()
+    g.player("FRANCE", SUPPORT)
+    report = g.to_all(g.to_deadline(), "move report, turn 1")
+    assert g.state()["voting"] == 1
+    return labels(report)["Support actions"]
+
 
 def play_turn_with_votes(g: DipGame, proposals: dict[str, str], moves: dict[str, str] | None,
                          votes: dict[str, str]) -> tuple[Got, Got]:

@@ -9,21 +9,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from dipkit import DipGame, play_turn_with_votes, proposal
+from dipkit import (
+    P5,
+    P5_TITLE,
+    SUPPORT,
+    DipGame,
+    clock_text,
+    play_turn_with_votes,
+    proposal,
+)
 
-from judge.mail.compose import deadline_text
-
-SUPPORT = proposal("Support actions", "support")
-P5_TITLE = "Speed up the game (and clarify the deadline)"
-P5 = proposal(P5_TITLE, "deadline days=3",
-              "The deadline for move submissions for a given turn is three days after\n"
-              "the last move report.  Late submissions are not counted.",
-              lead="Enact a mutable rule:")
 DAY = timedelta(days=1)
-
-
-def clock_text(when: datetime) -> str:
-    return deadline_text(when).split(" (")[0]
 
 
 def absence(first: datetime, last: datetime) -> tuple[str, datetime]:

@@ -11,22 +11,14 @@ from datetime import timedelta
 import pytest
 from dipkit import (
     GM,
+    P5,
     DipGame,
+    clock_text,
     play_turn_with_votes,
     proposal,
 )
 
-from judge.mail.compose import deadline_text
 from judge.scheduler import Clock
-
-P5 = proposal("Speed up the game (and clarify the deadline)", "deadline days=3",
-              "The deadline for move submissions for a given turn is three days after\n"
-              "the last move report.  Late submissions are not counted.",
-              lead="Enact a mutable rule:")
-
-
-def clock_text(when) -> str:
-    return deadline_text(when).split(" (")[0]  # "Tue 24 Nov 2026 12:00 UTC"
 
 
 @pytest.mark.parametrize("enact", [True, False], ids=["P5 enacted", "P5 voted down"])

@@ -9,24 +9,15 @@ from datetime import timedelta
 
 from dipkit import (
     GM,
+    P5,
+    P5_TITLE,
+    SUPPORT,
     DipGame,
+    clock_text,
     labels,
     play_turn_with_votes,
     proposal,
 )
-
-from judge.mail.compose import deadline_text
-
-P5_TITLE = "Speed up the game (and clarify the deadline)"
-P5 = proposal(P5_TITLE, "deadline days=3",
-              "The deadline for move submissions for a given turn is three days after\n"
-              "the last move report.  Late submissions are not counted.",
-              lead="Enact a mutable rule:")
-SUPPORT = proposal("Support actions", "support")
-
-
-def clock_text(when) -> str:
-    return deadline_text(when).split(" (")[0]
 
 
 def vote_all(g: DipGame, report, choices: dict[str, str], extra: dict[str, str] | None = None

@@ -9,31 +9,20 @@ import sqlite3
 from datetime import timedelta
 
 from dipkit import (
+    SUPPORT,
     DipGame,
-    labels,
+    open_vote,
     play_turn_with_votes,
-    proposal,
 )
 
 from judge import storage
 from judge.storage import Store
 from judge.variants.dipnomicy import storage as dip_storage
 
-SUPPORT = proposal("Support actions", "support")
-
-
-def _open_vote(g: DipGame) -> str:
-    """Turn 1 with France's proposal; the move report opens the vote. Returns P1's label."""
-    g.start()
-    g.player("FRANCE", SUPPORT)
-    report = g.to_all(g.to_deadline(), "move report, turn 1")
-    assert g.state()["voting"] == 1
-    return labels(report)["Support actions"]
-
 
 def test_reminders_in_the_vote_say_votes_not_orders(tmp_path):
     g = DipGame(tmp_path)
-    label = _open_vote(g)
+    label = open_vote(g)
     r = g.player("GERMANY", f"VOTE {label} FOR", "vote")
     assert not r.subject.startswith("[ERROR]"), r.body
     g.clock.to(g.vote_deadline() - timedelta(days=1, seconds=1))
@@ -55,7 +44,7 @@ def test_reminders_in_the_vote_say_votes_not_orders(tmp_path):
 
 def test_the_vote_closes_early_once_every_player_has_voted(tmp_path):
     g = DipGame(tmp_path)
-    label = _open_vote(g)
+    label = open_vote(g)
     countries = sorted(g.countries)
     for c in countries[:-1]:
         r = g.player(c, f"VOTE {label} FOR", "vote")
@@ -80,7 +69,7 @@ def test_the_vote_closes_early_once_every_player_has_voted(tmp_path):
 def test_a_change_of_vote_within_the_settling_delay_is_still_counted(tmp_path):
     """Early closing is the deadline engine's: a settling delay, and SET WAIT holds it."""
     g = DipGame(tmp_path)
-    label = _open_vote(g)
+    label = open_vote(g)
     countries = sorted(g.countries)
     for c in countries:
         g.player(c, f"VOTE {label} FOR", "vote")
@@ -118,7 +107,7 @@ def test_pause_and_resume_in_the_vote_keep_the_vote_days(tmp_path):
     """A pause in the vote: RESUME gives the vote the rules' vote_days (2) from now, and the
     next turn's moves still follow the vote (default_move_days after it closes)."""
     g = DipGame(tmp_path)
-    _open_vote(g)
+    open_vote(g)
     g.sg("PAUSE")
     g.clock.to(g.deadline() + timedelta(days=1))  # past the vote's and the moves' deadlines
     g.tick()
@@ -132,7 +121,7 @@ def test_pause_and_resume_in_the_vote_keep_the_vote_days(tmp_path):
 
 def test_processing_the_vote_is_the_sgs_process_too(tmp_path):
     g = DipGame(tmp_path)
-    _open_vote(g)
+    open_vote(g)
     r = g.sg("PROCESS")
     assert "Processed the vote on the proposals of turn 1" in r.flat, r.body
     g.to_all(g.mail, "votes on the proposals of turn 1")

@@ -13,36 +13,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from dipkit import (
     GM,
+    P5,
+    P5_TITLE,
+    SUPPORT,
     DipGame,
-    labels,
+    clock_text,
+    open_vote,
     play_turn_with_votes,
     proposal,
 )
 
 from judge.games.errors import GameError
 from judge.games.flow import GameFlow, Stage
-from judge.mail.compose import deadline_text
 
-P5_TITLE = "Speed up the game (and clarify the deadline)"
-P5 = proposal(P5_TITLE, "deadline days=3",
-              "The deadline for move submissions for a given turn is three days after\n"
-              "the last move report.  Late submissions are not counted.",
-              lead="Enact a mutable rule:")
-SUPPORT = proposal("Support actions", "support")
 DAY = timedelta(days=1)
-
-
-def clock_text(when: datetime) -> str:
-    return deadline_text(when).split(" (")[0]  # "Tue 24 Nov 2026 12:00 UTC"
-
-
-def _open_vote(g: DipGame) -> str:
-    """Turn 1 with France's proposal; the move report opens the vote. Returns P1's label."""
-    g.start()
-    g.player("FRANCE", SUPPORT)
-    report = g.to_all(g.to_deadline(), "move report, turn 1")
-    assert g.state()["voting"] == 1
-    return labels(report)["Support actions"]
 
 
 def _reminders(got: list) -> dict:
@@ -51,7 +35,7 @@ def _reminders(got: list) -> dict:
 
 def test_deadline_in_a_vote_moves_the_vote_and_its_reminder_and_closing_follow(tmp_path):
     g = DipGame(tmp_path)
-    label = _open_vote(g)
+    label = open_vote(g)
     old_vote = g.vote_deadline()
     assert g.deadline() == old_vote + 7 * DAY  # the moves wait for the vote
     g.player("GERMANY", f"VOTE {label} FOR", "vote")
@@ -99,7 +83,7 @@ def test_deadline_in_a_vote_moves_the_vote_and_its_reminder_and_closing_follow(t
 
 def test_deadline_in_a_vote_can_close_it_sooner(tmp_path):
     g = DipGame(tmp_path)
-    _open_vote(g)
+    open_vote(g)
     r = g.sg("DEADLINE 6h")
     new = g.clock.now + timedelta(hours=6)
     assert f"Deadline of the vote on the proposals of turn 1 set to {clock_text(new)}" \
@@ -170,7 +154,7 @@ def test_resume_in_a_vote_names_the_votes_deadline_and_the_moves_follow_it(tmp_p
     """The vote's deadline passes in a pause, the moves' does not: RESUME gives the vote
     vote_days from now, the moves default_move_days after that, and the reply names both."""
     g = DipGame(tmp_path)
-    _open_vote(g)
+    open_vote(g)
     g.sg("PAUSE")
     g.clock.to(g.vote_deadline() + DAY)
     assert g.clock.now < g.deadline()
@@ -239,7 +223,7 @@ def test_beside_an_upkeep_phase_deadline_moves_the_vote_and_says_which_comes_fir
 def test_process_after_deadline_in_a_vote_closes_the_vote_and_the_moves_run_from_then(
         tmp_path):
     g = DipGame(tmp_path)
-    _open_vote(g)
+    open_vote(g)
     g.sg("DEADLINE 3 days")
     g.clock.advance(hours=5)
     r = g.sg("PROCESS")
