@@ -136,6 +136,26 @@ def pool_size() -> int:
     return max(1, os.cpu_count() or 2)
 
 
+def render_pool(size: int | None = None) -> ProcessPoolExecutor:
+    """The pool of rendering processes (spawned: a fork would copy the judge's threads and
+    open database connections); each process leaves when the judge is gone."""
+    return ProcessPoolExecutor(size or pool_size(), mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_leave_with_parent, initargs=(os.getpid(),))
+
+
+def _leave_with_parent(parent: int, every: float = 1.0) -> None:
+    """In each rendering process: exit once the judge that started it is gone. A judge
+    stopped cleanly shuts its pool down; one killed (SIGKILL, the OOM killer) cannot, and its
+    idle rendering processes would wait for work for ever, each holding its caches."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
+
+
 def _render_group(jobs: list[tuple[int, int | None, bytes]],
                   pictures: dict[int, tuple[str, str]]
                   ) -> tuple[list[tuple[int, bytes | None]], dict[int, str], dict[int, str]]:
@@ -175,8 +195,7 @@ class _Painter:
 
     def _pool(self) -> ProcessPoolExecutor:
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(pool_size(),
-                                            mp_context=multiprocessing.get_context("spawn"))
+            self.pool = render_pool()
         return self.pool
 
     def step(self) -> None:
