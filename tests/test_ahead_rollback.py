@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 
 from dipkit import FakeClock
 from mailkit import GM, SPRING, InProcessJudge, addr, new_game, only_reply
@@ -249,3 +250,47 @@ def test_clear_pending_withdraws_every_block_and_keeps_the_orders(tmp_path):
     assert reply.subject.startswith("[ERROR]")
     assert "CLEAR takes nothing after it, or PENDING" in reply.body
     assert "  A BER - MUN" in reply.body
+
+
+def test_lines_after_clear_pending_inside_a_block_stay_in_that_block(tmp_path):
+    # CLEAR PENDING written inside a PHASE block withdrew the block's header with it: the
+    # lines after it became this phase's orders, replacing the power's, while the reply said
+    # "the orders for this phase stay"
+    judge = InProcessJudge(tmp_path)
+    judge.actor.clock = FakeClock()
+    new_game(judge)
+    germany = addr("GERMANY")
+    judge.send(germany, TWO_AHEAD)
+    reply = only_reply(judge.send(germany, SIGNON + "PHASE F1902M\nA MUN H\nClear  Pending\n"
+                                  "A BER H"), germany)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    assert "the orders for this phase stay" in " ".join(reply.body.split())
+    assert "  A BER - MUN\n  A MUN - RUH\n  F KIE - DEN\n" in reply.body
+    assert [(r["phase"], r["lines"]) for r in judge.store.pending_blocks(1)] == [
+        ("F1902M", ["PHASE F1902M", "A BER H"])]
+    # at the end of a block it withdraws that block as any other, and nothing is stored
+    reply = only_reply(judge.send(germany, SIGNON + "PHASE S1902M\nA MUN H\nCLEAR PENDING"),
+                       germany)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    assert judge.store.pending_blocks(1) == []
+    assert "  A BER - MUN\n  A MUN - RUH\n  F KIE - DEN\n" in reply.body
+
+
+def test_clear_speaks_only_of_the_present_players_orders_sent_ahead(tmp_path):
+    # the blocks of a player since replaced are not the new player's: CLEAR told him they
+    # "stay pending" and CLEAR PENDING counted them as his (the real clock: a block's time is
+    # the real one)
+    judge = InProcessJudge(tmp_path)
+    new_game(judge)
+    judge.send(addr("GERMANY"), TWO_AHEAD)
+    time.sleep(0.01)  # the blocks' times are the real clock's
+    sent = judge.send(GM, "MASTER g1 masterpw\nREPLACE GERMANY new@x.test newpw")
+    assert not only_reply(sent, GM).subject.startswith("[ERROR]")
+    time.sleep(0.01)  # the blocks' times are the real clock's
+    new = "SIGNON GERMANY g1 newpw\n"
+    body = " ".join(only_reply(judge.send("new@x.test", new + "CLEAR"), "new@x.test")
+                    .body.split())
+    assert "Orders of Germany for this phase cleared." in body
+    assert "sent ahead" not in body
+    body = only_reply(judge.send("new@x.test", new + "CLEAR PENDING"), "new@x.test").body
+    assert "Germany had no orders sent ahead to withdraw." in body

@@ -23,6 +23,7 @@ from judge import reports
 from judge.commands.parse import PASSWORD_COMMANDS, parse_lines
 from judge.commands.spec import Command, Reply
 from judge.config import Config
+from judge.engine.ahead import is_header
 from judge.games import ahead as AH
 from judge.games import deadlines, observers, replysignon
 from judge.games import flow as flows
@@ -96,6 +97,10 @@ class _PowerContext:
     cleared: bool = False
     touched: bool = False  # orders or CLEAR in this mail
     pending_cleared: bool = False  # CLEAR PENDING: the reply lists the (empty) pending orders
+    # CLEAR PENDING inside a PHASE block: that block's PHASE line, so that the order lines
+    # after it stay in a block (they were written under it) rather than replace the orders
+    # for the phase; put back before the next order line, unless that starts a block itself
+    reopen: str | None = None
 
 
 @dataclass(slots=True)
@@ -467,6 +472,10 @@ class Actor:
                 self.s.audit(command=f"{first} ...", outcome="error: " + reason[:200],
                              inbox_id=ses.inbox_id, address=address)
                 return
+            if ctx.reopen is not None:
+                if not is_header(cmd.line):
+                    ctx.lines.append(ctx.reopen)
+                ctx.reopen = None
             ctx.lines.append(cmd.line)
             ctx.touched = True
             return

@@ -124,13 +124,22 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
     return out
 
 
-def clear(s: Store, game: dict, power: str, lines: list[str]) -> int:
+def clear(s: Store, game: dict, power: str, lines: list[str]) -> tuple[int, str | None]:
     """CLEAR PENDING: withdraw every block ``power`` has waiting, and take the PHASE blocks
     out of ``lines`` (the mail's lines so far, changed in place: its orders for the current
-    phase stay); how many blocks went."""
+    phase stay). Returns how many blocks of its present player went (a replaced player's
+    are dropped too, not counted as his), and the PHASE line of the block the mail was in,
+    if any: order lines after CLEAR PENDING were written under it, not for this phase."""
     now, blocks = A.split_blocks(lines)
     lines[:] = now
-    return s.drop_all_pending(game["id"], power) + len(blocks)
+    mine, _ = _blocks(s, game, power)
+    s.drop_all_pending(game["id"], power)
+    return len(mine) + len(blocks), blocks[-1][0] if blocks else None
+
+
+def has_pending(s: Store, game: dict, power: str) -> bool:
+    """Whether ``power``'s present player has blocks waiting."""
+    return bool(_blocks(s, game, power)[0])
 
 
 def reply_item(s: Store, game: dict, pos: Position, power: str,

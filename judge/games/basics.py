@@ -104,15 +104,16 @@ def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     G.check_running(game)
     who = ctx.power.title()
     if cmd.args:  # PENDING (the spec's check allows nothing else)
-        count = AH.clear(actor.s, game, ctx.power, ctx.lines)
+        count, ctx.reopen = AH.clear(actor.s, game, ctx.power, ctx.lines)
         ctx.pending_cleared = True
         if not count:
             return f"{who} had no orders sent ahead to withdraw.", "text", None
         return (f"Orders sent ahead by {who} withdrawn ({count} PHASE block(s)); the orders "
                 f"for this phase stay.", "text", None)
     ctx.lines.clear()
+    ctx.reopen = None
     ctx.cleared = ctx.touched = True
-    if actor.s.pending_blocks(game["id"], ctx.power):
+    if AH.has_pending(actor.s, game, ctx.power):  # its own: not a replaced player's
         return (f"Orders of {who} for this phase cleared. The orders sent ahead for later "
                 f"phases stay pending (CLEAR PENDING withdraws them).", "text", None)
     return (f"Orders of {who} for this phase cleared.", "text", None)
