@@ -119,7 +119,7 @@ class Sender:
         self.store = store
         self.clock = clock
         self.ledger = Ledger(ledger_path(store.path))
-        self._tls: tuple[tuple[str, int | None], ssl.SSLContext] | None = None
+        self._tls: tuple[tuple[str, tuple[int, int, int] | None], ssl.SSLContext] | None = None
 
     def close(self) -> None:
         self._fold()
@@ -242,12 +242,13 @@ class Sender:
         """The TLS context, made again only when the CA file changes: loading the system's
         CA store costs ~20 ms of CPU, which every connection paid (without TLS too)."""
         ca_file = self.cfg.outbound.ca_file
-        mtime = None
+        version: tuple[int, int, int] | None = None  # a file replaced or rewritten in place
         if ca_file:
             with contextlib.suppress(OSError):
-                mtime = os.stat(ca_file).st_mtime_ns
-        if self._tls is None or self._tls[0] != (ca_file, mtime):
-            self._tls = ((ca_file, mtime), ssl.create_default_context(cafile=ca_file or None))
+                st = os.stat(ca_file)
+                version = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._tls is None or self._tls[0] != (ca_file, version):
+            self._tls = ((ca_file, version), ssl.create_default_context(cafile=ca_file or None))
         return self._tls[1]
 
     def _connect(self) -> smtplib.SMTP:
