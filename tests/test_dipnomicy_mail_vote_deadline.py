@@ -136,6 +136,34 @@ def test_under_the_deadline_rule_deadline_in_a_vote_keeps_the_rules_moves_deadli
     assert g.deadline() == moves  # still the rule's, after the vote closed
 
 
+def test_under_the_deadline_rule_a_moves_deadline_passed_in_a_pause_says_resume_first(
+        tmp_path):
+    """P5 in force, the game paused in a vote until the moves deadline has passed: DEADLINE
+    for the vote is refused with what to do (RESUME renews the deadlines), not with a time
+    already gone; after RESUME the same DEADLINE is taken."""
+    g = DipGame(tmp_path)
+    g.start()
+    play_turn_with_votes(g, {"ITALY": P5}, None, {P5_TITLE: "FOR"})
+    g.player("FRANCE", SUPPORT)
+    g.to_all(g.to_deadline(), "move report, turn 2")
+    moves = g.deadline()
+    assert g.sg("PAUSE").subject.startswith("Re:")
+    g.clock.to(moves + DAY)
+
+    r = g.sg("DEADLINE 36h")
+    assert r.subject.startswith("[ERROR]"), r.body
+    assert ("that time has passed while the game is paused; RESUME first (it renews the "
+            "deadlines), then set the vote's") in r.flat, r.body
+    assert "give the vote a deadline before then" not in r.flat, r.body
+
+    r = g.sg("RESUME")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert g.deadline() > g.clock.now
+    r = g.sg("DEADLINE 36h")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert g.vote_deadline() == g.clock.now + timedelta(hours=36)
+
+
 def test_deadline_outside_a_vote_moves_the_moves_deadline_as_before(tmp_path):
     g = DipGame(tmp_path)
     g.start()

@@ -830,8 +830,10 @@ class DipnomicyFlow(GameFlow):
                 f"{vote} cannot close at {_when(when, now)}: under {rule} moves for turn "
                 f"{turn_number(pos.phase)} are due by {_when(game['deadline'], now)}, "
                 f"{_days(days)} after the last move report, which DEADLINE does not move, "
-                f"and a turn is adjudicated only once its vote has closed: give the vote a "
-                f"deadline before then")
+                f"and a turn is adjudicated only once its vote has closed: "
+                + ("give the vote a deadline before then" if parse_iso(game["deadline"]) > now
+                   else "that time has passed while the game is paused; RESUME first (it "
+                        "renews the deadlines), then set the vote's"))
         _update(s, game["id"], vote_deadline=iso(when))
         game = _moves_follow_vote(s, game, pos, now)
         if pos.phase.kind != "M":  # a removal or Upkeep phase runs beside the vote
