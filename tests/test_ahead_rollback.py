@@ -232,11 +232,18 @@ def test_clear_pending_withdraws_every_block_and_keeps_the_orders(tmp_path):
     reply = only_reply(judge.send(germany, SIGNON + "PHASE F1902M\nA MUN H\nCLEAR PENDING\n"
                                   "PHASE W1901A\nBUILD A KIE"), germany)
     assert not reply.subject.startswith("[ERROR]"), reply.body
-    assert "Orders sent ahead by Germany withdrawn (3 PHASE block(s)); the orders for this " \
-           "phase stay." in " ".join(reply.body.split())
+    assert "Orders sent ahead by Germany withdrawn (blocks for 3 phase(s)); the orders for " \
+           "this phase stay." in " ".join(reply.body.split())
     assert "  A BER - MUN" in reply.body
     assert [r["phase"] for r in judge.store.pending_blocks(1)] == ["W1901A"]
     assert "Winter 1901 Adjustment (W1901A):\n  BUILD A KIE\n" in reply.body
+
+    # a phase both stored and sent again in the mail is one phase withdrawn, not two
+    reply = only_reply(judge.send(germany, SIGNON + "PHASE Winter 1901 Adjustment\n"
+                                  "BUILD F KIE\nCLEAR PENDING"), germany)
+    assert "Orders sent ahead by Germany withdrawn (blocks for 1 phase(s))" \
+        in " ".join(reply.body.split()), reply.body
+    assert judge.store.pending_blocks(1) == []
 
     # with nothing left, the reply still shows the heading, and the list empty
     body = only_reply(judge.send(germany, SIGNON + "ORDERS-CLEAR pending"), germany).body

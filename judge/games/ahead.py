@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from judge.engine import ahead as A
 from judge.engine.errors import OrderError, OrderSyntaxError
-from judge.engine.position import Position
+from judge.engine.position import Phase, Position
 from judge.games.flow import GameFlow, flow_of
 from judge.games.settings import zone
 from judge.storage import Store
@@ -124,17 +124,26 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
     return out
 
 
-def clear(s: Store, game: dict, power: str, lines: list[str]) -> tuple[int, str | None]:
+def clear(s: Store, game: dict, power: str, lines: list[str], current: Phase
+          ) -> tuple[int, str | None]:
     """CLEAR PENDING: withdraw every block ``power`` has waiting, and take the PHASE blocks
     out of ``lines`` (the mail's lines so far, changed in place: its orders for the current
-    phase stay). Returns how many blocks of its present player went (a replaced player's
-    are dropped too, not counted as his), and the PHASE line of the block the mail was in,
-    if any: order lines after CLEAR PENDING were written under it, not for this phase."""
+    phase stay). Returns for how many phases blocks of its present player went (a replaced
+    player's are dropped too, not counted as his; a phase stored and sent again in this mail
+    counts once: ``current`` is the game's phase, in whose calendar the mail's PHASE lines
+    are read), and the PHASE line of the block the mail was in, if any: order lines after
+    CLEAR PENDING were written under it, not for this phase."""
     now, blocks = A.split_blocks(lines)
     lines[:] = now
     mine, _ = _blocks(s, game, power)
     s.drop_all_pending(game["id"], power)
-    return len(mine) + len(blocks), blocks[-1][0] if blocks else None
+    phases = {r["phase"] for r in mine}
+    for block in blocks:
+        try:
+            phases.add(A.phase_id(A.read_phase(block[0], current)))
+        except A.AheadError:  # a PHASE line that cannot be read: a block of its own
+            phases.add(block[0])
+    return len(phases), blocks[-1][0] if blocks else None
 
 
 def has_pending(s: Store, game: dict, power: str) -> bool:

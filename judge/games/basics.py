@@ -104,11 +104,12 @@ def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     G.check_running(game)
     who = ctx.power.title()
     if cmd.args:  # PENDING (the spec's check allows nothing else)
-        count, ctx.reopen = AH.clear(actor.s, game, ctx.power, ctx.lines)
+        count, ctx.reopen = AH.clear(actor.s, game, ctx.power, ctx.lines,
+                                     G.current_position(actor.s, game).phase)
         ctx.pending_cleared = True
         if not count:
             return f"{who} had no orders sent ahead to withdraw.", "text", None
-        return (f"Orders sent ahead by {who} withdrawn ({count} PHASE block(s)); the orders "
+        return (f"Orders sent ahead by {who} withdrawn (blocks for {count} phase(s)); the orders "
                 f"for this phase stay.", "text", None)
     ctx.lines.clear()
     ctx.reopen = None
