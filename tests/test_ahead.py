@@ -254,3 +254,20 @@ def test_an_order_with_its_retreat_is_an_order_line_not_a_condition():
               "IF A MUN\nA MUN H")
     assert b.problems() == []
     assert [type(x) for x in b.items] == [H.Line, H.Line, H.If]
+
+
+def test_a_line_too_long_is_stored_whole_and_read_back_the_same():
+    # found by tests/test_fuzz_ahead_mail.py: the line was stored cut to 60 characters; an
+    # IF cut so read back as an IF (another reason, the lines under it nested in it), so the
+    # player was never told "longer than", and the block used was not the one sent
+    cond = "IF " + " OR ".join(["A MUN"] * 70)
+    b = block(f"PHASE F1901M\nIF A BER\n{cond}\nA MUN H\nENDIF\nA KIE H")
+    assert [r for _, r in b.problems()] == [f"longer than {H.MAX_LINE} characters"]
+    assert b.problems()[0][0] == cond[:60] + "..."  # shown cut in replies
+    again = block("\n".join(b.lines()))
+    assert again.problems() == b.problems() and again.echo() == b.echo()
+    assert again.lines() == b.lines()
+    pos = position("F1901M", {"GERMANY": ["A BER", "A MUN", "F KIE"]})
+    got = H.evaluate(again, pos, "GERMANY")
+    assert got.lines == ["A MUN H", "A KIE H"]
+    assert got.dropped == [(cond[:60] + "...", f"longer than {H.MAX_LINE} characters")]

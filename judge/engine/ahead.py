@@ -403,8 +403,13 @@ class Line:
 class Bad:
     """A line of a block that cannot be used, and why."""
 
-    text: str
+    text: str  # as written, whole: it is stored so, and read back the same
     reason: str
+
+    @property
+    def shown(self) -> str:
+        """The line as replies and notices show it (a line too long, cut)."""
+        return self.text if len(self.text) <= MAX_LINE else self.text[:60] + "..."
 
 
 @dataclass(slots=True)
@@ -471,7 +476,7 @@ def _problems(items: list[Item]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for item in items:
         if isinstance(item, Bad):
-            out.append((item.text, item.reason))
+            out.append((item.shown, item.reason))
         elif isinstance(item, If):
             for b in item.branches:
                 if item.error and b is item.branches[0]:
@@ -491,7 +496,7 @@ def _echo(items: list[Item], depth: int) -> list[dict[str, Any]]:
             if item.closed:
                 out.append({"text": "ENDIF", "depth": depth, "error": None})
         elif isinstance(item, Bad):
-            out.append({"text": item.text, "depth": depth, "error": item.reason})
+            out.append({"text": item.shown, "depth": depth, "error": item.reason})
         else:
             out.append({"text": item.text, "depth": depth, "error": None})
     return out
@@ -586,7 +591,8 @@ def parse_block(lines: list[str], board: Board, power: str, current: Phase, *,
 
     for text in body:
         if len(text) > MAX_LINE:
-            target_list().append(Bad(text[:60] + "...", f"longer than {MAX_LINE} characters"))
+            # kept whole (shown cut): stored cut, an IF would read back as another IF
+            target_list().append(Bad(text, f"longer than {MAX_LINE} characters"))
             continue
         word, rest = _head(text)
         if word == "IF":
@@ -645,7 +651,7 @@ def _choose(items: list[Item], position: Position, out: Chosen) -> None:
         if isinstance(item, Line):
             out.lines.append(item.text)
         elif isinstance(item, Bad):
-            out.dropped.append((item.text, item.reason))
+            out.dropped.append((item.shown, item.reason))
         else:
             if item.error:
                 out.dropped.append((item.branches[0].head, item.error))
