@@ -31,8 +31,9 @@ import random
 import re
 
 import pytest
-from fuzzkit import NASTY, fuzz_settings, mutate_bytes, mutate_text
+from fuzzkit import NASTY, fuzz_settings, mutate_bytes, mutate_text, seed
 from hypothesis import given
+from hypothesis import seed as replay
 from hypothesis import strategies as st
 from mailkit import Got, InProcessJudge, compose
 from test_fuzz_mail import _Collect
@@ -309,6 +310,7 @@ def check_leak(reply: Got, power: str, sent: str, own: set[str]) -> None:
 # ------------------------------------------------------------------ the test
 @pytest.mark.parametrize("name", VARIANTS)
 @fuzz_settings(ci=1)  # about a second an example (a game of its own): 1 per variant in CI
+@replay(seed())  # JUDGE_FUZZ_SEED
 @given(seed_=st.integers(0, 2**32 - 1))
 def test_fuzzed_orders_sent_ahead_by_mail(judges, name, seed_):
     play(judges(name), name, seed_)
