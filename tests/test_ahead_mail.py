@@ -223,3 +223,17 @@ def test_an_order_line_that_cannot_be_read_is_an_error_when_sent(tmp_path):
         reply.body
     # readable, though not possible today (no army in Kiel, Paris is not German): kept as is
     assert "  A KIE - HOL\n" in reply.body and "  BUILD A PAR\n" in reply.body
+
+
+def test_a_block_replaced_later_in_the_same_mail_does_not_mark_the_reply_as_an_error(tmp_path):
+    # found by tests/test_fuzz_ahead_mail.py: the reply said "[ERROR] ... look for ERROR
+    # below" for a line of a block the mail itself replaced, and showed no ERROR line
+    judge, _ = judge_at(tmp_path)
+    germany = addr("GERMANY")
+    reply = only_reply(judge.send(germany, "SIGNON GERMANY g1 pw-germany\nPHASE F1901M\n"
+                                  "IF Foo\nA MUN H\nENDIF\nPHASE Fall 1901\nA MUN - BOH"),
+                       germany)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    assert "ERROR" not in reply.body and "  A MUN - BOH" in reply.body
+    [row] = judge.store.pending_blocks(1, "GERMANY")
+    assert row["lines"] == ["PHASE Fall 1901", "A MUN - BOH"]

@@ -171,7 +171,10 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
     here = A.phase_id(pos.phase)
     refused = [b.echo() for b in mail_blocks if b.error]
     now = [b.echo() for b in mail_blocks if not b.error and b.key == here]
-    errors = any(b.problems() for b in mail_blocks) or any(
+    # a block a later one of the mail replaced (as stored) is neither shown nor an error
+    kept = [b for k, b in enumerate(mail_blocks) if b.error or b.key == here or not any(
+        not later.error and later.key == b.key for later in mail_blocks[k + 1:])]
+    errors = any(b.problems() for b in kept) or any(
         line["error"] for _, p in pending for line in p["lines"])
     data = {"template": PENDING_TEMPLATE, "power": power, "game": game["name"],
             "pending": [p for _, p in pending], "refused": refused, "now": now}
