@@ -209,23 +209,63 @@ def block_body(rng: random.Random, board, power: str, provs: list[str], orders: 
     return out
 
 
+def next_phases(current, kinds: str) -> list[str]:
+    """The codes of the phases after ``current`` in the next two years, of the kinds the flow
+    takes ahead (some are never played: a retreat nobody needs)."""
+    out = []
+    for year in (current.year, current.year + 1, current.year + 2):
+        for code in ("S{}M", "S{}R", "F{}M", "F{}R", "W{}A"):
+            phase = A.read_phase("PHASE " + code.format(year), current)
+            if A.phase_key(phase) > A.phase_key(current) and phase.kind in kinds:
+                out.append(A.phase_id(phase))
+    return out
+
+
+def clean_block(rng: random.Random, board, power: str, own: list[str], orders: list[str],
+                ahead: list[str]) -> list[str]:
+    """A block as a player means it: one of the next phases, tests of its own units and
+    centres, its own units' orders: these become orders when the phase starts."""
+    head = [f"PHASE {rng.choice(ahead[:4])}"]
+    mine = [o for o in orders if any(o.upper().split()[1:2] == [u] for u in own)] or orders
+
+    def test() -> str:
+        where = rng.choice(own) if own and rng.random() < 0.8 else rng.choice(
+            sorted(board.provinces))
+        return rng.choice([f"{power.title()} {where}", f"OWN {where}", where,
+                           f"NOT {where}", f"{where} DISLODGED"])
+
+    body = rng.sample(mine, min(len(mine), rng.randint(1, 3)))
+    if rng.random() < 0.7:
+        cond = test() + "".join(f" {rng.choice(OPERATORS)} {test()}"
+                                for _ in range(rng.randint(0, 2)))
+        body = [f"IF {cond}", *body, "ELSE", *rng.sample(mine, min(len(mine), 2)), "ENDIF"]
+    return head + body
+
+
 def mail_lines(rng: random.Random, variant, pos, power: str, current: str) -> list[str]:
     board = variant.board
     provs = sorted(board.provinces)
-    orders = [t for g in candidates(variant, pos, power, rng) for t in g]
+    groups = candidates(variant, pos, power, rng)
+    likely = [g[k] for g in groups for k in (0, 2) if len(g) > k]  # a move next door, a hold
+    orders = [t for g in groups for t in g]
     orders += SAMPLES.get(variant.name, []) + SAMPLES["standard"][:6]
     orders += [rng.choice(GARBAGE)[:400], "A PAR - BUR" * 40]
     orders = [x for x in orders if parse_line(x).name == "ORDER"]  # Stab!'s START A BER
+    own = sorted({u.province for u in pos.units_of(power)})
+    ahead = next_phases(pos.phase, AH.flow_of(variant.name).ahead_kinds)
     lines: list[str] = []
     if rng.random() < 0.3:  # orders for now first
         lines += rng.sample(orders, min(3, len(orders)))
     for _ in range(rng.choice([1, 1, 2, 3, 5]) if rng.random() < 0.98 else 35):
+        if rng.random() < 0.5 and ahead:
+            lines += clean_block(rng, board, power, own, likely or orders, ahead)
+            continue
         lines.append(phase_texts(rng, current))
         lines += block_body(rng, board, power, provs, orders)
     for _ in range(rng.choice([0, 0, 0, 1, 2])):
         lines.insert(rng.randrange(len(lines) + 1),
                      rng.choice(["CLEAR", "CLEAR PENDING", "clear pending", "CLEAR"]))
-    lines = [mutate_text(rng, x) if rng.random() < 0.1 else x for x in lines]
+    lines = [mutate_text(rng, x) if rng.random() < 0.05 else x for x in lines]
     # within the judge's commands_per_mail (1000): the limit has its own tests
     return [x.replace("\r", " ").replace("\n", " ") for x in lines[:900]]
 
@@ -302,9 +342,14 @@ def own_places(judge: InProcessJudge, gid: int, power: str, variant) -> set[str]
 
 
 def check_leak(reply: Got, power: str, sent: str, own: set[str]) -> None:
+    """No unit named but the player's own and those it wrote (the examples of how to write
+    a line, "e.g. IF A MUN", are the judge's fixed text)."""
     from stabkit import check_reply
 
-    check_reply(reply, power, sent, own)
+    class Text:
+        body = re.sub(r"e\.g\.[^\n]*|\(PHASE [^)]*\)", "", reply.body)
+
+    check_reply(Text, power, sent, own)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ the test
