@@ -232,7 +232,7 @@ def clean_block(rng: random.Random, board, power: str, own: list[str], orders: l
         where = rng.choice(own) if own and rng.random() < 0.8 else rng.choice(
             sorted(board.provinces))
         return rng.choice([f"{power.title()} {where}", f"OWN {where}", where,
-                           f"NOT {where}", f"{where} DISLODGED"])
+                           f"NOT {where}", f"NOT OWN {where}"])
 
     body = rng.sample(mine, min(len(mine), rng.randint(1, 3)))
     if rng.random() < 0.7:
@@ -252,6 +252,9 @@ def mail_lines(rng: random.Random, variant, pos, power: str, current: str) -> li
     orders += [rng.choice(GARBAGE)[:400], "A PAR - BUR" * 40]
     orders = [x for x in orders if parse_line(x).name == "ORDER"]  # Stab!'s START A BER
     own = sorted({u.province for u in pos.units_of(power)})
+    if not own:  # units still to be placed (Stab!): they will stand at home
+        own = sorted(getattr(board, "home_centres", {}).get(power, ()))
+        likely = [f"{k} {c} H" for c in own for k in "AF"]
     ahead = next_phases(pos.phase, AH.flow_of(variant.name).ahead_kinds)
     lines: list[str] = []
     if rng.random() < 0.3:  # orders for now first
@@ -352,6 +355,22 @@ def check_leak(reply: Got, power: str, sent: str, own: set[str]) -> None:
     check_reply(Text, power, sent, own)  # type: ignore[arg-type]
 
 
+def check_blind(variant, pos, act: AH.Activation) -> None:
+    """With hidden movement, what the player is told of its block's lines as its phase starts
+    (the lines that stand, the reasons others were left out) cannot depend on the other
+    powers' units: read where only its own stand, they read the same."""
+    from judge.engine.position import Position
+
+    blind = Position(pos.variant, pos.phase, [u for u in pos.units if u.power == act.power],
+                     pos.centres, [d for d in pos.dislodged if d.unit.power == act.power],
+                     extra=dict(pos.extra))
+    texts = act.lines + [t for t, _ in act.dropped]
+    seen = [(x["text"], x["error"]) for x in G.read_order_lines(variant, pos, act.power, texts)]
+    without = [(x["text"], x["error"])
+               for x in G.read_order_lines(variant, blind, act.power, texts)]
+    assert seen == without, (act, seen, without)
+
+
 # ------------------------------------------------------------------ the test
 @pytest.mark.parametrize("name", VARIANTS)
 @fuzz_settings(ci=1)  # about a second an example (a game of its own): 1 per variant in CI
@@ -431,6 +450,8 @@ def play(j: Judge, name: str, seed_: int, show=None) -> None:
         pos = G.current_position(store, g)
         for act in acts:
             assert act.power == power or not act.lines, act  # only the sender sent blocks
+            if name == "stab" and not act.expired:
+                check_blind(variant, pos, act)
             if act.expired or not act.lines or pos.phase.kind not in "MR":
                 continue
             row = store.one("SELECT lines FROM orders WHERE game_id = ? AND phase = ? AND "
