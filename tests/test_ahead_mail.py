@@ -237,3 +237,22 @@ def test_a_block_replaced_later_in_the_same_mail_does_not_mark_the_reply_as_an_e
     assert "ERROR" not in reply.body and "  A MUN - BOH" in reply.body
     [row] = judge.store.pending_blocks(1, "GERMANY")
     assert row["lines"] == ["PHASE Fall 1901", "A MUN - BOH"]
+
+
+def test_order_lines_after_clear_inside_a_block_stay_in_that_block(tmp_path):
+    # found by tests/test_fuzz_ahead_mail.py: after CLEAR written inside a PHASE block, the
+    # block's remaining lines (its ENDIF, orders meant for Fall) became the orders for now,
+    # as CLEAR PENDING already made them stay in the block
+    judge, _ = judge_at(tmp_path)
+    germany = addr("GERMANY")
+    reply = only_reply(judge.send(germany, "SIGNON GERMANY g1 pw-germany\nA MUN H\n"
+                                  "PHASE F1901M\nA MUN - BOH\nCLEAR\nIF A MUN\nA MUN - TYR\n"
+                                  "ENDIF"), germany)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    assert "Orders of Germany for this phase cleared." in reply.body
+    assert "Spring 1901 Movement (S1901M):\n  (none)" in reply.body
+    [row] = judge.store.pending_blocks(1, "GERMANY")
+    assert row["lines"] == ["PHASE F1901M", "IF A MUN", "A MUN - TYR", "ENDIF"]
+    assert judge.store.all("SELECT * FROM orders WHERE power = 'GERMANY'") == [] or all(
+        json.loads(r["lines"]) == [] for r in judge.store.all(
+            "SELECT lines FROM orders WHERE power = 'GERMANY'"))

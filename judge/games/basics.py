@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from judge import reports
 from judge.commands.spec import Command, Reply
 from judge.durations import parse_duration, read_durations
+from judge.engine.ahead import split_blocks
 from judge.games import ahead as AH
 from judge.games import game as G
 from judge.games.flow import flow_for, flow_of
@@ -111,8 +112,11 @@ def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             return f"{who} had no orders sent ahead to withdraw.", "text", None
         return (f"Orders sent ahead by {who} withdrawn (blocks for {count} phase(s)); the orders "
                 f"for this phase stay.", "text", None)
+    # written inside a PHASE block, the order lines after it were written under it: they
+    # stay in that block (its lines before go with the rest), as after CLEAR PENDING
+    _, blocks = split_blocks(ctx.lines)
+    ctx.reopen = blocks[-1][0] if blocks else ctx.reopen
     ctx.lines.clear()
-    ctx.reopen = None
     ctx.cleared = ctx.touched = True
     if AH.has_pending(actor.s, game, ctx.power):  # its own: not a replaced player's
         return (f"Orders of {who} for this phase cleared. The orders sent ahead for later "
