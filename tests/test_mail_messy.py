@@ -291,3 +291,18 @@ def test_non_ascii_subject_and_body_round_trip(judge):
     assert reply.subject == "[ERROR] Re: Befehle für Zürich"
     assert "there is no game called 'Zürich'" in reply.flat
     assert b"Content-Transfer-Encoding: quoted-printable" in reply.raw
+
+
+def test_a_from_with_several_at_signs_is_never_answered_at_a_piece_of_it(judge):
+    """The standard library reads ``x <a@b@c@victim.test>`` as ``c@victim.test``: someone
+    who never wrote. Such a From counts as none: the reply goes to the envelope sender, or
+    the mail is not answered at all."""
+    for i, bad in enumerate(["x <alice@evil@c@victim.test>", "alice@b@victim.test",
+                             "england.fa1@players.udge@fu@\u2026@victim.test"]):
+        raw = compose("placeholder@players.test", "judge@localhost", "HELP",
+                      message_id=f"<bad{i}@players.test>")
+        raw = raw.replace(b"From: placeholder@players.test", f"From: {bad}".encode())
+        assert not [m for m in judge.deliver(raw, mail_from="") if "victim" in m.rcpt]
+        reply = only_reply(judge.deliver(raw.replace(b"<bad", b"<env"),
+                                         mail_from="mallory@evil.test"), "mallory@evil.test")
+        assert "SIGNON <power> <game> <password>" in reply.flat

@@ -145,14 +145,30 @@ def _raw_values(msg: Message, name: str) -> list[str]:
 
 
 def _address(msg: Message, name: str) -> str:
+    """The first mailbox of header ``name``, or "" when there is none or the header is
+    malformed: the standard library's parser reads ``x <a@b@c@example.org>`` as
+    ``c@example.org``, someone who never wrote, and a reply goes to the sender or nowhere."""
+    values = _raw_values(msg, name)
     try:
-        pairs = getaddresses(_raw_values(msg, name))
+        pairs = getaddresses(values)
     except Exception:
         pairs = [parseaddr(_header(msg, name))]
+    # every unquoted "@" of the header must belong to an address read from it
+    if sum(_bare_ats(v) for v in values) != sum(_bare_ats(a) for _, a in pairs):
+        return ""
     for _, addr in pairs:
-        if addr and "@" in addr:
+        local, _, domain = addr.strip().rpartition("@")
+        if local and domain:
             return addr.strip()
     return ""
+
+
+_QUOTED_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\((?:\\.|[^()\\])*\)')
+
+
+def _bare_ats(text: str) -> int:
+    """How many "@" stand outside quoted strings and comments."""
+    return _QUOTED_OR_COMMENT.sub("", text).count("@")
 
 
 def _values(msg: Message, name: str) -> list[str]:
