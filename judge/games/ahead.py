@@ -172,8 +172,8 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
     refused = [b.echo() for b in mail_blocks if b.error]
     now = [b.echo() for b in mail_blocks if not b.error and b.key == here]
     # a block a later one of the mail replaced (as stored) is neither shown nor an error
-    kept = [b for k, b in enumerate(mail_blocks) if b.error or b.key == here or not any(
-        not later.error and later.key == b.key for later in mail_blocks[k + 1:])]
+    last = {b.key: k for k, b in enumerate(mail_blocks) if not b.error}
+    kept = [b for k, b in enumerate(mail_blocks) if b.error or b.key == here or last[b.key] == k]
     errors = any(b.problems() for b in kept) or any(
         line["error"] for _, p in pending for line in p["lines"])
     data = {"template": PENDING_TEMPLATE, "power": power, "game": game["name"],
