@@ -146,6 +146,12 @@ def clear(s: Store, game: dict, power: str, lines: list[str], current: Phase
     return len(phases), blocks[-1][0] if blocks else None
 
 
+def listed(back: dict[str, list[str]]) -> str:
+    """``France: F1901M; Germany: F1901M, S1902M``: by power, the phases whose blocks came
+    back (:func:`restore`), as ROLLBACK's replies list them."""
+    return "; ".join(f"{p.title()}: {', '.join(phases)}" for p, phases in sorted(back.items()))
+
+
 def has_pending(s: Store, game: dict, power: str) -> bool:
     """Whether ``power``'s present player has blocks waiting."""
     return bool(_blocks(s, game, power)[0])

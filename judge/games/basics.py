@@ -18,11 +18,11 @@ from judge.commands.spec import Command, Reply
 from judge.durations import parse_duration, read_durations
 from judge.engine.ahead import split_blocks
 from judge.games import ahead as AH
+from judge.games import deadlines as D
 from judge.games import game as G
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import map_command
-from judge.games.phaseclock import deadline_moved
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail.compose import deadline_text
 from judge.storage import iso, now_utc, parse_iso
@@ -213,16 +213,11 @@ def deadline(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     if game["status"] not in ("active", "paused"):  # paused: set for when it resumes
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     # the deadline running now: the phase's, or that of the flow's own stage (a vote)
-    flow = flow_for(game)
-    stage = flow.stage(actor.s, game)
-    notes = flow.move_deadline(actor.s, game, stage, when, now)
-    if notes is None:
-        G.set_deadline(actor.s, game, when)
-    else:  # the flow stored its stage's new deadline: its reminder is due again by it
-        deadline_moved(actor.s, game, stage.key)
+    stage = flow_for(game).stage(actor.s, game)
+    notes = D.move_stage_deadline(actor.s, game, stage, when, now)
     ses.games_touched.add(game["id"])
     return (" ".join([f"Deadline of {stage.title} set to {deadline_text(when, now, tz)}"
-                      f"{in_utc(when, tz)}.", *(notes or [])]), "text", None)
+                      f"{in_utc(when, tz)}.", *notes]), "text", None)
 
 
 def _parse_when(text: str, now: datetime, tz: str) -> datetime:

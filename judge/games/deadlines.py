@@ -131,6 +131,20 @@ def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
     return min(times)
 
 
+def move_stage_deadline(s: Store, game: dict, stage: Stage, when: datetime, now: datetime,
+                        absence: bool = False) -> list[str]:
+    """Move the deadline of ``stage`` (one running now) to ``when``: the phase's, or, through
+    the flow (:meth:`GameFlow.move_deadline`), a stage of its own such as a vote; either way
+    its reminder and late notices are due again by the new time. Returns what the flow says
+    of the deadlines that moved with it or stay (empty for the phase's)."""
+    notes = flow_for(game).move_deadline(s, game, stage, when, now, absence=absence)
+    if notes is None:
+        G.set_deadline(s, game, when)
+        return []
+    deadline_moved(s, game, stage.key)
+    return notes
+
+
 # -------------------------------------------------------------------- the tick
 def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
     """Do what is due for one game at ``now`` (inside the caller's transaction)."""

@@ -176,12 +176,8 @@ def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: d
         when = D.fit_deadline(s, game, stage.deadline)  # past it (and any other absence)
         if when == stage.deadline:  # not pushed (the absence does not count): no loop
             break
-        if stage.orders:
-            game = G.set_deadline(s, game, when)
-        else:
-            flow.move_deadline(s, game, stage, when, now, absence=True)
-            D.deadline_moved(s, game, stage.key)
-            game = G.refresh(s, game)
+        D.move_stage_deadline(s, game, stage, when, now, absence=True)
+        game = G.refresh(s, game)
     return {st.title: st.deadline for st in flow.stages(s, game)
             if st.deadline is not None and st.deadline != before.get(st.key, st.deadline)}
 
@@ -502,10 +498,8 @@ def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     kept = len(s.order_sets(game["id"], target))
     ses.later.append(lambda g=game: N.rolled_back(actor, g, target, ahead))
     if ahead:
-        sent = "; ".join(f"{p.title()}: {', '.join(phases)}" for p, phases in sorted(
-            ahead.items()))
         pending = (f", and the orders sent ahead that the phases after it used are pending "
-                   f"again ({sent})")
+                   f"again ({AH.listed(ahead)})")
     else:
         pending = "; orders sent ahead for later phases stay pending"
     return (f"Game {game['name']} is back in {target}; the orders of {kept} power(s) for that "

@@ -205,16 +205,13 @@ def _restart_clock(s: Store, game: dict, pos: Position, now: datetime) -> dict:
 def _ahead_back(turn: int, again: dict[str, list[str]], ahead: dict[str, list[str]]) -> str:
     """ROLLBACK's reply on the orders sent ahead that came back (by power, their phases): in
     the generic ROLLBACK's words, and those of the turn played again, its orders again."""
-    def listed(back: dict[str, list[str]]) -> str:
-        return "; ".join(f"{p.title()}: {', '.join(v)}" for p, v in sorted(back.items()))
-
     out = []
     if again:
         out.append(f"The orders sent ahead for turn {turn} are its orders again "
-                   f"({listed(again)}).")
+                   f"({AH.listed(again)}).")
     if ahead:
         out.append(f"The orders sent ahead that the phases after it used are pending again "
-                   f"({listed(ahead)}).")
+                   f"({AH.listed(ahead)}).")
     elif not again:
         out.append("Orders sent ahead for later phases stay pending.")
     return "".join(" " + x for x in out)
