@@ -137,14 +137,22 @@ class TurnRules(StandardRules):
 
     def _check_double_move(self, at: dict[str, Unit], unit: Unit, order: Move) -> Move:
         """P4: ``F X -- Y -- Z``. The coast of ``Y`` is found, since the order names only
-        the territory; the fleet may not end where it started or in a supply centre."""
+        the territory; the fleet may not end where it started or in a supply centre.
+
+        The order this returns names the coast passed (``F BOT - STP/SC - LVN``), and it is
+        checked again when the turn is adjudicated (and read again from its text): so a
+        route naming a coast is read as that coast, never looked up as a territory (issue
+        22: ``KeyError: 'STP/SC'`` at adjudication froze the game)."""
         b = self.board
         if not self.active.on("mobile_fleets"):
             raise OrderError("a fleet makes one move a turn: no rule in force allows two "
                              "(and only armies are convoyed)")
         if len(order.route) != 1:
             raise OrderError("a fleet may make two consecutive moves, not more")
-        via, dest = order.route[0], province_of(order.destination)
+        via, dest = province_of(order.route[0]), province_of(order.destination)
+        if via not in b.provinces or dest not in b.provinces:
+            raise OrderError("a double move names two territories of the map")
+        coast = order.route[0] if order.route[0] != via else None
         if dest == unit.province:
             raise OrderError(f"{unit} cannot end its double move where it started")
         if dest in b.supply_centres:
@@ -152,6 +160,8 @@ class TurnRules(StandardRules):
                              f"centre ({self.name(dest)})")
         steps = []
         for loc in b.fleet_coasts_reachable(unit.location, via):
+            if coast is not None and loc != coast:
+                continue
             if "/" in order.destination:
                 ends = [order.destination] if order.destination in b.fleet_adj[loc] else []
             else:
