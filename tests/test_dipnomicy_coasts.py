@@ -10,6 +10,7 @@ Random phases with P4 and the other modules in force adjudicate without raising.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from dipnomicy_random import VARIANT as DIP
@@ -123,3 +124,22 @@ def test_random_phases_with_double_moves_adjudicate() -> None:
         position, lines, _ = random_phase(seed)
         out = DIP.adjudicate_lines(position, lines)
         assert len(out.results) >= len(lines), seed
+
+
+def test_orders_read_under_other_rules_adjudicate() -> None:
+    """Orders sent ahead are read under the rules of when they came and adjudicated under
+    those in force at the deadline (a vote may have enacted or repealed P4, P6, P1...): what
+    no longer fits is refused with its reason, nothing raises."""
+    for seed in range(examples(100)):
+        position, lines, _ = random_phase(seed)
+        later, _, _ = random_phase(seed + 1_000_000)
+        later = replace(later, units=position.units, centres=position.centres,
+                        phase=position.phase)
+        orders = []
+        for power, line in lines:
+            try:
+                orders.append((power, DIP.read_order(position, power, line)))
+            except ValueError:
+                continue
+        out = DIP.adjudicate(later, orders)
+        assert len(out.results) >= len(orders), seed
