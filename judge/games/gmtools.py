@@ -275,7 +275,16 @@ def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
 
 def confirm(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
-    return O.confirm(actor.s, cmd.args[0], now), "text", None
+
+    def take_seat(game: dict, row: dict) -> str:
+        power, address = row["power"], row["address"]
+        _seat(actor, game, power, address, row["password_hash"], now, "replaced")
+        ses.games_touched.add(game["id"])
+        return (f"Confirmed: {address} now plays {power.title()} in game {game['name']}; "
+                f"sign on with SIGNON {power.title()} {game['name']} <password> (the "
+                "password the master gave you). Everyone has been told.")
+
+    return O.confirm(actor.s, cmd.args[0], now, take_seat), "text", None
 
 
 def unobserve(actor: Actor, ses: _Session, cmd: Command) -> Reply:
@@ -417,24 +426,24 @@ def takeover(actor: Actor, ses: _Session, cmd: Command) -> Reply:
                         "abandoned or empty power can be taken over")
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
-    _seat(actor, game, power, ses.inbound.sender, password, now, "taken over")
+    _seat(actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over")
     actor._set_context(ses, game, power)
     ses.games_touched.add(game["id"])
     return (f"You now play {power.title()} in game {game['name']} ({game['phase']}). Your "
             f"orders go in with SIGNON {power.title()} {game['name']} <password>.", "text", None)
 
 
-def _seat(actor: Actor, game: dict, power: str, address: str, password: str, now: datetime,
-          change: str) -> None:
+def _seat(actor: Actor, game: dict, power: str, address: str, password_hash: str,
+          now: datetime, change: str) -> None:
     s = actor.s
     if s.player(game["id"], power) is None:
         s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
-                  "VALUES (?, ?, ?, ?, ?)", (game["id"], power, address,
-                                             hash_password(password), iso(now)))
+                  "VALUES (?, ?, ?, ?, ?)", (game["id"], power, address, password_hash,
+                                             iso(now)))
     else:
         s.execute("UPDATE players SET address = ?, password_hash = ?, state = 'active', "
                   "missed = 0, joined = ? WHERE game_id = ? AND power = ?",
-                  (address, hash_password(password), iso(now), game["id"], power))
+                  (address, password_hash, iso(now), game["id"], power))
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, ?, ?)", (game["id"], game["phase"], power, change, iso(now)))
     replytoken.revoke(s, game["id"], power, change)  # the old player's reply address ends
@@ -561,9 +570,31 @@ def replace_player(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     address, password = cmd.args[1], cmd.args[2]
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
-    _seat(actor, game, power, address, password, now, "replaced")
-    return (f"{power.title()} in game {game['name']} is now played by {address}, who signs on "
-            f"with the password you gave. Everyone has been told.", "text", None)
+    if game["status"] == "finished":
+        raise GameError(f"game {game['name']} has ended")
+    player = actor.s.player(game["id"], power)
+    now_played = (f"{power.title()} stays with its present player" if player is not None
+                  else f"{power.title()} stays without a player")
+    if player is not None and player["address"].lower() == address.lower():
+        raise GameError(f"{address} already plays {power.title()} in game {game['name']}")
+    # the seat is an offer the address confirms (double opt-in, as OBSERVE and SET LIST):
+    # the judge mails an address nobody has heard from once, whoever names it
+    token = O.request(actor.s, game, address, now, ses.inbox_id, role="seat", power=power,
+                      password_hash=hash_password(password))
+    if token is None:
+        return (f"{address} was asked less than a day ago to confirm a seat in game "
+                f"{game['name']}; nothing more is sent to it until it answers. {now_played} "
+                "meanwhile.", "text", None)
+    ses.later.append(lambda: actor.outbox.queue(
+        kind="notice", to=address, subject=f"Confirm: a seat in Diplomacy game {game['name']}",
+        template="seat_confirm.txt.j2",
+        context={"game": game["name"], "token": token, "days": O.CONFIRM_DAYS,
+                 "power": power}, game_id=game["id"]))
+    return (f"A confirmation request has been sent to {address}: it plays {power.title()} in "
+            f"game {game['name']}, with the password you gave, once someone there sends back "
+            f"the code in it (within {O.CONFIRM_DAYS} days); then everyone is told. Until "
+            f"then {now_played}, and {address} is sent nothing else.",
+            "text", None)
 
 
 @_flow_first
