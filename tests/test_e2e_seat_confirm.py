@@ -85,3 +85,16 @@ def test_a_second_replace_the_same_day_sends_nothing_more(judge):
     out = gm(judge, g, f"REPLACE Italy {STRANGER} newpw2\nREPLACE Italy {STRANGER} newpw3")
     assert not to(out, STRANGER)
     assert "was asked less than a day ago" in out[0].flat, out[0].body
+
+
+def test_a_seat_in_a_game_not_started_reads_sensibly(judge):
+    g = "seat4"
+    judge.send(gm_addr(g), f"CREATE {g} gm-{g}\nOPEN")
+    judge.pump()
+    judge.send(addr(g, "ITALY"), f"SIGNON ITALY {g} pw-italy")
+    judge.pump()
+    out = gm(judge, g, f"REPLACE Italy {STRANGER} newpw1")
+    judge.send(STRANGER, f"CONFIRM {_code(to(out, STRANGER)[0])}")
+    [told] = to(judge.pump(), STRANGER, lambda m: "Italy replaced" in m.subject)
+    assert "(None)" not in told.flat and "Current phase:  " not in told.flat, told.body
+    assert f"You now play Italy. Game {g} has not started yet" in told.flat, told.body
