@@ -85,3 +85,37 @@ def test_stab_rollback_notice_names_no_unit(tmp_path):
         for p in POWERS:
             for line in PLACEMENT[p]:
                 assert line.split()[-1] not in m.flat.upper().split(), (m.rcpt, m.body)
+
+
+def test_every_master_command_in_dipnomicy_keeps_its_state(tmp_path):
+    g = DipGame(tmp_path)
+    open_vote(g)
+
+    def consistent() -> None:
+        st, game = g.state(), g.game()
+        assert not st["voting"] or st["vote_deadline"], st
+        if game["status"] == "active":
+            assert game["deadline"], game
+
+    for body in ["PAUSE", "RESUME", "DEADLINE 3d", "PREVIEW", "ACT France\nA PAR H",
+                 "EDIT OWNER BEL France", "SET GRACE 1h", "PROCESS", "ROLLBACK S1901M",
+                 "EJECT Italy", "ENDGAME"]:
+        r = g.sg(body)
+        assert not r.subject.startswith("[ERROR]"), (body, r.body)
+        consistent()
+    assert g.game()["status"] == "finished"
+
+
+def test_every_master_command_in_stab_tells_no_player_of_another_powers_unit(tmp_path):
+    judge = _stab(tmp_path)
+    got = []
+    for body in ["EDIT ADD France A PIC", "PAUSE", "RESUME", "DEADLINE 3d", "PREVIEW",
+                 "ACT Germany\nPLACE A BER", "SET GRACE 1h", "PROCESS", "ROLLBACK S1901M",
+                 "EJECT Italy", "ENDGAME"]:
+        sent = judge.send(GM, f"MASTER st1 masterpw\n{body}")
+        reply = next(m for m in sent if m.rcpt == GM and "Re: " in m.subject)
+        assert not reply.subject.startswith("[ERROR]"), (body, reply.body)
+        got += sent
+    for m in got:
+        if m.rcpt not in (GM, "france@players.test"):
+            assert "PIC" not in m.flat.upper().replace("PICTURE", ""), (m.rcpt, m.body)
