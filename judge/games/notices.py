@@ -140,10 +140,12 @@ def player_change(actor: Actor, game: dict, power: str, change: str) -> None:
            about=power)
 
 
-def edited(actor: Actor, game: dict, changes: list[str]) -> None:
+def edited(actor: Actor, game: dict, changes: list[dict], hidden: bool = False) -> None:
+    """``changes``: each ``{text, powers}`` (the powers it concerns); ``hidden``: the game
+    hides the board, so a player reads only the changes that concern its power."""
     to_all(actor, game, "notices/edited.txt.j2",
            f"{game['name']} - {game['phase']} position edited by the master",
-           {"changes": changes})
+           {"changes": changes, "hidden": hidden})
 
 
 def rolled_back(actor: Actor, game: dict, phase: str,
