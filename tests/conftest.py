@@ -1,4 +1,4 @@
-"""Fixtures for the mail tests: real dovecot + postfix on loopback (../shared/mailtest), started
+"""Fixtures for the mail tests: real dovecot + postfix on loopback (tests/mailtest), started
 once per session, and an aiosmtpd sink on the relay port that captures what postfix relays."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-MAILTEST = REPO.parent / "shared" / "mailtest"
+MAILTEST = REPO / "tests" / "mailtest"
 
 
 def pytest_configure(config: pytest.Config) -> None:
