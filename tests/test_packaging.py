@@ -177,3 +177,14 @@ def test_every_file_the_build_reads_is_in_the_container_build_stage():
     copied = " ".join(re.findall(r"^COPY (?!--from)(.+) \S+$", build, re.M)).split()
     for name in ["pyproject.toml", "setup.py", PYPROJECT["readme"], *PYPROJECT["license-files"]]:
         assert name in copied, name
+
+
+def test_ci_runs_the_readme_command_with_the_repositorys_own_mail_servers():
+    readme = (REPO / "README.md").read_text()
+    [command] = [line for line in readme.splitlines() if line.startswith("python3 -m venv")
+                 and "pytest" in line]
+    ci = (REPO / ".ci" / "run").read_text()
+    steps = [s.strip() for s in command.split("&&")]
+    at = [ci.find(s) for s in steps]
+    assert -1 not in at and at == sorted(at), dict(zip(steps, at, strict=True))
+    assert "tests/mailtest/start-mail-servers.sh" in ci and "tests/mailtest/smoke.py" in ci
