@@ -83,6 +83,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     """``--batch CASES.jsonl``: one JSON outcome line per case line (blank lines skipped); a
     case that cannot be read gets ``{"error": TEXT}`` (with its ``id``) and a line on stderr,
     and the exit status is then 2."""
+    from judge.engine.position import parse_json_object
+
     try:
         text = Path(args.batch).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -91,9 +93,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            case_id = json.loads(line).get("id")
-        except (ValueError, AttributeError):
+        try:  # read as the case is: a line naming "id" twice echoes neither
+            case_id = parse_json_object(line).get("id")
+        except ValueError:
             case_id = None
         try:
             out = _batch_case(line, args.variant)
