@@ -117,6 +117,14 @@ def check_shape(data: dict[str, Any]) -> None:
         raise ValueError("\"standoffs\" must be a list of provinces")
 
 
+def year_of(digits: str, code: str) -> int:
+    """The year of a phase code, refused past nine digits (``int`` of thousands of digits
+    is slow, and refused past 4300 with a message about Python)."""
+    if len(digits.lstrip("-")) > 9:
+        raise ValueError(f"{code[:20]}...: the year is out of range")
+    return int(digits)
+
+
 @dataclass(frozen=True, slots=True)
 class Phase:
     """``S1901M``: season letter, year, phase letter."""
@@ -129,8 +137,8 @@ class Phase:
     def parse(cls, code: str) -> Phase:
         m = _PHASE_RE.match(code.strip().upper())
         if not m:
-            raise ValueError(f"not a phase code: {code!r} (expected e.g. S1901M)")
-        return cls(m.group(1), int(m.group(2)), m.group(3))
+            raise ValueError(f"not a phase code: {code[:40]!r} (expected e.g. S1901M)")
+        return cls(m.group(1), year_of(m.group(2), code), m.group(3))
 
     def __str__(self) -> str:
         return f"{self.season}{self.year}{self.kind}"

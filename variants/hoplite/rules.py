@@ -41,7 +41,7 @@ from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
 from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Unit, UnitRef, Waive
 from judge.engine.parse import parse_location, parse_unit
-from judge.engine.position import Phase, Position, shown
+from judge.engine.position import Phase, Position, shown, year_of
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
 from judge.variants.multiplicity.rules import MultiplicityRules
@@ -75,9 +75,9 @@ def parse_phase(code: str) -> BCPhase:
     """``W451BCA``, ``S450BCM``, ``A450BCM`` (Autumn), ``W-451A`` -> BCPhase."""
     m = _PHASE_RE.match(code.strip().replace(" ", ""))
     if not m:
-        raise ValueError(f"not a Hoplite phase code: {code!r} (expected e.g. S450BCM)")
+        raise ValueError(f"not a Hoplite phase code: {code[:40]!r} (expected e.g. S450BCM)")
     season = {"A": "F"}.get(m.group(1).upper(), m.group(1).upper())
-    year = int(m.group(2))
+    year = year_of(m.group(2), code)
     return BCPhase(season, -abs(year), m.group(4).upper())
 
 
