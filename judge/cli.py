@@ -53,14 +53,13 @@ def _batch_case(line: str, default_variant: str | None) -> dict:
     """One case of ``--batch``: ``{"variant": V, "position": {...}, "orders": TEXT or
     {POWER: [line, ...]}}`` (optional ``"id"``, echoed) -> the outcome as ``--json`` prints
     it. Raises ValueError (or KeyError for an unknown variant) saying what is wrong."""
+    from judge.engine.position import parse_json_object
     from judge.variants import get_variant
 
     try:
-        case = json.loads(line)
-    except ValueError as exc:
+        case = parse_json_object(line, "a case (with position and orders)")
+    except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc}") from None
-    if not isinstance(case, dict):
-        raise ValueError("a case must be a JSON object with position and orders")
     position = case.get("position")
     if not isinstance(position, dict):
         raise ValueError("the case has no \"position\" object")
@@ -84,6 +83,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     """``--batch CASES.jsonl``: one JSON outcome line per case line (blank lines skipped); a
     case that cannot be read gets ``{"error": TEXT}`` (with its ``id``) and a line on stderr,
     and the exit status is then 2."""
+    from judge.engine.position import parse_json_object
+
     try:
         text = Path(args.batch).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -92,9 +93,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            case_id = json.loads(line).get("id")
-        except (ValueError, AttributeError):
+        try:  # read as the case is: a line naming "id" twice echoes neither
+            case_id = parse_json_object(line).get("id")
+        except ValueError:
             case_id = None
         try:
             out = _batch_case(line, args.variant)
@@ -112,6 +113,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
+    from judge.engine.position import parse_json_object
     from judge.variants import get_variant
 
     if args.batch:
@@ -127,9 +129,7 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
     except KeyError as exc:
         return _fail(str(exc.args[0]))
     try:
-        data = json.loads(Path(args.position).read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("the position file must hold a JSON object")
+        data = parse_json_object(Path(args.position).read_text(encoding="utf-8"))
         position = variant.read_position(data)
         lines = read_orders_file(Path(args.orders).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -159,6 +159,7 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
 
 def _cmd_render(args: argparse.Namespace) -> int:
     """Draw a position (and, with orders, the phase's orders as arrows) as SVG or PNG."""
+    from judge.engine.position import parse_json_object
     from judge.render import render_svg, svg_to_png
     from judge.variants import get_variant
 
@@ -170,9 +171,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in (".png", ".svg"):
         return _fail(f"--out must end in .png or .svg, not {out.name!r}")
     try:
-        data = json.loads(Path(args.position).read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("the position file must hold a JSON object")
+        data = parse_json_object(Path(args.position).read_text(encoding="utf-8"))
         position = variant.read_position(data)
         lines = read_orders_file(Path(args.orders).read_text(encoding="utf-8")) \
             if args.orders else []

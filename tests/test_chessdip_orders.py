@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from chessdip_helpers import BOARD, VARIANT, position
 
 from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.orders import Build, Remove, UnitRef, Waive
+from judge.engine.position import Phase
 from judge.variants.chessdip.orders import (
     ATTACK,
     TRAVEL,
@@ -216,5 +219,10 @@ def test_castling_validation() -> None:
 
 
 def test_no_retreat_phase() -> None:
+    # A retreat-phase position is refused where it is read (issue 22) ...
+    with pytest.raises(ValueError, match="S1901R is not a phase of this variant"):
+        position({I: ["K e1"]}, "S1901R")
+    # ... and the order checker, given one all the same, still says why no order fits it.
+    made = dataclasses.replace(position({I: ["K e1"]}), phase=Phase("S", 1901, "R"))
     with pytest.raises(OrderError, match="no retreat phase"):
-        read(I, "K e1 - e2", position({I: ["K e1"]}, "S1901R"))
+        read(I, "K e1 - e2", made)

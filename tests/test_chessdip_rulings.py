@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
+import pytest
 from chessdip_helpers import play
 
 E, I, F, S = "ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"  # noqa: E741
@@ -207,3 +208,47 @@ def test_convoy_paradox_fails_the_convoy_at_its_heart_whatever_the_listing() -> 
         assert r.dislodged == {"f1": "e2"}, order
         results = {line: r.reason(k) for k, line in enumerate(order)}
         assert results["ENGLAND: f1 - f3"] == "convoy paradox: the convoy on f2 fails", order
+
+
+# ------------- issue 22 B: a move's attacked convoys hold alike, one of them or several
+ROOK = ["ENGLAND: R a1 - a8", "ENGLAND: N c4 S a5 C a1 - a8", "ENGLAND: N c2 S a3 C a1 - a8",
+        "ENGLAND: N c6 S a7 C a1 - a8"]
+
+
+def _rook_and_kings(kings: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """England's rook a1 - a8 with a support-convoy on a3, a5 and a7 (strength 1 each); a
+    Scandinavian king beside each attacked square moves in (1)."""
+    pieces = {E: ["R a1", "N c2", "N c4", "N c6"], S: [f"K b{k[1]}" for k in kings]}
+    return pieces, ROOK + [f"SCANDINAVIA: K b{k[1]} - {k}" for k in kings]
+
+
+@pytest.mark.parametrize("kings", [["a5"], ["a5", "a3"], ["a5", "a3", "a7"]],
+                         ids=["one attacked convoy", "two", "three"])
+def test_a_move_passes_its_attacked_convoys_held_by_support_convoys(kings: list[str]) -> None:
+    # One king: no cycle, the convoy on a5 (1) holds the king (1) off, the rook passes. Two
+    # or three: each convoy's prevent strength counts only while the rook would pass the
+    # other squares, so both answers are consistent (all hold, or all break): the only
+    # circle is the move and its own convoys, and the move succeeds, as with one (the
+    # seed's support-convoys hold "similar to support-holds"): no convoy paradox.
+    pieces, lines = _rook_and_kings(kings)
+    for n, order in enumerate(permutations(lines)):
+        if n % 97:
+            continue  # a spread of the listings
+        r = play(pieces, *order)
+        results = {line: (r[k], r.reason(k)) for k, line in enumerate(order)}
+        assert all(results[line] == ("succeeds", "") for line in ROOK), results
+        assert all(results[line] == ("fails", "bounced") for line in lines[4:]), results
+        assert r.board == {"a8": "ENGLAND R", "c2": "ENGLAND N", "c4": "ENGLAND N",
+                           "c6": "ENGLAND N", **{f"b{k[1]}": "SCANDINAVIA K" for k in kings}}
+
+
+def test_a_stronger_attack_on_one_of_the_convoys_stops_the_move_and_frees_the_others() -> None:
+    # A supported king (2) breaks the convoy on a5 (1) whatever the rook does: the rook fails,
+    # a convoy on a failed move prevents nothing, and the king on b3 enters a3 as well.
+    pieces, lines = _rook_and_kings(["a5", "a3"])
+    pieces[S].append("K b6")
+    r = play(pieces, *lines, "SCANDINAVIA: K b6 S b5 - a5")
+    assert not any(r.ok(k) for k in range(4)) and r.ok(4) and r.ok(5) and r.ok(6)
+    assert r.board["a1"] == "ENGLAND R"
+    assert r.board["a5"] == r.board["a3"] == "SCANDINAVIA K"
+

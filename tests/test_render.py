@@ -81,8 +81,8 @@ def sample_position(name: str) -> Position:
     if start.units:
         return start
     data = variant.write_position(start)
-    data["phase"] = data["phase"].replace("W", "S").replace("A", "M") if name != "hoplite" \
-        else "S450BCM"
+    # the first movement after the opening builds (W1900A, W451BCA), or the start (Stab!)
+    data["phase"] = {"hoplite": "S450BCM", "multiplicity": "S1901M"}.get(name, data["phase"])
     data["variant"] = name
     if name == "hoplite":
         data["units"] = {"ATHENS": ["2A ATH", "F THO", "G MAR"], "SPARTA": ["A SPA", "A/F ZAR"],

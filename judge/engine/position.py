@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +25,57 @@ def _kind(value: Any) -> str:
                                                                    type(value).__name__)
 
 
+def shown(value: Any) -> str:
+    """A value of a hostile file as an error line shows it: JSON, cut short."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def parse_json_object(text: str, what: str = "a position") -> dict[str, Any]:
+    """The JSON object of a position file or ``--batch`` line; ValueError when it is not one,
+    when an object names a key twice (``{"ENGLAND": [...], "ENGLAND": [...]}``: JSON readers
+    keep the last silently, so half of what was written would be dropped) or when it uses
+    ``NaN``/``Infinity`` (not JSON)."""
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f"the key {shown(key)} appears twice in one object")
+            out[key] = value
+        return out
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} must be a JSON object, not {_kind(data)}")
+    return data
+
+
+def _check_dislodged_entry(power: str, entry: Any) -> None:
+    if not isinstance(entry, dict):
+        raise ValueError(f"\"dislodged\" of {power} must list objects such as "
+                         f"{{\"unit\": \"A PAR\", \"attacker_from\": \"BUR\"}}, not "
+                         f"{_kind(entry)} ({shown(entry)})")
+    if not isinstance(entry.get("unit"), str):
+        raise ValueError(f"a dislodged unit of {power} needs \"unit\", a string "
+                         f"({shown(entry)})")
+    if entry.get("attacker_from") is not None and not isinstance(entry["attacker_from"], str):
+        raise ValueError(f"\"attacker_from\" of {power}'s dislodged {entry['unit']} must be "
+                         f"a province, not {_kind(entry['attacker_from'])}")
+    retreats = entry.get("retreats")
+    if retreats is not None and (not isinstance(retreats, list)
+                                 or not all(isinstance(r, str) for r in retreats)):
+        raise ValueError(f"\"retreats\" of {power}'s dislodged {entry['unit']} must be a "
+                         f"list of provinces, not {shown(retreats)}")
+
+
 def check_shape(data: dict[str, Any]) -> None:
-    """The contract's JSON types (``"centres": {"ENGLAND": ["LON"]}``, not ``"LON"``): raises
-    ValueError naming the key at fault. What the names mean is the board's to check
-    (:func:`judge.engine.variant.check_position`)."""
+    """The contract's JSON types (``"centres": {"ENGLAND": ["LON"]}``, not ``"LON"``;
+    dislodged units as objects): raises ValueError naming the key at fault. What the names
+    mean is the board's to check (:func:`judge.engine.variant.check_position`), what play
+    could have produced the rules' (``validate_position``)."""
     if not isinstance(data, dict):
         raise ValueError("a position must be a JSON object")
     if "phase" not in data:
@@ -42,19 +90,39 @@ def check_shape(data: dict[str, Any]) -> None:
         if not isinstance(value, dict):
             raise ValueError(f"\"{key}\" must be an object of power: list, not "
                              f"{_kind(value)}")
+        seen: dict[str, str] = {}
         for power, entries in value.items():
+            # "England" and "ENGLAND" are one power: the second would replace the first
+            if power.upper() in seen:
+                raise ValueError(f"\"{key}\" names {power.upper()} twice ("
+                                 f"{shown(seen[power.upper()])} and {shown(power)})")
+            seen[power.upper()] = power
             if not isinstance(entries, list):
                 raise ValueError(f"\"{key}\" of {power} must be a list, not "
-                                 f"{_kind(entries)} ({json.dumps(entries)})")
+                                 f"{_kind(entries)} ({shown(entries)})")
+            listed: set[str] = set()
             for entry in entries:
-                if isinstance(entry, str) or (key == "dislodged" and isinstance(entry, dict)):
+                if key == "dislodged":
+                    _check_dislodged_entry(power, entry)
                     continue
-                raise ValueError(f"\"{key}\" of {power} must list strings, not "
-                                 f"{_kind(entry)} ({json.dumps(entry)})")
+                if not isinstance(entry, str):
+                    raise ValueError(f"\"{key}\" of {power} must list strings, not "
+                                     f"{_kind(entry)} ({shown(entry)})")
+                if key != "units" and entry.upper() in listed:
+                    raise ValueError(f"{entry} is listed twice in the \"{key}\" of {power}")
+                listed.add(entry.upper())
     standoffs = data.get("standoffs")
     if standoffs is not None and (not isinstance(standoffs, list)
                                   or not all(isinstance(x, str) for x in standoffs)):
         raise ValueError("\"standoffs\" must be a list of provinces")
+
+
+def year_of(digits: str, code: str) -> int:
+    """The year of a phase code, refused past nine digits (``int`` of thousands of digits
+    is slow, and refused past 4300 with a message about Python)."""
+    if len(digits.lstrip("-")) > 9:
+        raise ValueError(f"{code[:20]}...: the year is out of range")
+    return int(digits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +137,8 @@ class Phase:
     def parse(cls, code: str) -> Phase:
         m = _PHASE_RE.match(code.strip().upper())
         if not m:
-            raise ValueError(f"not a phase code: {code!r} (expected e.g. S1901M)")
-        return cls(m.group(1), int(m.group(2)), m.group(3))
+            raise ValueError(f"not a phase code: {code[:40]!r} (expected e.g. S1901M)")
+        return cls(m.group(1), year_of(m.group(2), code), m.group(3))
 
     def __str__(self) -> str:
         return f"{self.season}{self.year}{self.kind}"
@@ -91,6 +159,37 @@ class Dislodged:
     unit: Unit
     attacker_from: str | None
     retreats: tuple[str, ...] | None = None
+
+
+#: How many years a position may be past its variant's first year: far beyond any game (they
+#: end within decades), near enough to refuse a year no game reaches (``S99999999M``).
+MAX_GAME_YEARS = 1000
+
+
+def check_dislodged_only_in_retreats(position: Position) -> None:
+    """Dislodged units wait for a retreat phase: in another they would be dropped unheard."""
+    if position.dislodged and position.phase.kind != "R":
+        d = position.dislodged[0]
+        raise ValueError(f"dislodged {d.unit.power} {d.unit} in {position.phase}: only a "
+                         "retreat phase has dislodged units")
+
+
+def check_calendar(position: Position, phases: Collection[str], first: Phase) -> None:
+    """The phase is one of the variant's calendar (``phases``: season and kind letters, such
+    as ``"SM"``, ``"WA"``), not before its first phase ``first`` nor more than
+    :data:`MAX_GAME_YEARS` years after it. Raises ValueError naming the fault."""
+    phase = position.phase
+    if f"{phase.season}{phase.kind}" not in phases:
+        known = ", ".join(f"{SEASONS[p[0]]} {PHASE_TYPES[p[1]]}" for p in phases)
+        raise ValueError(f"{phase} is not a phase of this variant: no "
+                         f"{SEASONS[phase.season]} {PHASE_TYPES[phase.kind]} (its phases: "
+                         f"{known})")
+    order = "SFW"
+    if (phase.year, order.index(phase.season)) < (first.year, order.index(first.season)):
+        raise ValueError(f"{phase} is before the variant's first phase, {first}")
+    if phase.year > first.year + MAX_GAME_YEARS:
+        raise ValueError(f"{phase} is out of range: a game ends long before "
+                         f"{MAX_GAME_YEARS} years after {first}")
 
 
 @dataclass(slots=True)

@@ -103,6 +103,8 @@ def check_position(board: Board, position: Position) -> None:
             place(r, f"the retreats of {d.unit.power}'s dislodged unit")
     for s in position.standoffs:
         place(s, "standoffs")
+    if position.winner is not None:
+        power(position.winner.upper(), "winner")
 
 
 @dataclass(slots=True)
@@ -137,6 +139,10 @@ class Rules(Protocol):
     # orders as data (``docs/engine.md``, "Orders as data").
     # Optional: ``board_of(position) -> Board``, the board a position is played on when it is
     # not always the variant's own (the rules in force change it).
+    # Optional: ``validate_position(position) -> None``, raising ValueError naming what in a
+    # position read from JSON play under these rules could not have produced (a phase not in
+    # the calendar, an army at sea, a garrison away from its town); ``StandardRules`` has it
+    # and each variant extends it (``docs/adjudication.md``, "What a position is checked for").
 
 
 @dataclass(slots=True)
@@ -156,8 +162,9 @@ class Variant:
 
     def read_position(self, data: dict) -> Position:
         """A position from the contract's JSON (a variant may write units its own way,
-        e.g. ``2A BUR``), checked against this variant's board (:func:`check_position`);
-        raises ValueError with a one-line reason when it is malformed."""
+        e.g. ``2A BUR``), checked against this variant's board (:func:`check_position`) and
+        its rules (their ``validate_position``); raises ValueError with a one-line reason
+        when it is malformed."""
         from judge.engine.position import check_shape
 
         check_shape(data)
@@ -172,6 +179,11 @@ class Variant:
         # which board a position is on
         board_of = getattr(self.rules, "board_of", None)
         check_position(board_of(position) if board_of else self.board, position)
+        # then what the rules say play can produce: the one place every position read from
+        # JSON (files, --batch, a game's storage) is checked, before anything adjudicates it
+        validate = getattr(self.rules, "validate_position", None)
+        if validate is not None:
+            validate(position)
         return position
 
     def write_position(self, position: Position) -> dict:

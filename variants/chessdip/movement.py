@@ -44,15 +44,21 @@ met them), and:
    of moves each going where another leaves: landing there or passing through it. Answers
    that move the same pieces differ in convoys only, and the one where the fewest hold is
    taken;
-3. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the one of
+3. a move's own convoys hold alike (issue 22): when every convoy in the cycle carries one
+   multiple-square order and none of that order's own decisions is in it (two or more of its
+   convoys attacked, each one's prevent strength counting only while the order would pass
+   the others), the answer in which the order succeeds is taken, if consistent. With one
+   attacked convoy there is no cycle and the support-convoys hold the attack off; they hold
+   "similar to support-holds" whatever the number of convoys;
+4. otherwise a cycle involving a convoy is a convoy paradox: "the convoy fails", the one of
    its convoys whose failure leaves a consistent answer keeping the most convoys holding
    (then the first in an order of the board), or else all of them; the resolution starts
    again with it failed from the outset (false by rule), since decisions settled before may
    have leant on it;
-4. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
+5. a cycle with a pawn attack has no consistent answer (the pawn moves only if it dislodges;
    the piece leaves only if the pawn moves) and the seed has no rule for it: the pawn does not
    move (the project's ruling);
-5. several consistent answers and no convoy to fail: the first in an order of the board (the
+6. several consistent answers and no convoy to fail: the first in an order of the board (the
    seed has no rule); no consistent answer, no convoy, no pawn attack: its moves succeed.
 
 The resolver hands the backup rule a cycle whole, never one that hangs on a guess further
@@ -362,6 +368,8 @@ class ChessMovement:
         members = sorted(set(cycle), key=self._key)
         solutions = self._solutions(members)
         chosen = self._choose(members, solutions) if solutions else None
+        if chosen is None and solutions:
+            chosen = self._own_convoys_hold(members, solutions)
         if chosen is not None:
             for d, value in zip(members, chosen, strict=True):
                 r.settle(d, value)
@@ -443,6 +451,34 @@ class ChessMovement:
             return (sum(values[n] for n in convoys), values)
 
         return solutions[min(best, key=rank)][0]
+
+    def _own_convoys_hold(self, members: list[int],
+                          solutions: list[tuple[tuple[bool, ...], _Trial]]
+                          ) -> tuple[bool, ...] | None:
+        """Rule 3 of the backup rule (module docstring): when the cycle's only circle is one
+        multiple-square order and its own convoys (every convoy in it carries that order,
+        and none of the order's own decisions is in it), the answer in which the order
+        succeeds, if one is consistent; else None.
+
+        Such a cycle is two or more attacked convoys of one order: each convoy's prevent
+        strength counts while the order would succeed but for its square, which needs the
+        order's other convoys to hold. With one attacked convoy there is no cycle and the
+        order passes when its support-convoys hold the attack off; "similar to support-holds"
+        (the seed), they hold the same way whatever the number of convoys, not a paradox
+        ruling that fails them all. A cycle that passes through the order itself (its
+        landing cuts a support that feeds an attack on its path: the convoy paradox proper)
+        is not one of these."""
+        carried = {self.target[d // 2] for d in members if self.kind[d // 2] == CONVOY}
+        if len(carried) != 1:
+            return None
+        (order,) = carried
+        own = {order, self.partner[order]} - {-1}
+        if any(d // 2 in own for d in members):
+            return None
+        passing = [values for values, trial in solutions if _known(trial, 2 * order + MAIN)]
+        # several answers in which it succeeds: a fixed order of the board (members are in
+        # that order), never the listing's
+        return min(passing) if passing else None
 
     def _key(self, d: int) -> tuple[str, ...]:
         """A decision described by the board alone (squares, kinds), for canonical order."""

@@ -30,7 +30,7 @@ from typing import Any
 from judge.engine.errors import OrderError
 from judge.engine.events import Event, standard_events
 from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive
-from judge.engine.position import Dislodged, Phase, Position
+from judge.engine.position import Dislodged, Phase, Position, check_calendar, shown
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords, is_square
 from judge.variants.chessdip.movement import ChessMovement
@@ -153,6 +153,57 @@ class ChessRules(StandardRules):
     def write_position(self, position: Position) -> dict:
         """The contract's JSON: pieces as the rules write them, ``K e1``."""
         return normalise(position).to_json()
+
+    # ------------------------------------------------------------ validation
+    calendar = ("SM", "FM", "WA")  # no retreat phase (rules §2.2)
+
+    def validate_position(self, position: Position) -> None:
+        """The calendar (no retreat phase), then the keys of
+        the module docstring: ``moved`` lists squares, ``en_passant`` two-square pawn moves
+        of a power the way its pawns go, ``home_centres`` centres of a power; each as the
+        rules write them (lower-case squares). Not the standard rule that only a retreat
+        phase has dislodged units: here the position after a movement lists the pieces it
+        dislodged (and disbanded at once), whatever phase comes next, and reads back."""
+        check_calendar(position, self.calendar, self.first_phase)
+        b, extra = self.board, position.extra
+
+        def squares(value: Any, what: str) -> list[str]:
+            if not isinstance(value, list) or not all(
+                    isinstance(sq, str) and is_square(sq) for sq in value):
+                raise ValueError(f"\"{what}\" must be a list of squares such as \"e1\", not "
+                                 f"{shown(value)}")
+            if len(set(value)) != len(value):
+                raise ValueError(f"\"{what}\" lists a square twice: {shown(value)}")
+            return value
+
+        squares(extra.get("moved", []), "moved")
+        passes = extra.get("en_passant", [])
+        if not isinstance(passes, list):
+            raise ValueError(f"\"en_passant\" must be a list of {{\"power\", \"from\", \"via\", "
+                             f"\"to\"}} objects, not {shown(passes)}")
+        for rec in passes:
+            if not isinstance(rec, dict) or set(rec) != {"power", "from", "via", "to"}:
+                raise ValueError(f"an \"en_passant\" entry must be {{\"power\", \"from\", "
+                                 f"\"via\", \"to\"}}, not {shown(rec)}")
+            power = rec["power"]
+            if power not in b.powers:
+                raise ValueError(f"unknown power {shown(power)} in \"en_passant\"")
+            start, via, to = squares([rec["from"], rec["via"], rec["to"]], "en_passant")
+            step = b.direction(power)
+            (f0, r0), (f1, r1), (f2, r2) = coords(start), coords(via), coords(to)
+            if not f0 == f1 == f2 or (r1 - r0, r2 - r0) != (step, 2 * step):
+                raise ValueError(f"\"en_passant\": {power}'s pawns do not move two squares "
+                                 f"from {start} through {via} to {to}")
+        gained = extra.get("home_centres", {})
+        if not isinstance(gained, dict):
+            raise ValueError(f"\"home_centres\" must be an object of power: list of "
+                             f"centres, not {shown(gained)}")
+        for power, centres in gained.items():
+            if power not in b.powers:
+                raise ValueError(f"unknown power {shown(power)} in \"home_centres\"")
+            for sq in squares(centres, "home_centres"):
+                if sq not in b.supply_centres:
+                    raise ValueError(f"\"home_centres\" of {power}: {sq} is not a centre")
 
     # --------------------------------------------------------- order reading
     def read_order(self, position: Position, power: str, text: str) -> Order:

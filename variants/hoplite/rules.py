@@ -41,7 +41,7 @@ from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
 from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Unit, UnitRef, Waive
 from judge.engine.parse import parse_location, parse_unit
-from judge.engine.position import Phase, Position
+from judge.engine.position import Phase, Position, shown, year_of
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
 from judge.variants.multiplicity.rules import MultiplicityRules
@@ -75,9 +75,9 @@ def parse_phase(code: str) -> BCPhase:
     """``W451BCA``, ``S450BCM``, ``A450BCM`` (Autumn), ``W-451A`` -> BCPhase."""
     m = _PHASE_RE.match(code.strip().replace(" ", ""))
     if not m:
-        raise ValueError(f"not a Hoplite phase code: {code!r} (expected e.g. S450BCM)")
+        raise ValueError(f"not a Hoplite phase code: {code[:40]!r} (expected e.g. S450BCM)")
     season = {"A": "F"}.get(m.group(1).upper(), m.group(1).upper())
-    year = int(m.group(2))
+    year = year_of(m.group(2), code)
     return BCPhase(season, -abs(year), m.group(4).upper())
 
 
@@ -204,6 +204,56 @@ class HopliteRules(MultiplicityRules):
     def write_position(self, position: Position) -> dict:
         position.phase = bc(position.phase)
         return position.to_json()
+
+    # ------------------------------------------------------------------ validation
+    unit_letters = (ARMY, FLEET, GARRISON)
+
+    def max_unit_size(self) -> int:
+        # a garrison costs half a centre (rule 4) and the sacker of Delphi keeps two more
+        return 2 * len(self.board.supply_centres) + 2
+
+    def validate_position(self, position: Position) -> None:
+        """Rule 4 first (a garrison at sea is above all a garrison away from home): a
+        garrison never leaves the City or Town it was built on, so it stands only on a
+        centre, never on one another player owns (its major or minor may; a dislodged
+        garrison disbands). Then
+        Multiplicity's checks and the keys Hoplite adds to a position."""
+        owner = {c: p for p, cs in position.centres.items() for c in cs}
+        for unit in position.units:
+            if not parse_kind(unit.kind)[2]:
+                continue
+            holder = owner.get(unit.province)
+            if unit.province not in self.values:
+                raise ValueError(f"{unit.power} {unit}: a garrison stands only on the City or "
+                                 f"Town it was built on, and {unit.province} is neither")
+            # a centre nobody owns is let through: positions written by hand leave out
+            # centres (play never shows one, as a garrison is built on its own centre)
+            if holder is not None and self.player_of(holder) != self.player_of(unit.power):
+                raise ValueError(f"{unit.power} {unit}: a garrison stands only on a City or "
+                                 f"Town of its own, and {unit.province} belongs to {holder}")
+        super().validate_position(position)
+        self._validate_extra(position.extra)
+
+    def _validate_extra(self, extra: dict[str, Any]) -> None:
+        seed = extra.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int | str):
+            raise ValueError(f"\"seed\" must be a number or a string, not {shown(seed)}")
+        sacker = extra.get("delphi_sacked_by")
+        if sacker is not None and sacker not in self.majors:
+            raise ValueError(f"\"delphi_sacked_by\" must be a major state, not {shown(sacker)}")
+        units = extra.get("delphi_units", 0)
+        if isinstance(units, bool) or not isinstance(units, int) or not 0 <= units <= 2:
+            raise ValueError(f"\"delphi_units\" must be 0, 1 or 2 (rule 7), not {shown(units)}")
+        colonies = extra.get("colonies", {})
+        if not isinstance(colonies, dict) or any(
+                c not in self.colonies or m not in self.majors for c, m in colonies.items()):
+            raise ValueError("\"colonies\" must give each colony (" + ", ".join(self.colonies)
+                             + ") a major state")
+        claims = extra.get("claims", {})
+        states = (*self.majors, *self.minors)
+        if not isinstance(claims, dict) or any(
+                c not in self.board.provinces or p not in states for c, p in claims.items()):
+            raise ValueError("\"claims\" must map provinces to the states that claim them")
 
     def adjudicate(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         outcome = super().adjudicate(position, orders)

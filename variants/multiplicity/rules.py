@@ -171,6 +171,65 @@ class MultiplicityRules(StandardRules):
             raise ValueError(f"not a unit: {text!r} (unknown place {location})")
         return Unit(power.upper(), kind, location)
 
+    # -------------------------------------------------------- validation
+    #: the letters of the variant's units (Hoplite adds garrisons)
+    unit_letters: tuple[str, ...] = (ARMY, FLEET)
+
+    def max_unit_size(self) -> int:
+        """The most components a unit can have: a player's units never outnumber the centres
+        it had at the last adjustments, nor those the board's (a bound, so that a hostile
+        ``99999999A LON`` is refused before anything counts its components)."""
+        return len(self.board.supply_centres)
+
+    def validate_position(self, position: Position) -> None:
+        """The standard checks, then each unit (its letters, its size, a coast only with a
+        fleet and only where a fleet can stand), one unit of a power and one player per
+        province, and every unit at sea seaworthy (rule 5: at least as many fleets as
+        armies, with no exception)."""
+        super().validate_position(position)
+        for units, what in ((position.units, ""), ([d.unit for d in position.dislodged],
+                                                   "dislodged ")):
+            counts: dict[str, tuple[int, int, int]] = {}
+            held: dict[str, str] = {}
+            seen: set[tuple[str, str]] = set()
+            for unit in units:
+                a, f, g = self._validate_unit(unit, what)
+                prov = unit.province
+                if (unit.power, prov) in seen:
+                    raise ValueError(f"two {what}units of {unit.power} in {prov}: one unit "
+                                     f"holds them all (written e.g. 2A {prov})")
+                seen.add((unit.power, prov))
+                other = held.setdefault(prov, unit.power)
+                if self.player_of(other) != self.player_of(unit.power):
+                    raise ValueError(f"{what}units of {other} and {unit.power} in {prov}: "
+                                     "one player's unit to a province")
+                have = counts.get(prov, (0, 0, 0))
+                counts[prov] = (have[0] + a, have[1] + f, have[2] + g)
+            for prov, (a, f, g) in counts.items():
+                if self.board.is_sea(prov) and not seaworthy(a, f, g):
+                    raise ValueError(f"{what}{format_kind(a, f, g)} {prov} (of "
+                                     f"{self.player_of(held[prov])}) is at sea but not "
+                                     "seaworthy: a unit at sea needs at least as many fleets "
+                                     "as armies")
+
+    def _validate_unit(self, unit: Unit, what: str) -> tuple[int, int, int]:
+        a, f, g = parse_kind(unit.kind)
+        letters = {ARMY: a, FLEET: f, GARRISON: g}
+        for letter, n in letters.items():
+            if n and letter not in self.unit_letters:
+                raise ValueError(f"{what}{unit.power} {unit}: {letter} is no unit of this "
+                                 f"variant (its units: {', '.join(self.unit_letters)})")
+        if a + f + g > self.max_unit_size():
+            raise ValueError(f"{what}{unit.power} {unit}: a unit of {a + f + g} is more than "
+                             f"the {self.max_unit_size()} the board's centres can keep")
+        if f and not self.board.can_stand(FLEET, unit.location):
+            raise ValueError(f"{what}{unit.power} {unit}: a fleet cannot stand in "
+                             f"{unit.location}")
+        if not f and unit.location != unit.province:
+            raise ValueError(f"{what}{unit.power} {unit}: only a unit with a fleet stands on "
+                             "a coast")
+        return a, f, g
+
     # ----------------------------------------------------------- reading
     def read_order(self, position: Position, power: str, text: str) -> Order:
         return self.check(position, power, parse_multi_order(self.board, text, position.phase.kind))

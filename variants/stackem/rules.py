@@ -56,8 +56,10 @@ _TYPE_PLURAL = {ARMY: "armies", FLEET: "fleets"}
 _STACK_RE = re.compile(r"^\s*(\d+)\s*([AaFf])\s+(\S+)\s*$")
 
 
-def _expand(text: Any) -> list[str]:
-    """``"2A BUR"`` -> ``["A BUR", "A BUR"]``; any other unit text is left to Unit.parse."""
+def _expand(text: Any, most: int) -> list[str]:
+    """``"2A BUR"`` -> ``["A BUR", "A BUR"]``; any other unit text is left to Unit.parse.
+    A stack of more than ``most`` units (the board's centres: no power keeps more units) is
+    refused before it is expanded (``99999999A BUR`` would fill the memory)."""
     if not isinstance(text, str):
         raise ValueError(f"not a unit: {text!r}")
     m = _STACK_RE.match(text)
@@ -66,6 +68,9 @@ def _expand(text: Any) -> list[str]:
     n = int(m.group(1))
     if n < 1:
         raise ValueError(f"not a unit: {text!r} (a stack holds at least one unit)")
+    if n > most:
+        raise ValueError(f"{text[:40]}: a stack of {n} is more than the {most} units the "
+                         "board's centres can keep")
     return [f"{m.group(2).upper()} {m.group(3)}"] * n
 
 
@@ -95,18 +100,19 @@ class StackRules(StandardRules):
     # ------------------------------------------------------------ positions
     def read_position(self, data: dict) -> Position:
         """A position whose units may be written as stacks (``2A BUR``)."""
+        most = len(self.board.supply_centres)
         try:
             data = dict(data)
-            data["units"] = {power: [u for text in texts for u in _expand(text)]
+            data["units"] = {power: [u for text in texts for u in _expand(text, most)]
                              for power, texts in (data.get("units") or {}).items()}
             dislodged: dict[str, list[Any]] = {}
             for power, entries in (data.get("dislodged") or {}).items():
                 out = dislodged.setdefault(power, [])
                 for entry in entries:
                     if isinstance(entry, str):
-                        out.extend(_expand(entry))
+                        out.extend(_expand(entry, most))
                     else:
-                        out.extend({**entry, "unit": u} for u in _expand(entry["unit"]))
+                        out.extend({**entry, "unit": u} for u in _expand(entry["unit"], most))
             data["dislodged"] = dislodged
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed position: {exc}") from exc

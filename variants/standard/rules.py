@@ -38,7 +38,13 @@ from judge.engine.orders import (
     Waive,
 )
 from judge.engine.parse import parse_order
-from judge.engine.position import Dislodged, Phase, Position
+from judge.engine.position import (
+    Dislodged,
+    Phase,
+    Position,
+    check_calendar,
+    check_dislodged_only_in_retreats,
+)
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.standard.movement import MovementPhase
 
@@ -120,6 +126,20 @@ class StandardRules:
 
     def write_position(self, position: Position) -> dict:
         return position.to_json()
+
+    # ----------------------------------------------------------- validation
+    #: the phases of the calendar (season and kind letters) and the first of them
+    calendar: tuple[str, ...] = ("SM", "SR", "FM", "FR", "WA")
+    first_phase = Phase("S", 1901, "M")
+
+    def validate_position(self, position: Position) -> None:
+        """Raise ValueError naming what in ``position`` (read from JSON, names already on
+        the board) play under these rules could not have produced: the hook each variant
+        extends (``super().validate_position`` first), called by ``Variant.read_position``.
+        Here: the phase is in :attr:`calendar`, not before :attr:`first_phase` nor absurdly
+        later, and dislodged units only in a retreat phase."""
+        check_calendar(position, self.calendar, self.first_phase)
+        check_dislodged_only_in_retreats(position)
 
     def name(self, location: str) -> str:
         return self.board.provinces[province_of(location)].name
