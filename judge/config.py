@@ -94,6 +94,9 @@ class OutboundConfig(Section):
 
 
 AtLeastOne = Annotated[int, Meta(ge=1)]
+# the smallest reply_max_bytes: a reply's headers (a Subject, a To, an In-Reply-To, the
+# judge's mark) take up to about 3 KB whatever the sender wrote
+REPLY_MIN_BYTES = 4000
 
 
 class LimitsConfig(Section):
@@ -131,7 +134,8 @@ class Config(Section):
     # lines of the mail it answers, is cut at this size, and one address gets at most this
     # many replies an hour (then one notice, then silence until the hour has passed)
     reply_quote_lines: AtLeastOne = 20
-    reply_max_bytes: AtLeastOne = 200_000
+    # the bytes sent, not the text: quoted-printable and base64 counted (judge/mail/compose.py)
+    reply_max_bytes: Annotated[int, Meta(ge=REPLY_MIN_BYTES)] = 200_000
     replies_per_hour: AtLeastOne = 30
     # reply addresses that sign a player on without a password (docs/operating.md, "Reply
     # addresses"): "address" puts judge+<game>.<power>.<token>@host in Reply-To (the host must

@@ -370,6 +370,12 @@ class Store:
             self.db.enable_wal()
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
+        # deleted and overwritten content is zeroed, not left in free space: a mail's
+        # clear copy (passwords) is gone from the pages once it is masked (replace_inbox_raw)
+        self.db.execute("PRAGMA secure_delete=ON")
+        # the write-ahead log still holds the clear copy until a checkpoint: after a
+        # transaction that masked a mail, one that truncates it (_scrub_log)
+        self._scrub_pending = False
         self.migrate()
 
     def close(self) -> None:
@@ -425,6 +431,33 @@ class Store:
             raise
         else:
             conn.execute("COMMIT")
+        if self._scrub_pending:
+            self._scrub_log()
+
+    SCRUB_TRIES = 40  # checkpoint attempts, SCRUB_PAUSE apart, while readers hold the log
+
+    SCRUB_PAUSE = 0.05
+
+    def _scrub_log(self) -> bool:
+        """Checkpoint the write-ahead log into the database and truncate it to nothing, so
+        that the frames that held a mail's clear copy are gone from every file (with
+        secure_delete the pages written back hold zeros where the clear copy was). A reader
+        in the log makes the checkpoint busy: tried again briefly, then after the next
+        transaction. True when the log is empty."""
+        if self.path == ":memory:":
+            self._scrub_pending = False
+            return True
+        with self.busy_timeout(self.SCRUB_PAUSE):
+            for _ in range(self.SCRUB_TRIES):
+                try:
+                    busy = self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                except sqlite3.OperationalError:
+                    busy = 1
+                if not busy:
+                    self._scrub_pending = False
+                    return True
+                time.sleep(self.SCRUB_PAUSE)
+        return False
 
     # --------------------------------------------------------------- helpers
     def one(self, sql: str, params: Any = ()) -> dict | None:
@@ -538,8 +571,10 @@ class Store:
                      (state, iso(now_utc()), note, inbox_id))
 
     def replace_inbox_raw(self, inbox_id: int, raw: bytes) -> None:
-        """The stored copy with its passwords masked (the size column keeps the size read)."""
+        """The stored copy with its passwords masked (the size column keeps the size read);
+        the clear copy's frames leave the write-ahead log after the commit (_scrub_log)."""
         self.execute("UPDATE inbox SET raw = ? WHERE id = ?", (raw, inbox_id))
+        self._scrub_pending = True
 
     # -------------------------------------------------------------- passwords
     def password_lock(self, scope: str, now: datetime) -> datetime | None:

@@ -178,8 +178,8 @@ def from_header(rng: random.Random, n: int, spec: Spec) -> bytes | None:
     if kind == 8:  # CR/LF injected through an encoded word into the display name
         name = Header(f"Eve\r\nBcc: {VICTIM}\r\n", "utf-8").encode()
         return f"{name} <{plain}>".encode()
-    if kind == 9:  # two authors: either may be answered, once
-        spec.any_author = True
+    if kind == 9:  # two authors: no single one, counts as none (the envelope sender)
+        spec.author = None
         return f"{plain}, other{n}@players.test".encode()
     if kind == 10:  # a 5,000-character display name
         return f"\"{'N' * 5000}\" <{plain}>".encode()
@@ -488,7 +488,7 @@ def check_mail(h: Harness, spec: Spec) -> None:
     for r in replies:
         text = reply_text(bytes(r["raw"]))
         assert len(text.encode("utf-8")) <= REPLY_MAX, len(text.encode("utf-8"))
-        assert len(bytes(r["raw"])) <= 3 * REPLY_MAX + 3000  # quoted-printable at worst
+        assert len(bytes(r["raw"])) <= REPLY_MAX  # as sent: headers and encoding counted
     if row["state"] == "ignored":
         assert any(s in row["note"] for s in DOCUMENTED_SILENCES), row["note"]
         assert replies == [], "a silenced mail was answered"

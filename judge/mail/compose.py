@@ -15,6 +15,7 @@ import hashlib
 import quopri
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from email.header import Header
@@ -268,3 +269,47 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
     for token, lines in files.items():
         raw = raw.replace(token, lines, 1)
     return raw, message_id
+
+
+def build_bounded(limit: int, text: str, tail: Callable[[int, int], str],
+                  attachments: list[Attachment], cut_text: Callable[[str, int], tuple[str, int]],
+                  **message: Any) -> tuple[bytes, str]:
+    """:func:`build_message` of ``text + tail(bytes cut, files dropped)`` and as many of
+    ``attachments`` as fit, at most ``limit`` bytes as sent: the bound holds for the
+    serialized message (headers, quoted-printable and base64, CRLF), not for the text
+    before it is encoded (quoted-printable writes a Cyrillic letter in 6 bytes, an emoji in
+    12). The text comes first, cut at a line end (``cut_text(text, utf-8 bytes)``); the
+    files follow in order while they fit. A message whose headers leave no room for any text
+    (hostile References) goes without its References."""
+    message = {**message, "message_id": message.get("message_id")
+               or make_msgid(domain=message["domain"])}
+    raw, mid = build_message(**message, body=text + tail(0, 0), attachments=attachments)
+    if len(raw) <= limit:
+        return raw, mid
+    size = len(text.encode("utf-8"))
+    room, cut, shown = size, 0, text
+    for _ in range(12):  # converges in two or three: each step scales by what was measured
+        shown, cut = cut_text(text, room)
+        raw, mid = build_message(**message, body=shown + tail(cut, len(attachments)))
+        if len(raw) <= limit:
+            break
+        if room == 0:
+            if not message.get("references"):
+                break
+            message = {**message, "references": []}
+            continue
+        bare, _ = build_message(**message, body=tail(size, len(attachments)))
+        have, want = len(raw) - len(bare), limit - len(bare)
+        room = 0 if want <= 0 else min(room - 1, room * want // max(have, 1) - 64)
+        room = max(room, 0)
+    kept: list[Attachment] = []
+    for a in attachments:  # each file while the message with it fits
+        trial, trial_id = build_message(**message, body=shown + tail(
+            cut, len(attachments) - len(kept) - 1), attachments=[*kept, a])
+        if len(trial) <= limit:
+            kept.append(a)
+            raw, mid = trial, trial_id
+    if kept and len(kept) < len(attachments):  # the notice counts the files left out
+        raw, mid = build_message(**message, body=shown + tail(cut, len(attachments) - len(kept)),
+                                 attachments=kept)
+    return raw, mid

@@ -1,23 +1,32 @@
 """Masking passwords (and reply tokens, :func:`mask_tokens`) in a stored mail once it has
 been acted on.
 
-The inbox keeps every mail whole (to act on it after a crash, and for the host to read); once a
-mail has been acted on, the lines that carried a password are rewritten as the judge echoed
-them (``SIGNON France g1 ****``) and the rest of the mail is kept as it was:
+The inbox keeps every mail whole until it has been acted on (so that a crash loses nothing);
+in the transaction that acts on it, the lines that carried a password are rewritten as the
+judge echoed them (``SIGNON France g1 ****``) and the rest of the mail is kept as it was:
 
 1. where the line stands as written in the raw bytes (plain 7bit/8bit text), it is replaced
    there, so the mail is otherwise byte for byte the same;
-2. where a password is still in a text part after that (quoted-printable or base64, a soft
-   line break, HTML), each text part is decoded, its lines masked and then any word of it
-   that is one of the passwords (four characters or more), and encoded again the same way;
-3. where a password can still be found after that (a charset the judge cannot encode back,
-   a mail the parser cannot read), the body is replaced by a note saying so and only the
-   headers are kept.
+2. where a password can still be found after that, in any form (:func:`_leaks`: its bytes,
+   a header with encoded words decoded or folded, a text part decoded from quoted-printable
+   or base64, with HTML entities read), the headers that hold one are written again masked
+   and each text part is decoded, its password lines masked, then every place a password
+   stands (as written or HTML-escaped: the exact span, whatever characters it holds; ``=``,
+   ``&``, ``;``, quotes and ``<>`` used to split it into words that matched nothing), and
+   encoded again the same way;
+3. where a password can still be found after that (an HTML numeric entity, a charset the
+   judge cannot encode back, a mail the parser cannot read), the body is replaced by a note
+   saying so and only the (masked) headers are kept; a header that cannot be read back
+   leaves only the note.
+
+The clear copy's pages leave the database files with the transaction (judge/storage.py:
+``secure_delete`` and a truncating checkpoint of the write-ahead log).
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import quopri
 import re
 from collections.abc import Iterable
@@ -28,9 +37,6 @@ from email.policy import compat32
 
 REMOVED = (b"[The body of this mail was removed after the judge acted on it: it held a "
            b"password (or a reply address) that could not be masked in place.]\r\n")
-
-
-_TOKEN = re.compile(r"[\s<>&;\"'=]+")
 
 
 def _substitute(data: bytes, lines: dict[str, str], subject_words: set[str],
@@ -76,61 +82,118 @@ def _decoded(part: Message) -> bytes:
     return data if isinstance(data, bytes) else b""
 
 
+def _part_text(part: Message) -> tuple[str, str]:
+    """A text part's text and the charset it was read with (unknown: UTF-8)."""
+    data = _decoded(part)
+    charset = part.get_content_charset() or "utf-8"
+    try:
+        return data.decode(charset, "surrogateescape"), charset
+    except (LookupError, UnicodeError):
+        return data.decode("utf-8", "surrogateescape"), "utf-8"
+
+
+def _views(text: str) -> list[str]:
+    """What a reader may see of a text: as it is, and with HTML entities read."""
+    unescaped = html.unescape(text)
+    return [text] if unescaped == text else [text, unescaped]
+
+
+def _secret_forms(secrets: set[str]) -> list[str]:
+    """Each password as written and HTML-escaped (``a<b`` as ``a&lt;b``), longest first."""
+    forms = set(secrets)
+    for secret in secrets:
+        forms.add(html.escape(secret, quote=False))
+        forms.add(html.escape(secret, quote=True))
+    return sorted(forms, key=len, reverse=True)
+
+
+def _hide(text: str, forms: list[str]) -> str:
+    for form in forms:
+        text = text.replace(form, "****")
+    return text
+
+
+def _header_texts(msg: Message) -> list[tuple[str, str]]:
+    """Every header as text: 8-bit bytes read as UTF-8 (RFC 6532), encoded words decoded."""
+    out = []
+    for name, value in msg.raw_items():
+        text = str(value)
+        if not text.isascii():
+            text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        out.append((name, _header_text(text)))
+    return out
+
+
 def _leaks(raw: bytes, secrets: set[str]) -> bool:
-    """Does any password (4 characters or more) still stand in a text part of the mail?"""
-    long = {x for x in secrets if len(x) >= 4}
-    if not long:
+    """Does any password still stand in the mail: in its bytes, in a header (encoded words
+    decoded, folding undone), or in a text part (decoded, HTML entities read), whatever
+    characters it holds? A password is found wherever it stands, not only as a word: ``=``,
+    ``&``, ``;``, quotes and ``<>`` split no password."""
+    if not secrets:
         return False
+    for secret in secrets:
+        for charset in ("utf-8", "latin-1"):
+            try:
+                if secret.encode(charset) in raw:
+                    return True
+            except UnicodeEncodeError:
+                pass
     try:
         msg = message_from_bytes(raw, policy=compat32)
+        texts = [text for _, text in _header_texts(msg)]
         for part in _text_parts(msg):
-            data = _decoded(part)
-            charset = part.get_content_charset() or "utf-8"
-            try:
-                text = data.decode(charset, "replace")
-            except LookupError:
-                text = data.decode("utf-8", "replace")
-            if long.intersection(_TOKEN.split(text)):
-                return True
+            texts += _views(_part_text(part)[0])
     except Exception:  # a mail the parser cannot read: be safe
         return True
-    return False
+    return any(secret in text for text in texts for secret in secrets)
 
 
-_WORD = re.compile(rb"[^\s<>&;\"'=]+")
+def _encode_part(part: Message, text: str, charset: str) -> None:
+    """``text`` back into ``part``, in its transfer encoding and charset (UTF-8 when the
+    charset cannot hold it)."""
+    try:
+        data = text.encode(charset, "surrogateescape")
+    except (UnicodeEncodeError, LookupError):
+        data = text.encode("utf-8", "surrogateescape")
+        part.set_param("charset", "utf-8")
+    cte = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+    if cte == "base64":
+        part.set_payload(base64.encodebytes(data).decode("ascii"))
+    elif cte == "quoted-printable":
+        part.set_payload(quopri.encodestring(data).decode("ascii"))
+    else:
+        part.set_payload(data.decode("ascii", "surrogateescape"))
 
 
-def _mask_words(data: bytes, secrets: set[bytes]) -> bytes:
-    """Every word of ``data`` that is one of ``secrets`` becomes ``****`` (one pass)."""
-    return _WORD.sub(lambda m: b"****" if m.group() in secrets else m.group(), data)
+def _masked_line(line: str, lines: dict[str, str]) -> str:
+    masked = lines.get(" ".join(line.split()))
+    if masked is None:
+        return line
+    return masked + "\r" if line.endswith("\r") else masked
 
 
 def _recode(raw: bytes, lines: dict[str, str], secrets: set[str]) -> bytes | None:
-    """Each text part decoded, masked (the lines, then any password word left, as in HTML)
-    and encoded again as it was."""
+    """Headers that hold a password (an encoded-word or folded Subject) written again
+    masked; each text part decoded, masked (its password lines, then every place a password
+    stands, as written or HTML-escaped: the exact span, whatever characters it holds) and
+    encoded again as it was."""
+    forms = _secret_forms(secrets)
     try:
         msg = message_from_bytes(raw, policy=compat32)
-        changed = False
+        headers = _header_texts(msg)
+        leaking = {k.lower(): k for k, text in headers if any(s in text for s in secrets)}
+        for name in leaking.values():
+            values = [_hide(text, forms) for k, text in headers if k.lower() == name.lower()]
+            del msg[name]
+            for value in values:
+                msg[name] = value if value.isascii() else Header(value, "utf-8").encode()
         for part in _text_parts(msg):
-            cte = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
-            charset = part.get_content_charset() or "utf-8"
-            data = _decoded(part)
-            masked = _substitute(data, lines, set(), charset)
-            try:
-                words = {x.encode(charset) for x in secrets if len(x) >= 4}
-            except (UnicodeEncodeError, LookupError):
-                words = {x.encode("utf-8") for x in secrets if len(x) >= 4}
-            masked = _mask_words(masked, words)
-            if masked == data:
-                continue
-            if cte == "base64":
-                part.set_payload(base64.encodebytes(masked).decode("ascii"))
-            elif cte == "quoted-printable":
-                part.set_payload(quopri.encodestring(masked).decode("ascii"))
-            else:
-                part.set_payload(masked.decode(charset, "surrogateescape"))
-            changed = True
-        return msg.as_bytes(policy=compat32) if changed else raw
+            text, charset = _part_text(part)
+            masked = "\n".join(_masked_line(line, lines) for line in text.split("\n"))
+            masked = _hide(masked, forms)
+            if masked != text:
+                _encode_part(part, masked, charset)
+        return msg.as_bytes(policy=compat32)
     except Exception:
         return None
 
@@ -150,18 +213,23 @@ def _headers_only(raw: bytes) -> bytes:
 def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str],
              subject_words: set[str] | None = None) -> bytes:
     """``raw`` with every ``(line, masked line)`` rewritten, and none of ``secrets`` left in
-    its text; ``subject_words``: passwords written in the Subject."""
+    it, in any form (:func:`_leaks`); ``subject_words``: passwords written in the Subject."""
     if not lines:
         return raw
     table = {" ".join(line.split()): masked for line, masked in lines}
-    hidden = set(secrets)
+    # a password has four characters or more (judge/games/game.py); a shorter word hidden
+    # on a line the judge could not read (every word after SIGNON) is no password
+    hidden = {s for s in secrets if len(s) >= 4 and s != "****"}
     out = _substitute(raw, table, subject_words or set())
     if not _leaks(out, hidden):
         return out
     recoded = _recode(out, table, hidden)
     if recoded is not None and not _leaks(recoded, hidden):
         return recoded
-    return _headers_only(raw)
+    head = _headers_only(recoded if recoded is not None else out)
+    if _leaks(head, hidden):  # a header that cannot be read back: none of them kept
+        return b"Content-Type: text/plain; charset=us-ascii\r\n\r\n" + REMOVED
+    return head
 
 
 # ---------------------------------------------------------------- reply tokens

@@ -2,8 +2,8 @@
 
 Replies (kinds ``reply`` and ``limit``) carry the judge's mark as a body line just above the
 signature (where a responder that pastes the reply back copies it too), and are cut at
-``reply_max_bytes`` (text and attached pictures together), with a line saying so. Game mail to
-an observer ends with how to stop it.
+``reply_max_bytes`` (the message as sent: headers, encoded text and attached pictures), with a
+line saying so. Game mail to an observer ends with how to stop it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from datetime import datetime
 from email.utils import make_msgid
 from functools import partial
 
-from judge.config import Config
+from judge.config import REPLY_MIN_BYTES, Config
 from judge.mail import replytoken
-from judge.mail.compose import Attachment, build_message, marker, render
+from judge.mail.compose import Attachment, build_bounded, build_message, marker, render
 from judge.mail.guard import cap_text
 from judge.storage import Store, iso, now_utc
 
@@ -114,12 +114,13 @@ class Outbox:
                 return oid
         body = render(template, judge_address=self.cfg.address, **{**extra, **context})
         if kind in REPLY_KINDS:
-            body, attachments = self._bounded_reply(body, attachments or [])
-        elif footer and game is not None:
-            body += render("_observer_footer.txt.j2", game=game["name"],
-                           judge_address=self.cfg.address)
-        message["body"] = body
-        raw, message_id = build_message(**message, attachments=attachments)
+            raw, message_id = self._bounded_reply(body, attachments or [], message)
+        else:
+            if footer and game is not None:
+                body += render("_observer_footer.txt.j2", game=game["name"],
+                               judge_address=self.cfg.address)
+            message["body"] = body
+            raw, message_id = build_message(**message, attachments=attachments)
         oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                         subject=subject, message_id=message_id, raw=raw,
                                         inbox_id=inbox_id, game_id=game_id,
@@ -137,30 +138,23 @@ class Outbox:
             "INSERT INTO pictures (created, filename, svg) VALUES (?, ?, ?)",
             (iso(self.clock()), filename, svg)).lastrowid or 0)
 
-    def _bounded_reply(self, body: str, attachments: list[Attachment]
-                       ) -> tuple[str, list[Attachment]]:
-        """The mark line above the signature; text and pictures within reply_max_bytes."""
-        limit = max(2000, self.cfg.reply_max_bytes)
+    def _bounded_reply(self, body: str, attachments: list[Attachment], message: dict
+                       ) -> tuple[bytes, str]:
+        """The mark line above the signature; the message as sent, text and pictures, within
+        reply_max_bytes (compose.build_bounded)."""
+        limit = max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
         text, sig = body, ""
         at = body.rfind("\n-- \n")
         if at >= 0:
             text, sig = body[: at + 1], body[at + 1:]
-        room = limit - len(sig.encode("utf-8")) - 400  # the mark and the cut notice
-        text, cut = cap_text(text, room)
-        kept: list[Attachment] = []
-        left = room - len(text.encode("utf-8"))
-        dropped = 0
-        for a in attachments:
-            size = len(a.data) * 4 // 3  # base64
-            if size <= left:
-                kept.append(a)
-                left -= size
-            else:
-                dropped += 1
-        if cut or dropped:
-            text += render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit)
-        text += render("_mark.txt.j2", mark=marker(self.cfg.address))
-        return text + sig, kept
+        mark = render("_mark.txt.j2", mark=marker(self.cfg.address))
+
+        def tail(cut: int, dropped: int) -> str:
+            notice = render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit) \
+                if cut or dropped else ""
+            return notice + mark + sig
+
+        return build_bounded(limit, text, tail, attachments, cap_text, **message)
 
     def _observes(self, game_id: int, address: str) -> bool:
         return self.store.one("SELECT 1 AS x FROM observers WHERE game_id = ? AND address = ?",

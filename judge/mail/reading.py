@@ -8,8 +8,9 @@
   ``Precedence: bulk|junk|list``, ``List-Id``, the null sender, ``MAILER-DAEMON``, DSNs), nor
   is the judge's own text coming back (its mark, :func:`judge.mail.compose.marker`, in the
   headers or unquoted in the text);
-* the address answered is the author's (``From``, else the envelope sender), never
-  ``Reply-To``: anyone can write any Reply-To (docs/operating.md, "Security");
+* the address answered is the author's (the single angle-addr of ``From``, else the envelope
+  sender; :func:`_author`), never ``Reply-To``: anyone can write any Reply-To
+  (docs/operating.md, "Security");
 * a message nested too deeply for the parser (about 1,000 multiparts) is read shallowly: its
   headers and its first plain-text part.
 """
@@ -164,6 +165,38 @@ def _address(msg: Message, name: str) -> str:
 
 
 _QUOTED_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\((?:\\.|[^()\\])*\)')
+_COMMENT = re.compile(r"\((?:\\.|[^()\\])*\)")
+_ANGLE_ADDR = re.compile(r"<([^<>]*)>")
+_ADDR_SPEC = re.compile(r'(?:"(?:\\.|[^"\\])*"|[^\s"@<>(),:;\\\[\]]+)@[^\s"@<>(),:;\\\[\]]+')
+
+
+def _author(msg: Message) -> str:
+    """The author's address: the single angle-addr of the one From header (``Name
+    <a@b.test>``), else a From that is one bare address (``a@b.test``); "" when From holds no
+    single unambiguous mailbox. The display name is never an address, whatever it holds
+    (``victim@x.test <a@b.test>``, a group ``Support:victim@x.test; <a@b.test>``, an encoded
+    word that decodes to an address): a DMARC validator, a mail client and a person read
+    ``a@b.test`` as the author, and the standard library's first mailbox was the victim."""
+    values = _raw_values(msg, "From")
+    if len(values) != 1:
+        return ""
+    value = " ".join(values[0].split())
+    # quoted strings and comments hold no address (blanked, the same length, so that a
+    # position in ``outside`` is one in ``value``); one left open is ambiguous
+    outside = _QUOTED_OR_COMMENT.sub(lambda m: " " * len(m.group()), value)
+    if any(c in outside for c in '"()'):
+        return ""
+    angles = list(_ANGLE_ADDR.finditer(outside))
+    if len(angles) > 1 or outside.count("<") != len(angles) or \
+            outside.count(">") != len(angles):
+        return ""
+    if angles:  # as written, a quoted local part too
+        candidate = value[angles[0].start() + 1:angles[0].end() - 1].strip()
+    else:  # a bare addr-spec; its comments are no part of it
+        candidate = _COMMENT.sub(" ", value).strip()
+    return candidate if _ADDR_SPEC.fullmatch(candidate) else ""
+
+
 
 
 def _bare_ats(text: str) -> int:
@@ -384,7 +417,7 @@ def recipients(msg: Message) -> list[str]:
 def read_message(raw: bytes, mail_from: str | None, own_address: str) -> Inbound:
     msg, shallow = parse_safely(raw)
     # the author, never Reply-To: a forged Reply-To must not make the judge mail a stranger
-    sender = _address(msg, "From")
+    sender = _author(msg)
     if not sender and mail_from and mail_from.strip() not in ("", "<>"):
         sender = mail_from.strip().strip("<>")
     subject = clean_header(_header(msg, "Subject"), 1000)

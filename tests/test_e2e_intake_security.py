@@ -1,0 +1,132 @@
+"""Issue 23 through ``judge serve`` as a subprocess and the real mail servers: whom a reply
+goes to (item 1) and what stays on disk after the judge acted (item 3)."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import html
+import quopri
+import signal
+import sqlite3
+import time
+from email.header import Header
+from email.mime.base import MIMEBase
+from email.mime.multipart import MIMEMultipart
+from email.mime.text import MIMEText
+
+from mailkit import JudgeProcess, compose, free_port, imap_config, send_smtp, unique, write_config
+from test_mail_masking import password_forms
+
+
+def smtp_judge(env: dict, tmp_path, port: int) -> JudgeProcess:
+    """The built-in receiver in, postfix out (to the test's sink)."""
+    text = imap_config(env, tmp_path).replace('mode = "imap"', 'mode = "smtp"')
+    text = text.replace("[intake]", f'[intake]\nlisten = "127.0.0.1:{port}"')
+    return JudgeProcess(write_config(tmp_path, text), tmp_path).start()
+
+
+def test_the_reply_reaches_only_the_angle_address(mail_servers, smtp_sink, tmp_path):
+    env = mail_servers
+    port = free_port()
+    judge = smtp_judge(env, tmp_path, port)
+    domain = f"{unique('from')}.test"
+    victim, attacker = f"victim@{domain}", f"attacker@{domain}"
+    judge_address = f"judge@{env['MAILTEST_DOMAIN']}"
+    try:
+        judge.wait_log("SMTP receiver listening")
+        for n, value in enumerate([f"{victim} <{attacker}>", f"Support:{victim}; <{attacker}>",
+                                   f"=?utf-8?q?{victim.replace('@', '=40')}?= <{attacker}>"]):
+            raw = compose("placeholder@x.test", judge_address, "HELP", subject=f"from {n}")
+            raw = raw.replace(b"From: placeholder@x.test", b"From: " + value.encode())
+            send_smtp("127.0.0.1", port, attacker, judge_address, raw)
+        smtp_sink.wait(lambda m: m.rcpt == attacker, count=3, timeout=30)
+        time.sleep(1.0)  # anything else the judge would send has gone by now
+        assert smtp_sink.for_rcpt(victim) == []
+        assert len(smtp_sink.for_rcpt(attacker)) == 3
+    finally:
+        assert judge.stop() == 0, judge.log.read_text()
+
+
+# ------------------------------------------------------------------ passwords on disk
+def mime(frm: str, to: str, subject: str, part: MIMEBase) -> bytes:
+    part["From"], part["To"], part["Subject"] = frm, to, subject
+    part["Message-ID"] = f"<{unique('m')}@players.test>"
+    return part.as_bytes()
+
+
+def test_no_password_is_left_in_any_file_after_the_judge_acted(tmp_path):
+    """Mail with passwords in every form is acted on, the judge is killed with SIGKILL, and
+    no byte of any file it wrote (database, write-ahead log, shared memory, spool, Maildir,
+    log) holds any password in any form."""
+    port = free_port()
+    cfg = write_config(tmp_path, f'[intake]\nmode = "smtp"\nlisten = "127.0.0.1:{port}"\n')
+    judge = JudgeProcess(cfg, tmp_path).start()
+    tag = unique("")
+    gm, game = "gm@players.test", unique("g")
+    master = f"master{tag}pw"
+    # one password per power, each with characters the old masking split words on
+    pw = {"ENGLAND": f"qp={tag}x", "FRANCE": f"b64&{tag};x", "GERMANY": f"h<t>{tag}'x",
+          "ITALY": f'al"t{tag}<x', "RUSSIA": f"sübj{tag}€x", "TURKEY": f"fold{tag}=x",
+          "AUSTRIA": f"lät{tag}x"}
+    wrong = f"wrong={tag}<x>"
+    mails = [compose(gm, "judge@localhost", f"CREATE {game} {master}\nOPEN", subject="new")]
+    line = f"SIGNON ENGLAND {game} {pw['ENGLAND']}"  # quoted-printable: '=' as '=3D'
+    mails.append(mime("e@players.test", "judge@localhost", "qp", MIMEText(line, "plain", "utf-8")))
+    mails[-1] = mails[-1].replace(b"base64", b"quoted-printable").replace(
+        base64.encodebytes(line.encode()).strip(), quopri.encodestring(line.encode()))
+    line = f"SIGNON FRANCE {game} {pw['FRANCE']}"
+    b64 = MIMEText(line, "plain", "utf-8")  # utf-8 MIMEText: base64
+    mails.append(mime("f@players.test", "judge@localhost", "b64", b64))
+    line = f"SIGNON GERMANY {game} {pw['GERMANY']}"
+    mails.append(mime("g@players.test", "judge@localhost", "html",
+                      MIMEText(f"<html><body><p>{html.escape(line)}</p></body></html>",
+                               "html", "utf-8")))
+    alt = MIMEMultipart("alternative")
+    line = f"SIGNON ITALY {game} {pw['ITALY']}"
+    alt.attach(MIMEText(line, "plain", "utf-8"))
+    alt.attach(MIMEText(f"<div>{html.escape(line)}</div>", "html", "utf-8"))
+    mails.append(mime("i@players.test", "judge@localhost", "alternative", alt))
+    line = f"SIGNON RUSSIA {game} {pw['RUSSIA']}"  # encoded-word Subject, and the body
+    mails.append(mime("r@players.test", "judge@localhost", Header(line, "utf-8").encode(),
+                      MIMEText(line, "plain", "utf-8")))
+    line = f"SIGNON TURKEY {game} {pw['TURKEY']}"  # a folded Subject: the password below
+    mails.append(compose("t@players.test", "judge@localhost", line, subject="folded").replace(
+        b"Subject: folded", f"Subject: SIGNON TURKEY {game}\n {pw['TURKEY']}".encode()))
+    line = f"SIGNON AUSTRIA {game} {pw['AUSTRIA']}"  # Latin-1, 8 bit
+    mails.append(b"From: a@players.test\r\nTo: judge@localhost\r\nSubject: latin\r\n"
+                 b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=iso-8859-1\r\n"
+                 b"Content-Transfer-Encoding: 8bit\r\n\r\n" + line.encode("latin-1") + b"\r\n")
+    mails.append(compose("x@players.test", "judge@localhost",
+                         f"SIGNON ENGLAND {game} {wrong}", subject="wrong"))
+    db = tmp_path / "judge.db"
+    try:
+        judge.wait_log("SMTP receiver listening")
+        for raw in mails:
+            send_smtp("127.0.0.1", port, "sender@players.test", "judge@localhost", raw)
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
+                left = con.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
+                done = con.execute("SELECT count(*) FROM inbox").fetchone()[0]
+                queued = con.execute("SELECT count(*) FROM outbox WHERE state != 'sent'"
+                                     ).fetchone()[0]
+                signed = con.execute("SELECT count(*) FROM players").fetchone()[0]
+            if done == len(mails) and not left and not queued:
+                break
+            assert time.monotonic() < deadline, judge.log.read_text()
+            time.sleep(0.2)
+        assert signed == len(pw)  # every password form was read and used
+        time.sleep(1.0)  # the sender's last steps
+    finally:
+        judge.stop(signal.SIGKILL)
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p != cfg]
+    names = {p.name for p in files}
+    assert {"judge.db", "judge.log"} <= names and any("outgoing" in str(p) for p in files)
+    found = []
+    for secret in [master, wrong, *pw.values()]:
+        forms = password_forms(secret)
+        for path in files:
+            data = path.read_bytes()
+            found += [(secret, form, path.name) for form in forms if form in data]
+    assert found == []
