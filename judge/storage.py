@@ -319,6 +319,21 @@ MIGRATIONS: list[str] = [
     ALTER TABLE pending_orders ADD COLUMN used_in TEXT;
     CREATE INDEX pending_orders_used ON pending_orders(game_id, used_in);
     """,
+    # 15: the ceiling on all mail to one address (judge/mail/outbox.py, [judge] mail_per_hour):
+    # each message queued, on the judge's clock (the outbox's created is the wall clock, and
+    # games on a test's or a benchmark's virtual clock must not pass an hourly ceiling), and
+    # what became of it: counted, held past the ceiling, folded into a digest, or the digest
+    """
+    CREATE TABLE mail_ceiling (
+        outbox_id INTEGER PRIMARY KEY,
+        rcpt TEXT NOT NULL COLLATE NOCASE,
+        at TEXT NOT NULL,
+        how TEXT NOT NULL                -- counted | held | folded | digest
+    );
+    CREATE INDEX mail_ceiling_rcpt ON mail_ceiling(rcpt, at);
+    CREATE INDEX mail_ceiling_how ON mail_ceiling(how, rcpt);
+    CREATE INDEX mail_ceiling_at ON mail_ceiling(at);
+    """,
 ]
 
 

@@ -291,9 +291,12 @@ class Actor:
         """Queue a reply to the author unless the address has had its replies for this hour
         (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
         The hour is real time, like the outbox's ``created`` it is counted on (the judge's
-        injectable clock is game time)."""
+        injectable clock is game time). A mail that signed on to a seat (``seats``) is a
+        player's, in a hurry before a deadline maybe: its replies are bounded by the ceiling
+        on all mail to the address instead (mail_per_hour, then a digest: the outbox)."""
         now = now_utc()
-        gate = guard.reply_gate(self.s, inbound.sender, now, self.cfg.replies_per_hour)
+        gate = "reply" if seats else guard.reply_gate(self.s, inbound.sender, now,
+                                                       self.cfg.replies_per_hour)
         if gate == "reply":
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                               template=template, context=context, inbox_id=row["id"],
@@ -652,5 +655,8 @@ class Actor:
     def process_due(self) -> int:
         """Do what is due in every game, by the deadline engine (judge/games/deadlines.py):
         reminders, late notices, processing at the deadline, the end of grace, early
-        processing, paused reminders; a flow's own stages (a vote) the same way."""
-        return deadlines.run_due(self, self.clock())
+        processing, paused reminders; a flow's own stages (a vote) the same way. Then the
+        digests of mail held past the ceiling that are due (judge/mail/outbox.py)."""
+        done = deadlines.run_due(self, self.clock())
+        self.outbox.release_held()
+        return done

@@ -14,7 +14,7 @@ import pickle
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import make_msgid
 from functools import partial
 
@@ -22,9 +22,12 @@ from judge.config import Config
 from judge.mail import replytoken
 from judge.mail.compose import Attachment, build_message, marker, render
 from judge.mail.guard import cap_text
-from judge.storage import Store, iso, now_utc
+from judge.mail.reading import body_text, parse_safely
+from judge.storage import Store, iso, now_utc, parse_iso
 
 REPLY_KINDS = ("reply", "limit")
+DIGEST_KIND = "digest"  # the mail held past the ceiling, folded into one (release_held)
+HOUR = timedelta(hours=1)
 # mail that carries the player's reply address (judge/mail/replytoken.py); not press, whose
 # "reply" would be an answer to another power read as orders
 TOKEN_KINDS = ("reply", "report", "notice")
@@ -81,6 +84,10 @@ class Outbox:
                 references=references, attachments=attachments, headers=headers,
                 message_id=message_id, picture=picture, seats=seats))
             return 0
+        over = kind != DIGEST_KIND and self._over_ceiling(to)
+        how = "held" if over else DIGEST_KIND if kind == DIGEST_KIND else "counted"
+        if over:  # kept whole, as text, for the digest: no picture is drawn for it
+            picture, attachments = None, None
         if kind in TOKEN_KINDS:
             tag = replytoken.tag_for(self.store, self.cfg, to, game_id, seats)
             if tag:
@@ -98,7 +105,7 @@ class Outbox:
                    "in_reply_to": in_reply_to, "references": references,
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
                    "headers": headers, "message_id": message_id}
-        if self.defer_render and kind not in REPLY_KINDS and not attachments:
+        if self.defer_render and kind not in REPLY_KINDS and not attachments and not over:
             message_id = message_id or make_msgid(domain=self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
@@ -111,6 +118,7 @@ class Outbox:
                 self.store.execute("INSERT INTO outbox_jobs (outbox_id, game_id, picture_id, "
                                    "job) VALUES (?, ?, ?, ?)",
                                    (oid, game_id, picture, job))
+                self._count(oid, to, how)
                 return oid
         body = render(template, judge_address=self.cfg.address, **{**extra, **context})
         if kind in REPLY_KINDS:
@@ -123,12 +131,88 @@ class Outbox:
         oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                         subject=subject, message_id=message_id, raw=raw,
                                         inbox_id=inbox_id, game_id=game_id,
-                                        state="pending" if picture is None else "waiting")
+                                        state="held" if over else
+                                        "pending" if picture is None else "waiting")
+        self._count(oid, to, how)
         if picture is not None:  # built again, the same Message-ID, once it is drawn
             self.store.execute(
                 "INSERT INTO outbox_pictures (outbox_id, picture_id, message) VALUES (?, ?, ?)",
                 (oid, picture, json.dumps({**message, "message_id": message_id})))
         return oid
+
+    # ------------------------------------------------------------ the ceiling
+    def _over_ceiling(self, address: str) -> bool:
+        """This message to ``address`` is held for its digest: the address has had
+        ``mail_per_hour`` mails in the last hour of the judge's clock, or mail to it is held
+        already (it stays in order, after what is held)."""
+        now = self.clock()
+        if self.store.one("SELECT 1 AS x FROM mail_ceiling WHERE how = 'held' AND rcpt = ? "
+                          "LIMIT 1", (address,)) is not None:
+            return True
+        row = self.store.one("SELECT count(*) AS n FROM mail_ceiling WHERE rcpt = ? AND "
+                             "at >= ? AND how = 'counted'", (address, iso(now - HOUR)))
+        return int(row["n"] if row else 0) >= self.cfg.mail_per_hour
+
+    def _count(self, outbox_id: int, address: str, how: str) -> None:
+        self.store.execute("INSERT INTO mail_ceiling (outbox_id, rcpt, at, how) VALUES "
+                           "(?, ?, ?, ?)", (outbox_id, address, iso(self.clock()), how))
+
+    def release_held(self) -> int:
+        """Fold the mail held past the ceiling into one digest for each address whose
+        digest is due, ``digest_minutes`` after the first mail held (:func:`digests_due`).
+        Returns how many digests were queued. The folded messages stay in the outbox (state
+        ``folded``), and the audit log says so."""
+        now = self.clock()
+        wait = timedelta(minutes=self.cfg.digest_minutes)
+        old = iso(now - 2 * HOUR)  # what no ceiling or digest looks at any more
+        if self.store.one("SELECT 1 AS x FROM mail_ceiling WHERE at < ? AND how != 'held' "
+                          "LIMIT 1", (old,)) is not None:
+            with self.store.transaction():
+                self.store.execute("DELETE FROM mail_ceiling WHERE at < ? AND how != 'held'",
+                                   (old,))
+        queued = 0
+        for address, when in digests_due(self.store, wait).items():
+            if when > now:
+                continue
+            with self.store.transaction():
+                queued += self._fold(address, now)
+        return queued
+
+    def _fold(self, address: str, now: datetime) -> int:
+        held = self.store.all(
+            "SELECT o.id, o.subject, o.raw, c.at FROM mail_ceiling c JOIN outbox o ON "
+            "o.id = c.outbox_id WHERE c.rcpt = ? AND c.how = 'held' ORDER BY o.id", (address,))
+        if not held:
+            return 0
+        room = max(2000, self.cfg.reply_max_bytes) - 4000  # the digest's own text
+        shown: list[dict] = []
+        omitted: list[dict] = []
+        for h in held:
+            msg, _ = parse_safely(bytes(h["raw"]))
+            text = body_text(msg).rstrip()
+            size = len(text.encode("utf-8")) + len(h["subject"]) + 100
+            entry = {"subject": h["subject"], "at": parse_iso(h["at"]), "text": text}
+            if size <= room and not omitted:
+                shown.append(entry)
+                room -= size
+            else:
+                omitted.append(entry)
+        ids = [h["id"] for h in held]
+        oid = self.queue(kind=DIGEST_KIND, to=address,
+                         subject=f"[DIGEST] {len(held)} mail(s) held back: too much mail "
+                         "in one hour", template="digest.txt.j2",
+                         context={"shown": shown, "omitted": omitted, "count": len(held),
+                                  "limit": self.cfg.mail_per_hour,
+                                  "wait": self.cfg.digest_minutes})
+        marks = ", ".join("?" * len(ids))
+        self.store.execute(f"UPDATE outbox SET state = 'folded', last_error = ? WHERE id IN "
+                           f"({marks}) AND state = 'held'", (f"folded into digest {oid}", *ids))
+        self.store.execute(f"UPDATE mail_ceiling SET how = 'folded' WHERE outbox_id IN "
+                           f"({marks})", ids)
+        self.store.audit(command="(mail ceiling)", address=address,
+                         outcome=f"{len(held)} mail(s) held past mail_per_hour folded into "
+                         f"one digest (outbox {oid})")
+        return 1
 
     def add_picture(self, filename: str, svg: str) -> int:
         """A picture to draw after the transaction (:func:`attach_picture` when drawn); its
@@ -165,6 +249,18 @@ class Outbox:
     def _observes(self, game_id: int, address: str) -> bool:
         return self.store.one("SELECT 1 AS x FROM observers WHERE game_id = ? AND address = ?",
                               (game_id, address)) is not None
+
+
+def digests_due(store: Store, wait: timedelta) -> dict[str, datetime]:
+    """When each address with mail held past the ceiling gets its digest: ``wait`` after
+    the first mail held since its last digest (so digests are that far apart at least)."""
+    return {r["rcpt"]: parse_iso(r["first"]) + wait for r in store.all(
+        "SELECT rcpt, min(at) AS first FROM mail_ceiling WHERE how = 'held' GROUP BY rcpt")}
+
+
+def next_digest(store: Store, wait: timedelta) -> datetime | None:
+    """When the next digest of held mail is due (:meth:`Outbox.release_held`), or None."""
+    return min(digests_due(store, wait).values(), default=None)
 
 
 def _job(template: str, context: dict, footer: str | None, message: dict) -> bytes | None:
