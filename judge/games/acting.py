@@ -30,6 +30,7 @@ from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.flow import flow_for
 from judge.games.game import GameError, WrongPassword
+from judge.games.mapcmd import MailMaps
 from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment
@@ -120,6 +121,7 @@ class _Session:
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
     attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply
+    maps: MailMaps | None = None  # the pictures MAP lines attached (judge/games/mapcmd.py)
 
     def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
             data: Any = None) -> None:
