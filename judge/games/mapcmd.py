@@ -43,7 +43,7 @@ class MailMaps:
 
     def full(self, what: str) -> GameError:
         return GameError(
-            f"{what} not drawn: this reply carries {len(self.drawn)} picture(s) already, "
+            f"{what}, not drawn: this reply carries {len(self.drawn)} picture(s) already, "
             "as many as fit in one reply (reply_max_bytes); ask for it in another mail")
 
 
@@ -101,7 +101,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
     key = (game["id"], row["phase"], reader, is_master, kind)
     if maps is not None:
         if key in maps.drawn:
-            return f"{what} is attached once, as {maps.drawn[key]}.", None
+            return f"{what}, is attached once, as {maps.drawn[key]}.", None
         if maps.drawn and maps.used + maps.largest > maps.room:
             raise maps.full(what)
     # A movement phase already adjudicated is drawn with its orders, as its report was.
@@ -121,4 +121,4 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         maps.drawn[key] = filename
         maps.used += size
         maps.largest = max(maps.largest, size)
-    return f"{what} is attached as {filename}.", Attachment(filename, FORMATS[kind], data)
+    return f"{what}, is attached as {filename}.", Attachment(filename, FORMATS[kind], data)
