@@ -64,7 +64,8 @@ def replied_at(maildir: Path, wanted: set[str]) -> dict[str, tuple[float, int]]:
 
 def map_mails(mails: int, lines: int) -> dict:
     """``mails`` mails of ``lines`` MAP lines from a player, then a stranger's HELP, to the
-    running service; the time from sending each to its reply, and the pictures drawn."""
+    running service; the time from sending each to its reply, and the pictures drawn in the
+    worker that answers everyone (judge serve has the pool draw them)."""
     d = Path(tempfile.mkdtemp(prefix="bench-replies-"))
     port = free_port()
     cfg = Config(database=str(d / "judge.db"), base_dir=d)
@@ -116,8 +117,8 @@ def map_mails(mails: int, lines: int) -> dict:
     (help_id,) = [m for m, (kind, _) in sent.items() if kind == "help"]
     return {"map_mails": mails, "map_lines": lines, "map_reply_seconds": maps,
             "map_reply_bytes": [got[m][1] for m, (k, _) in sent.items() if k == "map"],
-            "map_pictures_drawn": len(drawn),
-            "map_picture_ms": round(1000 * sum(drawn) / max(1, len(drawn)), 1),
+            "map_pictures_in_worker": len(drawn),
+            "map_worker_picture_ms": round(1000 * sum(drawn) / max(1, len(drawn)), 1),
             "help_reply_seconds": took[help_id]}
 
 
@@ -135,8 +136,9 @@ def main() -> None:
         out.update(map_mails(args.map_mails, args.map_lines))
         print(f"{args.map_mails} mails of {args.map_lines} MAP lines, then a stranger's HELP: "
               f"MAP replies after {out['map_reply_seconds']} s "
-              f"({out['map_reply_bytes']} bytes), {out['map_pictures_drawn']} picture(s) "
-              f"drawn ({out['map_picture_ms']} ms each), HELP answered after "
+              f"({out['map_reply_bytes']} bytes), {out['map_pictures_in_worker']} picture(s) "
+              f"drawn in the worker ({out['map_worker_picture_ms']} ms each), HELP answered "
+              f"after "
               f"{out['help_reply_seconds']} s")
         if args.only_maps:
             print(json.dumps(out))

@@ -333,6 +333,20 @@ MIGRATIONS: list[str] = [
     CREATE INDEX mail_ceiling_rcpt ON mail_ceiling(rcpt, at);
     CREATE INDEX mail_ceiling_how ON mail_ceiling(how, rcpt);
     CREATE INDEX mail_ceiling_at ON mail_ceiling(at);
+    -- a reply whose MAP pictures the pool draws (judge/mail/outbox.py): it waits in the
+    -- outbox (state 'waiting') with what it is made of, until each of its pictures is drawn
+    CREATE TABLE reply_waits (
+        outbox_id INTEGER PRIMARY KEY,
+        message TEXT NOT NULL            -- JSON: headers, text, what fits, pictures drawn
+    );
+    CREATE TABLE reply_pictures (
+        picture_id INTEGER PRIMARY KEY,  -- pictures.id while it waits to be drawn
+        outbox_id INTEGER NOT NULL,
+        filename TEXT NOT NULL,
+        drawn INTEGER NOT NULL DEFAULT 0,
+        png BLOB                         -- empty: it could not be drawn
+    );
+    CREATE INDEX reply_pictures_outbox ON reply_pictures(outbox_id);
     """,
 ]
 

@@ -9,6 +9,10 @@ from email import policy
 
 import pytest
 from gmkit import FakeClock, LiveJudge, addr, new_game, to
+from mailkit import InProcessJudge
+from test_pictures_deferred import paint
+from test_render_mail import addr as player
+from test_render_mail import attachments, start_game
 
 import judge.games.mapcmd as mapcmd
 
@@ -45,5 +49,31 @@ def test_a_thousand_map_lines_draw_each_picture_once_within_the_reply(judge, mon
     assert files and len(set(files)) == len(files)  # each picture at most once
     assert len(drawn) <= len(files)  # none drawn that the reply could not carry
     assert "is attached once, as" in reply.flat
-    assert "not drawn: this reply carries" in reply.flat
+    assert ", not drawn: this reply carries" in reply.flat
     assert "ask for it in another mail" in reply.flat
+
+
+def test_map_pictures_are_drawn_by_the_pool_and_the_reply_waits_for_them(tmp_path,
+                                                                          monkeypatch):
+    """judge serve: the worker that answers everyone draws no MAP picture; the reply waits in
+    the outbox until the painter's pool has drawn them, then goes with each, once."""
+    j = InProcessJudge(tmp_path)
+    start_game(j, "pool")
+    j.actor.outbox.defer_pictures = True  # as judge serve does
+    j.actor.outbox.defer_render = True
+    drawn: list[int] = []
+    draw = mapcmd.svg_to_png
+    monkeypatch.setattr(mapcmd, "svg_to_png", lambda svg: drawn.append(1) or draw(svg))
+    lines = ["MAP", "MAP pool S1901M", "MAP pool SVG", "MAP pool S1901M"] * 200
+    got = j.send(player("FRANCE"), "SIGNON France pool pw-FRANCE\n" + "\n".join(lines), "maps")
+    assert got == [] and drawn == []  # nothing drawn in the worker; the reply waits
+    paint(j)
+    (reply,) = j.run()
+    files = [(name, ctype) for name, ctype, _ in attachments(reply)]
+    assert files == [("pool-S1901M.png", "image/png")]
+    # the SVG (larger than the room the PNG left) is not attached, and the reply says why
+    assert "as pool-S1901M.svg, not drawn: this reply carries 1 picture(s)" in reply.flat
+    assert all(data for _, _, data in attachments(reply))
+    assert "is attached once, as pool-S1901M.png" in reply.flat
+    assert j.store.all("SELECT * FROM reply_waits") == []
+    assert j.store.all("SELECT id FROM pictures") == []

@@ -270,7 +270,8 @@ class Actor:
                                         "quote_lines": self.cfg.reply_quote_lines,
                                         "judge_name": self.cfg.name},
                                attachments=session.attachments, message_id=message_id,
-                               seats=list(session.contexts))
+                               seats=list(session.contexts),
+                               drawings=session.maps.later if session.maps else None)
         if answered:  # a reply to this reply confirms the OBSERVE requests it carries
             observers.requests_sent(self.s, row["id"], message_id)
         for queue in session.later:  # game mail after the reply
@@ -289,7 +290,8 @@ class Actor:
 
     def _reply(self, row: dict, inbound: Inbound, *, subject: str, template: str,
                context: dict, attachments: list[Attachment] | None = None,
-               message_id: str = "", seats: list[tuple[int, str]] | None = None) -> bool:
+               message_id: str = "", seats: list[tuple[int, str]] | None = None,
+               drawings: list[tuple[str, str]] | None = None) -> bool:
         """Queue a reply to the author unless the address has had its replies for this hour
         (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
         The hour is real time, like the outbox's ``created`` it is counted on (the judge's
@@ -303,7 +305,8 @@ class Actor:
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                               template=template, context=context, inbox_id=row["id"],
                               in_reply_to=inbound.message_id, references=inbound.references,
-                              attachments=attachments, message_id=message_id, seats=seats)
+                              attachments=attachments, message_id=message_id, seats=seats,
+                              drawings=drawings)
             return True
         if gate == "final":
             self.outbox.queue(kind="limit", to=inbound.sender,

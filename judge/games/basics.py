@@ -59,7 +59,8 @@ def status(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 def map_picture(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     if ses.maps is None:
-        ses.maps = MailMaps.for_reply(actor.cfg.reply_max_bytes)
+        ses.maps = MailMaps.for_reply(actor.cfg.reply_max_bytes,
+                                      defer=actor.outbox.defer_pictures)
     text, picture = map_command(
         actor.s, cmd.args, (ses.current.game, ses.current.power) if ses.current else None,
         ses.master, ses.maps)

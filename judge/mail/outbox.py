@@ -8,6 +8,7 @@ an observer ends with how to stop it.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import pickle
@@ -71,23 +72,25 @@ class Outbox:
               in_reply_to: str = "", references: list[str] | None = None,
               attachments: list[Attachment] | None = None,
               headers: dict[str, str] | None = None, message_id: str = "",
-              picture: int | None = None, seats: list[tuple[int, str]] | None = None
-              ) -> int:
+              picture: int | None = None, seats: list[tuple[int, str]] | None = None,
+              drawings: list[tuple[str, str]] | None = None) -> int:
         """Queue one message; with ``picture`` (an id from :meth:`add_picture`) it waits in
         the outbox until that picture is drawn (or could not be: then it goes without).
         Mail to a seat's player carries that seat's reply address (``seats``: the seats a
-        reply's mail signed on to; game mail finds its own)."""
+        reply's mail signed on to; game mail finds its own). ``drawings`` (a reply's: file
+        name and SVG of each PNG to attach, after ``attachments``) are drawn by the pool after
+        the transaction, the reply waiting for them (:func:`attach_picture`)."""
         if self._held is not None:
             self._held.append(partial(
                 self.queue, kind=kind, to=to, subject=subject, template=template,
                 context=context, inbox_id=inbox_id, game_id=game_id, in_reply_to=in_reply_to,
                 references=references, attachments=attachments, headers=headers,
-                message_id=message_id, picture=picture, seats=seats))
+                message_id=message_id, picture=picture, seats=seats, drawings=drawings))
             return 0
         over = kind != DIGEST_KIND and self._over_ceiling(to)
         how = "held" if over else DIGEST_KIND if kind == DIGEST_KIND else "counted"
         if over:  # kept whole, as text, for the digest: no picture is drawn for it
-            picture, attachments = None, None
+            picture, attachments, drawings = None, None, None
         if kind in TOKEN_KINDS:
             tag = replytoken.tag_for(self.store, self.cfg, to, game_id, seats)
             if tag:
@@ -121,6 +124,9 @@ class Outbox:
                 self._count(oid, to, how)
                 return oid
         body = render(template, judge_address=self.cfg.address, **{**extra, **context})
+        if drawings and kind in REPLY_KINDS:
+            return self._reply_waiting(body, message, attachments or [], drawings,
+                                       inbox_id=inbox_id, game_id=game_id, how=how)
         if kind in REPLY_KINDS:
             body, attachments = self._bounded_reply(body, attachments or [])
         elif footer and game is not None:
@@ -224,6 +230,11 @@ class Outbox:
     def _bounded_reply(self, body: str, attachments: list[Attachment]
                        ) -> tuple[str, list[Attachment]]:
         """The mark line above the signature; text and pictures within reply_max_bytes."""
+        return _fit_pictures(self._reply_parts(body), attachments)
+
+    def _reply_parts(self, body: str) -> dict:
+        """A reply's text cut to reply_max_bytes (``text``, ``cut``: bytes cut), what follows
+        it (``suffix``: the mark line and the signature), and the room ``left`` for pictures."""
         limit = max(2000, self.cfg.reply_max_bytes)
         text, sig = body, ""
         at = body.rfind("\n-- \n")
@@ -231,24 +242,78 @@ class Outbox:
             text, sig = body[: at + 1], body[at + 1:]
         room = limit - len(sig.encode("utf-8")) - 400  # the mark and the cut notice
         text, cut = cap_text(text, room)
-        kept: list[Attachment] = []
-        left = room - len(text.encode("utf-8"))
-        dropped = 0
-        for a in attachments:
-            size = len(a.data) * 4 // 3  # base64
-            if size <= left:
-                kept.append(a)
-                left -= size
-            else:
-                dropped += 1
-        if cut or dropped:
-            text += render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit)
-        text += render("_mark.txt.j2", mark=marker(self.cfg.address))
-        return text + sig, kept
+        return {"text": text, "cut": cut, "limit": limit,
+                "left": room - len(text.encode("utf-8")),
+                "suffix": render("_mark.txt.j2", mark=marker(self.cfg.address)) + sig}
+
+    def _reply_waiting(self, body: str, message: dict, attachments: list[Attachment],
+                       drawings: list[tuple[str, str]], *, inbox_id: int | None,
+                       game_id: int | None, how: str) -> int:
+        """A reply that waits in the outbox for its pictures, drawn by the pool."""
+        message = {**message, "message_id": message["message_id"]
+                   or make_msgid(domain=self.cfg.domain)}
+        oid = self.store.queue_outbound(kind="reply", mail_from=self.cfg.address,
+                                        rcpt=message["to"], subject=message["subject"],
+                                        message_id=message["message_id"], raw=b"",
+                                        inbox_id=inbox_id, game_id=game_id, state="waiting")
+        self._count(oid, message["to"], how)
+        drawn = [[a.filename, a.content_type, base64.b64encode(a.data).decode("ascii")]
+                 for a in attachments]
+        self.store.execute("INSERT INTO reply_waits (outbox_id, message) VALUES (?, ?)", (
+            oid, json.dumps({"message": message, "parts": self._reply_parts(body),
+                             "drawn": drawn})))
+        for filename, svg in drawings:
+            self.store.execute("INSERT INTO reply_pictures (picture_id, outbox_id, filename) "
+                               "VALUES (?, ?, ?)", (self.add_picture(filename, svg), oid,
+                                                    filename))
+        return oid
 
     def _observes(self, game_id: int, address: str) -> bool:
         return self.store.one("SELECT 1 AS x FROM observers WHERE game_id = ? AND address = ?",
                               (game_id, address)) is not None
+
+
+def _fit_pictures(parts: dict, attachments: list[Attachment]
+                  ) -> tuple[str, list[Attachment]]:
+    """A reply's body and the pictures that fit in it (``parts``: Outbox._reply_parts), with
+    a line saying what was cut."""
+    kept: list[Attachment] = []
+    left, dropped = parts["left"], 0
+    for a in attachments:
+        size = len(a.data) * 4 // 3  # base64
+        if size <= left:
+            kept.append(a)
+            left -= size
+        else:
+            dropped += 1
+    text = parts["text"]
+    if parts["cut"] or dropped:
+        text += render("_cut.txt.j2", cut=parts["cut"], dropped=dropped, limit=parts["limit"])
+    return text + parts["suffix"], kept
+
+
+def _release_reply(store: Store, outbox_id: int) -> int:
+    """The reply built with its pictures and released, once each is drawn (or could not
+    be: it goes without that one); 1 when released."""
+    if store.one("SELECT 1 AS x FROM reply_pictures WHERE outbox_id = ? AND drawn = 0 LIMIT 1",
+                 (outbox_id,)) is not None:
+        return 0
+    row = store.one("SELECT message FROM reply_waits WHERE outbox_id = ?", (outbox_id,))
+    if row is None:
+        return 0
+    wait = json.loads(row["message"])
+    pictures = [Attachment(name, ctype, base64.b64decode(data))
+                for name, ctype, data in wait["drawn"]]
+    pictures += [Attachment(r["filename"], "image/png", bytes(r["png"])) for r in store.all(
+        "SELECT filename, png FROM reply_pictures WHERE outbox_id = ? ORDER BY picture_id",
+        (outbox_id,)) if r["png"]]
+    body, kept = _fit_pictures(wait["parts"], pictures)
+    raw, _ = build_message(**wait["message"], body=body, attachments=kept)
+    released = store.execute("UPDATE outbox SET raw = ?, state = 'pending' WHERE id = ? AND "
+                             "state = 'waiting'", (raw, outbox_id)).rowcount
+    store.execute("DELETE FROM reply_pictures WHERE outbox_id = ?", (outbox_id,))
+    store.execute("DELETE FROM reply_waits WHERE outbox_id = ?", (outbox_id,))
+    return int(released)
 
 
 def digests_due(store: Store, wait: timedelta) -> dict[str, datetime]:
@@ -343,11 +408,13 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
 
 
 def pictures_to_draw(store: Store, limit: int = 100) -> list[dict]:
-    """Pictures waiting to be drawn for reports queued without a job (id, filename, svg),
-    oldest first (those of jobs are drawn with their jobs: jobs_to_render)."""
+    """Pictures waiting to be drawn for reports queued without a job and for replies (id,
+    filename, svg), the replies' first, then oldest first (those of jobs are drawn with their
+    jobs: jobs_to_render)."""
     return store.all("SELECT id, filename, svg FROM pictures WHERE id NOT IN (SELECT "
-                     "picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) "
-                     "ORDER BY id LIMIT ?", (limit,))
+                     "picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) ORDER BY "
+                     "id IN (SELECT picture_id FROM reply_pictures) DESC, id LIMIT ?",
+                     (limit,))
 
 
 def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
@@ -355,6 +422,13 @@ def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
     could not be drawn, they go as they are, without it) and released to the sender, in one
     transaction; returns how many."""
     with store.transaction():
+        reply = store.one("SELECT outbox_id FROM reply_pictures WHERE picture_id = ?",
+                          (picture_id,))
+        if reply is not None:  # a reply's MAP picture
+            store.execute("UPDATE reply_pictures SET drawn = 1, png = ? WHERE picture_id = ?",
+                          (png or b"", picture_id))
+            store.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
+            return _release_reply(store, reply["outbox_id"])
         row = store.one("SELECT filename FROM pictures WHERE id = ?", (picture_id,))
         waiting = store.all("SELECT outbox_id, message FROM outbox_pictures WHERE picture_id = ?",
                             (picture_id,))
