@@ -115,3 +115,34 @@ def test_confirmations_past_the_ceiling_come_in_one_digest_before_the_deadline(
     # every confirmation past the ceiling is in a digest, within ten minutes
     assert sum(int(d.subject.split()[1]) for d in folded) == 12
     assert "Re: try 19" in folded[-1].body and "A MAR S A PAR - BUR" in folded[-1].body
+
+
+@pytest.mark.parametrize("painted", [True, False], ids=["rendered", "not yet rendered"])
+def test_held_mail_rendered_by_the_pool_is_in_the_digest(tmp_path, painted):
+    """judge serve renders game mail in the pool: mail held past the ceiling is rendered
+    there too and stays held (never sent), and the digest has its text, rendered by then or
+    not."""
+    from mailkit import InProcessJudge
+    from test_pictures_deferred import paint
+    from test_render_mail import GM, start_game
+    from test_render_mail import addr as player
+
+    j = InProcessJudge(tmp_path, mail_per_hour=4)
+    start_game(j, "dg")
+    j.actor.outbox.defer_pictures = j.actor.outbox.defer_render = True
+    j.send(GM, "MASTER dg master-dg\n" + "PROCESS\n" * 6)
+    if painted:
+        paint(j)
+    sent = j.run()
+    england = player("ENGLAND")
+    assert len([m for m in sent if m.rcpt == england]) <= 4
+    held = j.store.all("SELECT subject FROM outbox WHERE rcpt = ? AND state = 'held' "
+                       "ORDER BY id", (england,))
+    assert held
+    now = j.actor.outbox.clock()
+    j.actor.outbox.clock = lambda: now + timedelta(minutes=11)
+    j.run()  # the digest is queued, rendered by the pool like the rest of the game's mail
+    paint(j)
+    (digest,) = digests(m for m in j.run() if m.rcpt == england)
+    assert digest.subject.startswith(f"[DIGEST] {len(held)} mail(s)")
+    assert held[-1]["subject"] in digest.body and "Austria:" in digest.body

@@ -108,7 +108,7 @@ class Outbox:
                    "in_reply_to": in_reply_to, "references": references,
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
                    "headers": headers, "message_id": message_id}
-        if self.defer_render and kind not in REPLY_KINDS and not attachments and not over:
+        if self.defer_render and kind not in REPLY_KINDS and not attachments:
             message_id = message_id or make_msgid(domain=self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
@@ -117,7 +117,7 @@ class Outbox:
                 oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                                 subject=subject, message_id=message_id,
                                                 raw=b"", inbox_id=inbox_id, game_id=game_id,
-                                                state="waiting")
+                                                state="held" if over else "waiting")
                 self.store.execute("INSERT INTO outbox_jobs (outbox_id, game_id, picture_id, "
                                    "job) VALUES (?, ?, ?, ?)",
                                    (oid, game_id, picture, job))
@@ -194,7 +194,17 @@ class Outbox:
         shown: list[dict] = []
         omitted: list[dict] = []
         for h in held:
-            msg, _ = parse_safely(bytes(h["raw"]))
+            raw = bytes(h["raw"])
+            if not raw:  # its job is not rendered yet (the pool): rendered here
+                job = self.store.one("SELECT job FROM outbox_jobs WHERE outbox_id = ?",
+                                     (h["id"],))
+                try:
+                    raw = render_job(job["job"], None) if job else b""
+                except Exception:  # noqa: BLE001 - listed by its subject alone then
+                    log.exception("outbox %s: held mail could not be rendered", h["id"])
+                    raw = b""
+                self.store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (h["id"],))
+            msg, _ = parse_safely(raw)
             text = body_text(msg).rstrip()
             size = len(text.encode("utf-8")) + len(h["subject"]) + 100
             entry = {"subject": h["subject"], "at": parse_iso(h["at"]), "text": text}
@@ -396,8 +406,10 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
                               "last_error = 'could not be rendered' WHERE id = ? AND "
                               "state = 'waiting'", (oid,))
             else:
-                released += store.execute("UPDATE outbox SET raw = ?, state = 'pending' "
-                                          "WHERE id = ? AND state = 'waiting'",
+                # a message held past the ceiling stays held, rendered for its digest
+                released += store.execute("UPDATE outbox SET raw = ?, state = CASE state "
+                                          "WHEN 'held' THEN 'held' ELSE 'pending' END "
+                                          "WHERE id = ? AND state IN ('waiting', 'held')",
                                           (raw, oid)).rowcount
             store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (oid,))
         for pid in pictures:
