@@ -137,6 +137,12 @@ class Config(Section):
     # the bytes sent, not the text: quoted-printable and base64 counted (judge/mail/compose.py)
     reply_max_bytes: Annotated[int, Meta(ge=REPLY_MIN_BYTES)] = 200_000
     replies_per_hour: AtLeastOne = 30
+    # the ceiling on everything sent to one address (replies, reports, notices, press) in any
+    # hour of the judge's clock; past it, mail is held and folded into one digest, sent
+    # digest_minutes after the first one held (so at most mail_per_hour + 60/digest_minutes
+    # mails an hour; docs/operating.md)
+    mail_per_hour: AtLeastOne = 60
+    digest_minutes: AtLeastOne = 10
     # reply addresses that sign a player on without a password (docs/operating.md, "Reply
     # addresses"): "address" puts judge+<game>.<power>.<token>@host in Reply-To (the host must
     # deliver sub-addressed mail to the judge), "subject" puts [<game>.<power>.<token>] in the

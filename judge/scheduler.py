@@ -4,6 +4,7 @@
   stored in UTC by judge/games/deadlines.py: a reminder, the deadline, a late notice, the end
   of grace, early processing, a paused-game reminder); the jobs are rebuilt from the database
   at start-up and after every change, so a restart loses none;
+* one ``date`` job at the next digest of mail held past the ceiling (judge/mail/outbox.py);
 * an interval job that flushes the outbox (retries with backoff are due then);
 * an interval job that pokes the IMAP poller when the server offers no IDLE.
 
@@ -15,10 +16,12 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from judge.config import Config
+from judge.mail.outbox import next_digest
 from judge.storage import Store, now_utc, parse_iso
 
 log = logging.getLogger("judge.scheduler")
@@ -31,9 +34,11 @@ class Clock:
 
     def __init__(self, wake_worker: Callable[[], None], wake_sender: Callable[[], None],
                  poll: Callable[[], None] | None, poll_seconds: float,
-                 flush_seconds: float = 5.0, now: Callable[[], datetime] | None = None
-                 ) -> None:
+                 flush_seconds: float = 5.0, now: Callable[[], datetime] | None = None,
+                 digest_minutes: int = Config().digest_minutes) -> None:
         self.wake_worker = wake_worker
+        self.digest_wait = timedelta(minutes=digest_minutes)
+        self._digest: datetime | None = None  # the next digest of held mail that is due
         self.now = now or now_utc
         self.manual = now is not None
         self.scheduler = BackgroundScheduler(timezone="UTC", job_defaults={
@@ -68,12 +73,19 @@ class Clock:
                                        id=f"deadline-{gid}", replace_existing=True)
                 self._deadlines[gid] = when
                 log.info("game %s: deadline job at %s", gid, when.isoformat())
+        digest = next_digest(store, self.digest_wait)
+        if digest is not None and digest != self._digest and not self.manual:
+            self.scheduler.add_job(self.wake_worker, "date", run_date=digest, id="digests",
+                                   replace_existing=True)
+        self._digest = digest
 
     def advance(self) -> list[int]:
-        """With an injected clock: wake the worker if a game is due at ``now()``; returns the
-        games that were due."""
+        """With an injected clock: wake the worker if a game is due at ``now()``, or a digest
+        of held mail; returns the games that were due (0 for the digests)."""
         now = self.now()
         due = sorted(gid for gid, when in self._deadlines.items() if when <= now)
+        if self._digest is not None and self._digest <= now:
+            due.append(0)
         if due:
             self.wake_worker()
         return due

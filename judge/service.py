@@ -317,7 +317,8 @@ class Service:
             self.intake = ImapIntake(cfg, self.worker.wake)
         poll = self.intake.poke.set if isinstance(self.intake, ImapIntake) else None
         self.clock = Clock(self.deadlines.wake, self.sender.wake, poll,
-                           cfg.intake.poll_seconds, now=clock)
+                           cfg.intake.poll_seconds, now=clock,
+                           digest_minutes=cfg.digest_minutes)
 
     # worker: act on the inbox; deadlines: act on due games (each with its own connection)
     def _actor(self) -> Actor:

@@ -325,6 +325,35 @@ MIGRATIONS: list[str] = [
     ALTER TABLE observer_requests ADD COLUMN power TEXT;
     ALTER TABLE observer_requests ADD COLUMN password_hash TEXT;
     """,
+    # 16: the ceiling on all mail to one address (judge/mail/outbox.py, [judge] mail_per_hour):
+    # each message queued, on the judge's clock (the outbox's created is the wall clock, and
+    # games on a test's or a benchmark's virtual clock must not pass an hourly ceiling), and
+    # what became of it: counted, held past the ceiling, folded into a digest, or the digest
+    """
+    CREATE TABLE mail_ceiling (
+        outbox_id INTEGER PRIMARY KEY,
+        rcpt TEXT NOT NULL COLLATE NOCASE,
+        at TEXT NOT NULL,
+        how TEXT NOT NULL                -- counted | held | folded | digest
+    );
+    CREATE INDEX mail_ceiling_rcpt ON mail_ceiling(rcpt, at);
+    CREATE INDEX mail_ceiling_how ON mail_ceiling(how, rcpt);
+    CREATE INDEX mail_ceiling_at ON mail_ceiling(at);
+    -- a reply whose MAP pictures the pool draws (judge/mail/outbox.py): it waits in the
+    -- outbox (state 'waiting') with what it is made of, until each of its pictures is drawn
+    CREATE TABLE reply_waits (
+        outbox_id INTEGER PRIMARY KEY,
+        message TEXT NOT NULL            -- JSON: headers, text, what fits, pictures drawn
+    );
+    CREATE TABLE reply_pictures (
+        picture_id INTEGER PRIMARY KEY,  -- pictures.id while it waits to be drawn
+        outbox_id INTEGER NOT NULL,
+        filename TEXT NOT NULL,
+        drawn INTEGER NOT NULL DEFAULT 0,
+        png BLOB                         -- empty: it could not be drawn
+    );
+    CREATE INDEX reply_pictures_outbox ON reply_pictures(outbox_id);
+    """,
 ]
 
 

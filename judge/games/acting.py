@@ -30,6 +30,7 @@ from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.flow import flow_for
 from judge.games.game import GameError, WrongPassword
+from judge.games.mapcmd import MailMaps
 from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment
@@ -120,6 +121,7 @@ class _Session:
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
     attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply
+    maps: MailMaps | None = None  # the pictures MAP lines attached (judge/games/mapcmd.py)
 
     def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
             data: Any = None) -> None:
@@ -268,7 +270,8 @@ class Actor:
                                         "quote_lines": self.cfg.reply_quote_lines,
                                         "judge_name": self.cfg.name},
                                attachments=session.attachments, message_id=message_id,
-                               seats=list(session.contexts))
+                               seats=list(session.contexts),
+                               drawings=session.maps.later if session.maps else None)
         if answered:  # a reply to this reply confirms the OBSERVE requests it carries
             observers.requests_sent(self.s, row["id"], message_id)
         for queue in session.later:  # game mail after the reply
@@ -289,18 +292,23 @@ class Actor:
 
     def _reply(self, row: dict, inbound: Inbound, *, subject: str, template: str,
                context: dict, attachments: list[Attachment] | None = None,
-               message_id: str = "", seats: list[tuple[int, str]] | None = None) -> bool:
+               message_id: str = "", seats: list[tuple[int, str]] | None = None,
+               drawings: list[tuple[str, str]] | None = None) -> bool:
         """Queue a reply to the author unless the address has had its replies for this hour
         (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
         The hour is real time, like the outbox's ``created`` it is counted on (the judge's
-        injectable clock is game time)."""
+        injectable clock is game time). A mail that signed on to a seat (``seats``) is a
+        player's, in a hurry before a deadline maybe: its replies are bounded by the ceiling
+        on all mail to the address instead (mail_per_hour, then a digest: the outbox)."""
         now = now_utc()
-        gate = guard.reply_gate(self.s, inbound.sender, now, self.cfg.replies_per_hour)
+        gate = "reply" if seats else guard.reply_gate(self.s, inbound.sender, now,
+                                                       self.cfg.replies_per_hour)
         if gate == "reply":
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                               template=template, context=context, inbox_id=row["id"],
                               in_reply_to=inbound.message_id, references=inbound.references,
-                              attachments=attachments, message_id=message_id, seats=seats)
+                              attachments=attachments, message_id=message_id, seats=seats,
+                              drawings=drawings)
             return True
         if gate == "final":
             self.outbox.queue(kind="limit", to=inbound.sender,
@@ -654,5 +662,8 @@ class Actor:
     def process_due(self) -> int:
         """Do what is due in every game, by the deadline engine (judge/games/deadlines.py):
         reminders, late notices, processing at the deadline, the end of grace, early
-        processing, paused reminders; a flow's own stages (a vote) the same way."""
-        return deadlines.run_due(self, self.clock())
+        processing, paused reminders; a flow's own stages (a vote) the same way. Then the
+        digests of mail held past the ceiling that are due (judge/mail/outbox.py)."""
+        done = deadlines.run_due(self, self.clock())
+        self.outbox.release_held()
+        return done

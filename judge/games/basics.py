@@ -22,7 +22,7 @@ from judge.games import deadlines as D
 from judge.games import game as G
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
-from judge.games.mapcmd import map_command
+from judge.games.mapcmd import MailMaps, map_command
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
 from judge.mail.compose import deadline_text
 from judge.storage import iso, now_utc, parse_iso
@@ -58,10 +58,14 @@ def status(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 def map_picture(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    if ses.maps is None:
+        ses.maps = MailMaps.for_reply(actor.cfg.reply_max_bytes,
+                                      defer=actor.outbox.defer_pictures)
     text, picture = map_command(
         actor.s, cmd.args, (ses.current.game, ses.current.power) if ses.current else None,
-        ses.master)
-    ses.attachments.append(picture)
+        ses.master, ses.maps)
+    if picture is not None:
+        ses.attachments.append(picture)
     return text, "text", None
 
 

@@ -11,6 +11,7 @@ its master the whole board, anyone else nothing.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from judge.engine.position import Phase
 from judge.games import game as G
@@ -22,15 +23,47 @@ from judge.render.views import map_for
 from judge.storage import Store
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}  # the last word of MAP may choose
+TEXT_ROOM = 32_000  # of a reply's reply_max_bytes, kept for its text: the rest for pictures
+PNG_GUESS = 72_000  # a PNG not drawn yet (base64): standard's are ~52 KB, ~70 KB in base64
+
+
+@dataclass(slots=True)
+class MailMaps:
+    """The pictures one mail's MAP lines have attached to its reply: each distinct picture is
+    drawn once (a mail of a thousand MAP lines drew a thousand, though a reply carries about
+    three), and none is drawn past what the reply can carry (``room``: bytes of base64).
+    With ``defer`` (judge serve) a PNG is not drawn here, in the worker that answers everyone,
+    but by the pool after the transaction: its SVG waits in ``later`` (file name, SVG) and
+    the reply waits in the outbox for it (judge/mail/outbox.py)."""
+
+    room: int
+    defer: bool = False
+    drawn: dict[tuple, str] = field(default_factory=dict)  # picture -> its file name
+    used: int = 0  # bytes the pictures attached take in the mail (base64)
+    largest: int = 0  # the largest of them: what the next one is guessed to take
+    later: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def for_reply(cls, reply_max_bytes: int, defer: bool = False) -> MailMaps:
+        return cls(room=max(0, reply_max_bytes - TEXT_ROOM), defer=defer)
+
+    def full(self, what: str, filename: str) -> GameError:
+        return GameError(
+            f"{what}, as {filename}, not drawn: this reply carries {len(self.drawn)} "
+            "picture(s) already, as many as fit in one reply (reply_max_bytes); ask for it "
+            "in another mail")
 
 
 def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
-                master_game: dict | None) -> tuple[str, Attachment]:
+                master_game: dict | None, maps: MailMaps | None = None
+                ) -> tuple[str, Attachment | None]:
     """The reply text and the picture for ``MAP [game] [phase] [SVG|PNG]`` (PNG unless the
     last word asks for SVG: most mail clients show a PNG, an SVG opens in a browser).
 
     ``power_game`` is the game and power this mail signed on as, ``master_game`` the game it
-    signed on to as master (either may be None).
+    signed on to as master (either may be None). ``maps``: the pictures this mail's reply
+    has already; a picture it has is not attached again (None is returned for it), and past
+    what the reply can carry a GameError says so, nothing drawn.
     """
     kind = "png"
     if args and args[-1].lower() in FORMATS:
@@ -69,6 +102,15 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         elif not is_master:
             raise GameError(f"game {game['name']} is played with hidden units: only its "
                             "players (after SIGNON) and its master may ask for its map")
+    filename = f"{game['name']}-{row['phase']}.{kind}"
+    whose = f" (what {reader.title()} knows)" if reader else ""
+    what = f"The map of game {game['name']}, {row['phase']}{whose}"
+    key = (game["id"], row["phase"], reader, is_master, kind)
+    if maps is not None:
+        if key in maps.drawn:
+            return f"{what}, is attached once, as {maps.drawn[key]}.", None
+        if maps.drawn and maps.used + maps.largest > maps.room:
+            raise maps.full(what, filename)
     # A movement phase already adjudicated is drawn with its orders, as its report was.
     results = json.loads(row["results"]) if row.get("results") and \
         str(row["phase"]).endswith("M") else []
@@ -78,8 +120,21 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
                   master=is_master and reader is None)
     if svg is None:  # pragma: no cover - every case above has a reader or the master
         raise GameError("no map can be shown")
-    filename = f"{game['name']}-{row['phase']}.{kind}"
-    whose = f" (what {reader.title()} knows)" if reader else ""
+    if maps is not None and maps.defer and kind == "png":  # drawn by the pool
+        size = max(maps.largest, PNG_GUESS)
+        if maps.drawn and maps.used + size > maps.room:
+            raise maps.full(what, filename)
+        maps.drawn[key] = filename
+        maps.used += size
+        maps.largest = size
+        maps.later.append((filename, svg))
+        return f"{what}, is attached as {filename}.", None
     data = svg_to_png(svg) if kind == "png" else svg.encode("utf-8")
-    return (f"The map of game {game['name']}, {row['phase']}{whose}, is attached as {filename}.",
-            Attachment(filename, FORMATS[kind], data))
+    if maps is not None:
+        size = len(data) * 4 // 3
+        if maps.drawn and maps.used + size > maps.room:
+            raise maps.full(what, filename)
+        maps.drawn[key] = filename
+        maps.used += size
+        maps.largest = max(maps.largest, size)
+    return f"{what}, is attached as {filename}.", Attachment(filename, FORMATS[kind], data)

@@ -8,13 +8,14 @@ line saying so. Game mail to an observer ends with how to stop it.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import pickle
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import make_msgid
 from functools import partial
 
@@ -22,9 +23,12 @@ from judge.config import REPLY_MIN_BYTES, Config
 from judge.mail import replytoken
 from judge.mail.compose import Attachment, build_bounded, build_message, marker, render
 from judge.mail.guard import cap_text
-from judge.storage import Store, iso, now_utc
+from judge.mail.reading import body_text, parse_safely
+from judge.storage import Store, iso, now_utc, parse_iso
 
 REPLY_KINDS = ("reply", "limit")
+DIGEST_KIND = "digest"  # the mail held past the ceiling, folded into one (release_held)
+HOUR = timedelta(hours=1)
 # mail that carries the player's reply address (judge/mail/replytoken.py); not press, whose
 # "reply" would be an answer to another power read as orders
 TOKEN_KINDS = ("reply", "report", "notice")
@@ -68,19 +72,25 @@ class Outbox:
               in_reply_to: str = "", references: list[str] | None = None,
               attachments: list[Attachment] | None = None,
               headers: dict[str, str] | None = None, message_id: str = "",
-              picture: int | None = None, seats: list[tuple[int, str]] | None = None
-              ) -> int:
+              picture: int | None = None, seats: list[tuple[int, str]] | None = None,
+              drawings: list[tuple[str, str]] | None = None) -> int:
         """Queue one message; with ``picture`` (an id from :meth:`add_picture`) it waits in
         the outbox until that picture is drawn (or could not be: then it goes without).
         Mail to a seat's player carries that seat's reply address (``seats``: the seats a
-        reply's mail signed on to; game mail finds its own)."""
+        reply's mail signed on to; game mail finds its own). ``drawings`` (a reply's: file
+        name and SVG of each PNG to attach, after ``attachments``) are drawn by the pool after
+        the transaction, the reply waiting for them (:func:`attach_picture`)."""
         if self._held is not None:
             self._held.append(partial(
                 self.queue, kind=kind, to=to, subject=subject, template=template,
                 context=context, inbox_id=inbox_id, game_id=game_id, in_reply_to=in_reply_to,
                 references=references, attachments=attachments, headers=headers,
-                message_id=message_id, picture=picture, seats=seats))
+                message_id=message_id, picture=picture, seats=seats, drawings=drawings))
             return 0
+        over = kind != DIGEST_KIND and self._over_ceiling(to)
+        how = "held" if over else DIGEST_KIND if kind == DIGEST_KIND else "counted"
+        if over:  # kept whole, as text, for the digest: no picture is drawn for it
+            picture, attachments, drawings = None, None, None
         if kind in TOKEN_KINDS:
             tag = replytoken.tag_for(self.store, self.cfg, to, game_id, seats)
             if tag:
@@ -107,12 +117,16 @@ class Outbox:
                 oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                                 subject=subject, message_id=message_id,
                                                 raw=b"", inbox_id=inbox_id, game_id=game_id,
-                                                state="waiting")
+                                                state="held" if over else "waiting")
                 self.store.execute("INSERT INTO outbox_jobs (outbox_id, game_id, picture_id, "
                                    "job) VALUES (?, ?, ?, ?)",
                                    (oid, game_id, picture, job))
+                self._count(oid, to, how)
                 return oid
         body = render(template, judge_address=self.cfg.address, **{**extra, **context})
+        if drawings and kind in REPLY_KINDS:
+            return self._reply_waiting(body, message, attachments or [], drawings,
+                                       inbox_id=inbox_id, game_id=game_id, how=how)
         if kind in REPLY_KINDS:
             raw, message_id = self._bounded_reply(body, attachments or [], message)
         else:
@@ -124,12 +138,98 @@ class Outbox:
         oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                         subject=subject, message_id=message_id, raw=raw,
                                         inbox_id=inbox_id, game_id=game_id,
-                                        state="pending" if picture is None else "waiting")
+                                        state="held" if over else
+                                        "pending" if picture is None else "waiting")
+        self._count(oid, to, how)
         if picture is not None:  # built again, the same Message-ID, once it is drawn
             self.store.execute(
                 "INSERT INTO outbox_pictures (outbox_id, picture_id, message) VALUES (?, ?, ?)",
                 (oid, picture, json.dumps({**message, "message_id": message_id})))
         return oid
+
+    # ------------------------------------------------------------ the ceiling
+    def _over_ceiling(self, address: str) -> bool:
+        """This message to ``address`` is held for its digest: the address has had
+        ``mail_per_hour`` mails in the last hour of the judge's clock, or mail to it is held
+        already (it stays in order, after what is held)."""
+        now = self.clock()
+        if self.store.one("SELECT 1 AS x FROM mail_ceiling WHERE how = 'held' AND rcpt = ? "
+                          "LIMIT 1", (address,)) is not None:
+            return True
+        row = self.store.one("SELECT count(*) AS n FROM mail_ceiling WHERE rcpt = ? AND "
+                             "at >= ? AND how = 'counted'", (address, iso(now - HOUR)))
+        return int(row["n"] if row else 0) >= self.cfg.mail_per_hour
+
+    def _count(self, outbox_id: int, address: str, how: str) -> None:
+        self.store.execute("INSERT INTO mail_ceiling (outbox_id, rcpt, at, how) VALUES "
+                           "(?, ?, ?, ?)", (outbox_id, address, iso(self.clock()), how))
+
+    def release_held(self) -> int:
+        """Fold the mail held past the ceiling into one digest for each address whose
+        digest is due, ``digest_minutes`` after the first mail held (:func:`digests_due`).
+        Returns how many digests were queued. The folded messages stay in the outbox (state
+        ``folded``), and the audit log says so."""
+        now = self.clock()
+        wait = timedelta(minutes=self.cfg.digest_minutes)
+        old = iso(now - 2 * HOUR)  # what no ceiling or digest looks at any more
+        if self.store.one("SELECT 1 AS x FROM mail_ceiling WHERE at < ? AND how != 'held' "
+                          "LIMIT 1", (old,)) is not None:
+            with self.store.transaction():
+                self.store.execute("DELETE FROM mail_ceiling WHERE at < ? AND how != 'held'",
+                                   (old,))
+        queued = 0
+        for address, when in digests_due(self.store, wait).items():
+            if when > now:
+                continue
+            with self.store.transaction():
+                queued += self._fold(address, now)
+        return queued
+
+    def _fold(self, address: str, now: datetime) -> int:
+        held = self.store.all(
+            "SELECT o.id, o.subject, o.raw, c.at FROM mail_ceiling c JOIN outbox o ON "
+            "o.id = c.outbox_id WHERE c.rcpt = ? AND c.how = 'held' ORDER BY o.id", (address,))
+        if not held:
+            return 0
+        room = max(2000, self.cfg.reply_max_bytes) - 4000  # the digest's own text
+        shown: list[dict] = []
+        omitted: list[dict] = []
+        for h in held:
+            raw = bytes(h["raw"])
+            if not raw:  # its job is not rendered yet (the pool): rendered here
+                job = self.store.one("SELECT job FROM outbox_jobs WHERE outbox_id = ?",
+                                     (h["id"],))
+                try:
+                    raw = render_job(job["job"], None) if job else b""
+                except Exception:  # noqa: BLE001 - listed by its subject alone then
+                    log.exception("outbox %s: held mail could not be rendered", h["id"])
+                    raw = b""
+                self.store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (h["id"],))
+            msg, _ = parse_safely(raw)
+            text = body_text(msg).rstrip()
+            size = len(text.encode("utf-8")) + len(h["subject"]) + 100
+            entry = {"subject": h["subject"], "at": parse_iso(h["at"]), "text": text}
+            if size <= room and not omitted:
+                shown.append(entry)
+                room -= size
+            else:
+                omitted.append(entry)
+        ids = [h["id"] for h in held]
+        oid = self.queue(kind=DIGEST_KIND, to=address,
+                         subject=f"[DIGEST] {len(held)} mail(s) held back: too much mail "
+                         "in one hour", template="digest.txt.j2",
+                         context={"shown": shown, "omitted": omitted, "count": len(held),
+                                  "limit": self.cfg.mail_per_hour,
+                                  "wait": self.cfg.digest_minutes})
+        marks = ", ".join("?" * len(ids))
+        self.store.execute(f"UPDATE outbox SET state = 'folded', last_error = ? WHERE id IN "
+                           f"({marks}) AND state = 'held'", (f"folded into digest {oid}", *ids))
+        self.store.execute(f"UPDATE mail_ceiling SET how = 'folded' WHERE outbox_id IN "
+                           f"({marks})", ids)
+        self.store.audit(command="(mail ceiling)", address=address,
+                         outcome=f"{len(held)} mail(s) held past mail_per_hour folded into "
+                         f"one digest (outbox {oid})")
+        return 1
 
     def add_picture(self, filename: str, svg: str) -> int:
         """A picture to draw after the transaction (:func:`attach_picture` when drawn); its
@@ -140,25 +240,94 @@ class Outbox:
 
     def _bounded_reply(self, body: str, attachments: list[Attachment], message: dict
                        ) -> tuple[bytes, str]:
-        """The mark line above the signature; the message as sent, text and pictures, within
-        reply_max_bytes (compose.build_bounded)."""
-        limit = max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
-        text, sig = body, ""
-        at = body.rfind("\n-- \n")
-        if at >= 0:
-            text, sig = body[: at + 1], body[at + 1:]
-        mark = render("_mark.txt.j2", mark=marker(self.cfg.address))
+        """The reply as sent, within reply_max_bytes (:func:`bounded_reply`)."""
+        return bounded_reply(body, attachments, message, self._reply_limit(),
+                             marker(self.cfg.address))
 
-        def tail(cut: int, dropped: int) -> str:
-            notice = render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit) \
-                if cut or dropped else ""
-            return notice + mark + sig
+    def _reply_limit(self) -> int:
+        return max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
 
-        return build_bounded(limit, text, tail, attachments, cap_text, **message)
+    def _reply_waiting(self, body: str, message: dict, attachments: list[Attachment],
+                       drawings: list[tuple[str, str]], *, inbox_id: int | None,
+                       game_id: int | None, how: str) -> int:
+        """A reply that waits in the outbox for its pictures, drawn by the pool; built
+        within reply_max_bytes when they are (:func:`_release_reply`)."""
+        message = {**message, "message_id": message["message_id"]
+                   or make_msgid(domain=self.cfg.domain)}
+        oid = self.store.queue_outbound(kind="reply", mail_from=self.cfg.address,
+                                        rcpt=message["to"], subject=message["subject"],
+                                        message_id=message["message_id"], raw=b"",
+                                        inbox_id=inbox_id, game_id=game_id, state="waiting")
+        self._count(oid, message["to"], how)
+        drawn = [[a.filename, a.content_type, base64.b64encode(a.data).decode("ascii")]
+                 for a in attachments]
+        self.store.execute("INSERT INTO reply_waits (outbox_id, message) VALUES (?, ?)", (
+            oid, json.dumps({"message": message, "body": body, "limit": self._reply_limit(),
+                             "mark": marker(self.cfg.address), "drawn": drawn})))
+        for filename, svg in drawings:
+            self.store.execute("INSERT INTO reply_pictures (picture_id, outbox_id, filename) "
+                               "VALUES (?, ?, ?)", (self.add_picture(filename, svg), oid,
+                                                    filename))
+        return oid
 
     def _observes(self, game_id: int, address: str) -> bool:
         return self.store.one("SELECT 1 AS x FROM observers WHERE game_id = ? AND address = ?",
                               (game_id, address)) is not None
+
+
+def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit: int,
+                  mark: str) -> tuple[bytes, str]:
+    """A reply as sent: the mark line above the signature, the text (cut at a line end) and
+    the pictures that fit, at most ``limit`` bytes on the wire (compose.build_bounded), with
+    a line saying what was cut."""
+    text, sig = body, ""
+    at = body.rfind("\n-- \n")
+    if at >= 0:
+        text, sig = body[: at + 1], body[at + 1:]
+    mark_line = render("_mark.txt.j2", mark=mark)
+
+    def tail(cut: int, dropped: int) -> str:
+        notice = render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit) \
+            if cut or dropped else ""
+        return notice + mark_line + sig
+
+    return build_bounded(limit, text, tail, attachments, cap_text, **message)
+
+
+def _release_reply(store: Store, outbox_id: int) -> int:
+    """The reply built with its pictures and released, once each is drawn (or could not
+    be: it goes without that one); 1 when released."""
+    if store.one("SELECT 1 AS x FROM reply_pictures WHERE outbox_id = ? AND drawn = 0 LIMIT 1",
+                 (outbox_id,)) is not None:
+        return 0
+    row = store.one("SELECT message FROM reply_waits WHERE outbox_id = ?", (outbox_id,))
+    if row is None:
+        return 0
+    wait = json.loads(row["message"])
+    pictures = [Attachment(name, ctype, base64.b64decode(data))
+                for name, ctype, data in wait["drawn"]]
+    pictures += [Attachment(r["filename"], "image/png", bytes(r["png"])) for r in store.all(
+        "SELECT filename, png FROM reply_pictures WHERE outbox_id = ? ORDER BY picture_id",
+        (outbox_id,)) if r["png"]]
+    raw, _ = bounded_reply(wait["body"], pictures, wait["message"], wait["limit"],
+                           wait["mark"])
+    released = store.execute("UPDATE outbox SET raw = ?, state = 'pending' WHERE id = ? AND "
+                             "state = 'waiting'", (raw, outbox_id)).rowcount
+    store.execute("DELETE FROM reply_pictures WHERE outbox_id = ?", (outbox_id,))
+    store.execute("DELETE FROM reply_waits WHERE outbox_id = ?", (outbox_id,))
+    return int(released)
+
+
+def digests_due(store: Store, wait: timedelta) -> dict[str, datetime]:
+    """When each address with mail held past the ceiling gets its digest: ``wait`` after
+    the first mail held since its last digest (so digests are that far apart at least)."""
+    return {r["rcpt"]: parse_iso(r["first"]) + wait for r in store.all(
+        "SELECT rcpt, min(at) AS first FROM mail_ceiling WHERE how = 'held' GROUP BY rcpt")}
+
+
+def next_digest(store: Store, wait: timedelta) -> datetime | None:
+    """When the next digest of held mail is due (:meth:`Outbox.release_held`), or None."""
+    return min(digests_due(store, wait).values(), default=None)
 
 
 def _job(template: str, context: dict, footer: str | None, message: dict) -> bytes | None:
@@ -229,8 +398,10 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
                               "last_error = 'could not be rendered' WHERE id = ? AND "
                               "state = 'waiting'", (oid,))
             else:
-                released += store.execute("UPDATE outbox SET raw = ?, state = 'pending' "
-                                          "WHERE id = ? AND state = 'waiting'",
+                # a message held past the ceiling stays held, rendered for its digest
+                released += store.execute("UPDATE outbox SET raw = ?, state = CASE state "
+                                          "WHEN 'held' THEN 'held' ELSE 'pending' END "
+                                          "WHERE id = ? AND state IN ('waiting', 'held')",
                                           (raw, oid)).rowcount
             store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (oid,))
         for pid in pictures:
@@ -241,11 +412,13 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
 
 
 def pictures_to_draw(store: Store, limit: int = 100) -> list[dict]:
-    """Pictures waiting to be drawn for reports queued without a job (id, filename, svg),
-    oldest first (those of jobs are drawn with their jobs: jobs_to_render)."""
+    """Pictures waiting to be drawn for reports queued without a job and for replies (id,
+    filename, svg), the replies' first, then oldest first (those of jobs are drawn with their
+    jobs: jobs_to_render)."""
     return store.all("SELECT id, filename, svg FROM pictures WHERE id NOT IN (SELECT "
-                     "picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) "
-                     "ORDER BY id LIMIT ?", (limit,))
+                     "picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) ORDER BY "
+                     "id IN (SELECT picture_id FROM reply_pictures) DESC, id LIMIT ?",
+                     (limit,))
 
 
 def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
@@ -253,6 +426,13 @@ def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
     could not be drawn, they go as they are, without it) and released to the sender, in one
     transaction; returns how many."""
     with store.transaction():
+        reply = store.one("SELECT outbox_id FROM reply_pictures WHERE picture_id = ?",
+                          (picture_id,))
+        if reply is not None:  # a reply's MAP picture
+            store.execute("UPDATE reply_pictures SET drawn = 1, png = ? WHERE picture_id = ?",
+                          (png or b"", picture_id))
+            store.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
+            return _release_reply(store, reply["outbox_id"])
         row = store.one("SELECT filename FROM pictures WHERE id = ?", (picture_id,))
         waiting = store.all("SELECT outbox_id, message FROM outbox_pictures WHERE picture_id = ?",
                             (picture_id,))
