@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
-DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
+DATC = Path(__file__).resolve().parent / "data" / "datc" / "datc.json"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -259,7 +259,6 @@ def test_batch_reports_each_bad_line_and_goes_on_with_the_others(tmp_path: Path)
 
 
 # ------------------------------------------------ what play produces is still read
-@pytest.mark.skipif(not DATC.exists(), reason="shared/datc/datc.json not found")
 def test_every_datc_position_and_the_position_after_it_is_read(tmp_path: Path) -> None:
     cases = json.loads(DATC.read_text(encoding="utf-8"))["cases"]
     path = tmp_path / "datc.jsonl"

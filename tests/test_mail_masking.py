@@ -87,7 +87,7 @@ FORMS = ["qp", "base64", "html", "alternative", "encoded-word subject", "folded 
 POWERS = ["ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 
 
-@pytest.mark.parametrize(("form", "power"), zip(FORMS, POWERS, strict=True))
+@pytest.mark.parametrize(("form", "power"), list(zip(FORMS, POWERS, strict=True)))
 @pytest.mark.parametrize("chars", ["=", "&;", "'\"", "<>", "ä€"])
 def test_a_password_leaves_the_stored_mail_in_every_form(judge, form, power, chars):
     secret = f"pw{chars}{form[:3]}{power[:2]}"
