@@ -325,6 +325,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE observer_requests ADD COLUMN power TEXT;
     ALTER TABLE observer_requests ADD COLUMN password_hash TEXT;
     """,
+    # 16: why a game is paused when the judge paused it, not its master: processing it failed
+    # (judge/games/deadlines.py, contain_failure); NULL for a master's PAUSE. RESUME clears it.
+    """
+    ALTER TABLE games ADD COLUMN paused_why TEXT;
+    """,
 ]
 
 

@@ -24,6 +24,7 @@ Nothing here reads the wall clock: the caller passes ``now`` (the judge's inject
 from __future__ import annotations
 
 import logging
+import secrets
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -96,14 +97,19 @@ def mark(s: Store, game: dict, key: str, now: datetime) -> None:
               (game["id"], key, iso(now)))
 
 
+def paused_reminder(s: Store, game: dict, now: datetime) -> tuple[str, datetime]:
+    """A paused game's next daily reminder: its notice key, and when it is due."""
+    since = parse_iso(game["paused_at"]) if game["paused_at"] else now
+    k = 1
+    while done(s, game, f"paused:{game['paused_at']}:{k}"):
+        k += 1
+    return f"paused:{game['paused_at']}:{k}", since + k * DAY
+
+
 def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
     """The next moment this game has something to do (None: nothing until mail arrives)."""
     if game["status"] == "paused":
-        since = parse_iso(game["paused_at"]) if game["paused_at"] else now
-        k = 1
-        while done(s, game, f"paused:{game['paused_at']}:{k}"):
-            k += 1
-        return since + k * DAY
+        return paused_reminder(s, game, now)[1]
     if game["status"] != "active":
         return None
     stage = flow_for(game).stage(s, game)
@@ -150,12 +156,9 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
     """Do what is due for one game at ``now`` (inside the caller's transaction)."""
     s = actor.s
     if game["status"] == "paused":
-        k = 1
-        while done(s, game, f"paused:{game['paused_at']}:{k}"):
-            k += 1
-        since = parse_iso(game["paused_at"]) if game["paused_at"] else now
-        if now >= since + k * DAY:
-            mark(s, game, f"paused:{game['paused_at']}:{k}", now)
+        key, at = paused_reminder(s, game, now)
+        if now >= at:
+            mark(s, game, key, now)
             N.paused(actor, game, reminder=True)
         return []
     if game["status"] != "active":
@@ -353,6 +356,63 @@ def run_due(actor: Actor, now: datetime) -> int:
                     wake = again
                 s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
                           (iso(wake) if wake else None, gid))
-        except Exception:  # one broken game must not hold up the others
-            log.exception("game %s: deadline handling failed", gid)
+        except Exception as exc:  # one broken game must not hold up the others
+            contain_failure(actor, gid, exc, now)
     return count
+
+
+# ------------------------------------------------------------- a game that fails
+def short_reason(exc: BaseException, limit: int = 300) -> str:
+    """What failed, for the master: the exception's type and message on one line, cut short
+    (never the traceback: that is in the log, under the log reference)."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def contain_failure(actor: Actor, gid: int, exc: BaseException, now: datetime) -> str:
+    """Doing what was due for game ``gid`` raised ``exc`` (its transaction is rolled back:
+    nothing of it was applied). Contain it to that game: log the traceback under a log
+    reference, pause the game with the reason (so it is not tried again at every tick; the
+    master's RESUME tries again), tell its master what failed and its players that the phase
+    is delayed. Returns the log reference."""
+    s = actor.s
+    ref = f"g{gid}-{secrets.token_hex(4)}"
+    try:
+        game = s.game_by_id(gid)
+        name, phase = (game["name"], game["phase"]) if game else (f"#{gid}", None)
+    except Exception:  # the database itself: the log line still goes
+        game, name, phase = None, f"#{gid}", None
+    log.error("game %s: processing %s failed, the game is paused (log reference %s)", name,
+              phase or "it", ref, exc_info=exc)
+    for tell in (True, False):  # if even the mail about it fails, the game is still paused
+        try:
+            with s.transaction():
+                _pause_failed(actor, gid, exc, ref, now, tell)
+            return ref
+        except Exception:
+            log.exception("game %s: %s after its failure (log reference %s)", name,
+                          "could not tell its master and players" if tell else
+                          "could not pause it", ref)
+    return ref
+
+
+def _pause_failed(actor: Actor, gid: int, exc: BaseException, ref: str, now: datetime,
+                  tell: bool) -> None:
+    s = actor.s
+    game = s.game_by_id(gid)
+    if game is None:
+        return
+    if game["status"] == "active":
+        try:
+            what = flow_for(game).stage(s, game).title or game["phase"]
+        except Exception:
+            what = game["phase"]
+        why = (f"internal error while processing {what}: {type(exc).__name__} "
+               f"(log reference {ref})")
+        game = G.pause_game(s, game, now, why)
+        if tell:
+            N.failed(actor, game, what, short_reason(exc), ref)
+    elif game["status"] == "paused":  # its daily reminder failed: tried again tomorrow
+        mark(s, game, paused_reminder(s, game, now)[0], now)
+    wake = next_wake(s, actor.cfg, game, now)
+    s.execute("UPDATE games SET wake_at = ? WHERE id = ?", (iso(wake) if wake else None, gid))

@@ -1,0 +1,184 @@
+"""One game's failure is contained to that game (issue 22): ``judge serve``'s Service on the
+real mail servers, with an injected clock, and a test-only variant whose rules raise in the
+phases the test chooses (tests/extra_variants/faulty).
+
+At the deadline the failing game is paused with the reason, nothing of its phase is applied,
+its master is mailed what failed (phase, reason, a log reference that is in the ERROR log line
+with the traceback) and its players are told the phase is delayed; the other game due at the
+same moment is adjudicated and reported, and mail is still answered. Once the master RESUMEs
+with the fault gone, the phase is processed, once. A mail whose acting raises (orders that
+complete a failing phase, a master's PROCESS) is answered, changes nothing, and the mail after
+it is acted on."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from gmkit import START, FakeClock, addr, gm_addr
+from mailkit import POWERS, Got, Sink, compose, imap_config, send_smtp, write_config
+
+import judge.variants
+from judge.config import load_config
+from judge.games import flow
+from judge.service import Service
+from judge.storage import Store, parse_iso
+
+EXTRA = Path(__file__).with_name("extra_variants")
+
+
+@pytest.fixture
+def faulty(monkeypatch) -> Iterator[set[str]]:
+    """The faulty variant installed; yields its set of failing phases (emptied after)."""
+    monkeypatch.setattr(judge.variants, "__path__", [*judge.variants.__path__, str(EXTRA)])
+    flow.flow_of.cache_clear()
+    flow.all_flows.cache_clear()
+    from judge.variants import faulty as module
+
+    module.FAIL_IN.clear()
+    yield module.FAIL_IN
+    module.FAIL_IN.clear()
+    flow.flow_of.cache_clear()
+    flow.all_flows.cache_clear()
+
+
+class Running:
+    """A Service with an injected clock; players' mail goes through postfix and dovecot."""
+
+    def __init__(self, env: dict, sink: Sink, tmp_path: Path) -> None:
+        self.env, self.sink = env, sink
+        self.address = f"judge@{env['MAILTEST_DOMAIN']}"
+        self.cfg = load_config(write_config(tmp_path, imap_config(env, tmp_path)))
+        self.clock = FakeClock()
+        self.service = Service(self.cfg, clock=self.clock)
+        self.service.start()
+        self.store = Store(self.cfg.database_path)
+
+    def send(self, frm: str, body: str, subject: str = "orders") -> None:
+        send_smtp(self.env["MAILTEST_HOST"], int(self.env["MAILTEST_SMTP_PORT"]), frm,
+                  self.address, compose(frm, self.address, body, subject))
+
+    def wait(self, rcpt: str, subject: str, count: int = 1) -> list[Got]:
+        return self.sink.wait(lambda m: m.rcpt == rcpt and subject in m.subject, count)
+
+    def start_game(self, g: str, variant: str = "standard") -> None:
+        self.send(gm_addr(g), f"CREATE {g} gm-{g} VARIANT {variant} DEADLINES 1d 1d 1d\n"
+                  "SET REMINDER OFF\nOPEN", f"new game {g}")
+        self.wait(gm_addr(g), f"new game {g}")
+        for p in POWERS:
+            self.send(addr(g, p), f"SIGNON {p} {g} pw-{p.lower()}", f"sign-on to {g}")
+        for p in POWERS:
+            self.wait(addr(g, p), "Re: sign-on to")
+        self.send(gm_addr(g), f"MASTER {g} gm-{g}\nSTART", f"starting {g}")
+        for p in POWERS:
+            self.wait(addr(g, p), "has started")
+
+    def game(self, g: str) -> dict:
+        game = self.store.game(g)
+        assert game is not None
+        return game
+
+    def positions(self, g: str) -> list[dict]:
+        return self.store.all("SELECT phase, results, adjudicated FROM positions WHERE "
+                              "game_id = ? ORDER BY id", (self.game(g)["id"],))
+
+    def stop(self) -> None:
+        self.store.close()
+        self.service.stop()
+
+
+def _failure_record(caplog) -> logging.LogRecord:
+    found = [r for r in caplog.records if r.levelno == logging.ERROR and r.exc_info
+             and "bad1" in r.getMessage()]
+    assert len(found) == 1, [r.getMessage() for r in caplog.records]
+    return found[0]
+
+
+def test_a_failing_game_is_paused_and_told_while_the_other_game_goes_on(
+        judge_mailbox, smtp_sink, tmp_path, faulty, caplog):
+    caplog.set_level(logging.INFO)
+    j = Running(judge_mailbox, smtp_sink, tmp_path)
+    try:
+        j.start_game("bad1", "faulty")  # first: processed first of the two due games
+        j.start_game("ok1")
+        j.send(addr("bad1", "FRANCE"), "SIGNON FRANCE bad1 pw-france\nA PAR - BUR",
+               "bad orders")
+        j.wait(addr("bad1", "FRANCE"), "bad orders")
+        deadline = parse_iso(j.game("bad1")["deadline"])
+        assert parse_iso(j.game("ok1")["deadline"]) == deadline == START + timedelta(days=1)
+        faulty.add("S1901M")
+
+        j.clock.set(deadline)
+        assert sorted(j.service.clock.advance()) == sorted([j.game("bad1")["id"],
+                                                            j.game("ok1")["id"]])
+        # the other game: adjudicated and reported as usual
+        j.sink.wait(lambda m: m.subject == "ok1 - S1901M results", count=8)
+        assert j.game("ok1")["phase"] == "F1901M"
+        # the failing game: its master is told what failed, and how to find it in the log
+        [master] = j.wait(gm_addr("bad1"), "bad1 - S1901M failed")
+        record = _failure_record(caplog)
+        ref = re.search(r"log reference (\S+)\)", record.getMessage())
+        assert ref, record.getMessage()
+        assert "EngineFault" in record.exc_text and "Traceback" in record.exc_text
+        assert ref.group(1) in master.body, master.body
+        assert "S1901M" in master.body
+        assert "EngineFault: cannot resolve S1901M: decision cycle without a backup rule" \
+            in master.flat, master.body
+        assert "Traceback" not in master.body and "gm-bad1" not in master.body
+        assert "RESUME" in master.body
+        # each player: the phase is delayed, the orders stand
+        for p in POWERS:
+            [notice] = j.wait(addr("bad1", p), "bad1 - S1901M delayed")
+            assert "internal problem" in notice.flat and "Orders already sent stand" in notice.flat, \
+                notice.body
+            assert "EngineFault" not in notice.body and ref.group(1) not in notice.body
+        # paused with the reason; nothing of the phase applied
+        game = j.game("bad1")
+        assert (game["status"], game["phase"]) == ("paused", "S1901M")
+        assert game["paused_why"] and "S1901M" in game["paused_why"], game["paused_why"]
+        assert [(r["phase"], r["adjudicated"]) for r in j.positions("bad1")] == [
+            ("S1901M", None)]
+        assert j.store.all("SELECT id FROM outbox WHERE subject LIKE 'bad1 - S1901M results%'"
+                           ) == []
+        # no hot loop: the next ticks do not try it again
+        caplog.clear()
+        j.clock.set(deadline + timedelta(minutes=5))
+        j.service.clock.advance()
+        j.service.deadlines.wake()
+        # mail is still answered; STATUS shows it paused, and why
+        j.send("someone@players.test", "HELP", "help please")
+        j.wait("someone@players.test", "help please")
+        j.send("someone@players.test", "STATUS bad1\nLIST", "status please")
+        [status] = j.wait("someone@players.test", "status please")
+        assert "Game bad1 (Faulty Diplomacy): paused" in status.body, status.body
+        assert "internal error" in status.flat and ref.group(1) in status.flat, status.body
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], \
+            [r.getMessage() for r in caplog.records]
+        # the orders sent before stand
+        france = j.store.all("SELECT lines FROM orders WHERE game_id = ? AND power = "
+                             "'FRANCE'", (j.game("bad1")["id"],))
+        assert "A PAR - BUR" in str(france), france
+
+        # the fault is fixed; the master resumes: the phase is processed, once
+        faulty.clear()
+        j.send(gm_addr("bad1"), "MASTER bad1 gm-bad1\nRESUME", "resume")
+        [reply] = j.wait(gm_addr("bad1"), "Re: resume")
+        assert "resumed" in reply.body and not reply.subject.startswith("[ERROR]"), reply.body
+        reports = j.sink.wait(lambda m: m.subject == "bad1 - S1901M results", count=8)
+        france_report = next(m for m in reports if m.rcpt == addr("bad1", "FRANCE"))
+        assert "A PAR - BUR                    succeeds" in france_report.body
+        game = j.game("bad1")
+        assert (game["status"], game["phase"], game["paused_why"]) == ("active", "F1901M",
+                                                                       None)
+        j.clock.set(deadline + timedelta(minutes=10))
+        j.service.clock.advance()
+        j.send("someone@players.test", "HELP", "help again")
+        j.wait("someone@players.test", "help again")
+        assert [r["phase"] for r in j.positions("bad1") if r["adjudicated"]] == ["S1901M"]
+        assert len([m for m in j.sink.messages if m.subject == "bad1 - S1901M results"]) == 8
+    finally:
+        j.stop()
