@@ -40,8 +40,10 @@ def faulty(monkeypatch) -> Iterator[set[str]]:
     from judge.variants import faulty as module
 
     module.FAIL_IN.clear()
+    module.FAIL_STAGE_IN.clear()
     yield module.FAIL_IN
     module.FAIL_IN.clear()
+    module.FAIL_STAGE_IN.clear()
     flow.flow_of.cache_clear()
     flow.all_flows.cache_clear()
 
@@ -180,5 +182,74 @@ def test_a_failing_game_is_paused_and_told_while_the_other_game_goes_on(
         j.wait("someone@players.test", "help again")
         assert [r["phase"] for r in j.positions("bad1") if r["adjudicated"]] == ["S1901M"]
         assert len([m for m in j.sink.messages if m.subject == "bad1 - S1901M results"]) == 8
+    finally:
+        j.stop()
+
+
+def test_a_mail_whose_acting_fails_is_answered_and_changes_nothing(
+        judge_mailbox, smtp_sink, tmp_path, faulty):
+    j = Running(judge_mailbox, smtp_sink, tmp_path)  # no settling delay: the last orders in
+    try:  # process the phase at once, in that mail's transaction
+        j.start_game("bad2", "faulty")
+        faulty.add("S1901M")
+        for p in POWERS[:-1]:
+            j.send(addr("bad2", p), f"SIGNON {p} bad2 pw-{p.lower()}\n"
+                   + "\n".join(f"{u} H" for u in UNITS[p]), "my orders")
+        for p in POWERS[:-1]:
+            [reply] = j.wait(addr("bad2", p), "Re: my orders")
+            assert not reply.subject.startswith("[ERROR]"), reply.body
+        last = POWERS[-1]
+        j.send(addr("bad2", last), f"SIGNON {last} bad2 pw-{last.lower()}\n"
+               + "\n".join(f"{u} H" for u in UNITS[last]), "my orders")
+        j.send(addr("bad2", last), "HELP", "and help")  # the same sender's next mail
+        j.send(gm_addr("bad2"), "MASTER bad2 gm-bad2\nPROCESS", "process it")
+        j.send("someone@players.test", "HELP", "help please")  # another sender's
+        [failed] = j.wait(addr("bad2", last), "Re: my orders")
+        assert failed.subject.startswith("[ERROR]"), failed.subject
+        assert "could not handle your mail" in failed.flat, failed.body
+        assert "nothing was changed" in failed.flat, failed.body
+        assert "pw-" not in failed.body and "EngineFault" not in failed.body
+        [master] = j.wait(gm_addr("bad2"), "Re: process it")
+        assert master.subject.startswith("[ERROR]") and "nothing was changed" in master.flat
+        j.wait(addr("bad2", last), "Re: and help")
+        j.wait("someone@players.test", "Re: help please")
+        # nothing changed: the last power's orders are not stored, the phase not processed
+        game = j.game("bad2")
+        assert (game["status"], game["phase"]) == ("active", "S1901M")
+        assert [r["adjudicated"] for r in j.positions("bad2")] == [None]
+        stored = {r["power"] for r in j.store.all("SELECT power FROM orders WHERE game_id = ?",
+                                                  (game["id"],))}
+        assert stored == set(POWERS[:-1]), stored
+        # the mails are kept, marked as failed
+        rows = j.store.all("SELECT state, raw FROM inbox WHERE state = 'error'")
+        assert len(rows) == 2 and all(r["raw"] for r in rows), rows
+    finally:
+        j.stop()
+
+
+UNITS = {"AUSTRIA": ["A VIE", "A BUD", "F TRI"], "ENGLAND": ["F LON", "F EDI", "A LVP"],
+         "FRANCE": ["A PAR", "A MAR", "F BRE"], "GERMANY": ["A BER", "A MUN", "F KIE"],
+         "ITALY": ["A VEN", "A ROM", "F NAP"], "RUSSIA": ["A WAR", "A MOS", "F SEV", "F STP/SC"],
+         "TURKEY": ["F ANK", "A CON", "A SMY"]}
+
+
+def test_a_game_that_fails_before_its_transaction_does_not_hold_up_the_games_after_it(
+        judge_mailbox, smtp_sink, tmp_path, faulty):
+    """The deadline worker asks each game whether something is due before it opens the
+    game's transaction; a game that raises there is contained too."""
+    from judge.variants.faulty import FAIL_STAGE_IN
+
+    j = Running(judge_mailbox, smtp_sink, tmp_path)
+    try:
+        j.start_game("bad3", "faulty")
+        j.start_game("ok3")
+        FAIL_STAGE_IN.add("S1901M")
+        j.clock.set(parse_iso(j.game("ok3")["deadline"]))
+        j.service.clock.advance()
+        j.sink.wait(lambda m: m.subject == "ok3 - S1901M results", count=8)
+        [master] = j.wait(gm_addr("bad3"), "bad3 - S1901M failed")
+        assert "EngineFault: no stage for S1901M" in master.flat, master.body
+        j.wait(addr("bad3", "ITALY"), "bad3 - S1901M delayed")
+        assert j.game("bad3")["status"] == "paused"
     finally:
         j.stop()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -327,37 +328,44 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
 
 def run_due(actor: Actor, now: datetime) -> int:
     """Tick every running game that has something due; store each game's next wake time
-    (what the scheduler reads). Returns how many phases were processed."""
+    (what the scheduler reads). Returns how many phases were processed. A game whose turn
+    raises is contained (:func:`contain_failure`): the games after it go on."""
+    count = 0
+    for row in actor.s.all("SELECT id, wake_at FROM games WHERE status IN ('active', "
+                           "'paused') ORDER BY id"):
+        try:
+            count += _run_game(actor, row["id"], row["wake_at"], now)
+        except Exception as exc:  # one broken game must not hold up the others
+            contain_failure(actor, row["id"], exc, now)
+    return count
+
+
+def _run_game(actor: Actor, gid: int, wake_at: str | None, now: datetime) -> int:
+    """What is due in one game, in one transaction; how many phases were processed."""
     s = actor.s
     count = 0
-    for row in s.all("SELECT id, wake_at FROM games WHERE status IN ('active', 'paused') "
-                     "ORDER BY id"):
-        gid = row["id"]
+    game = s.game_by_id(gid)
+    wake = next_wake(s, actor.cfg, game, now) if game else None
+    if (wake is None or wake > now) and (iso(wake) if wake else None) == wake_at:
+        return 0  # nothing due and the scheduler already knows: no write
+    with s.transaction():
         game = s.game_by_id(gid)
-        wake = next_wake(s, actor.cfg, game, now) if game else None
-        if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
-            continue  # nothing due and the scheduler already knows: no write
-        try:
-            with s.transaction():
-                game = s.game_by_id(gid)
-                if game is None:
-                    continue
-                wake = next_wake(s, actor.cfg, game, now)
-                for _ in range(20):  # several things may be due at once (a long downtime)
-                    if wake is None or wake > now:
-                        break
-                    count += len(tick(actor, game, now))
-                    game = s.game_by_id(gid)
-                    if game is None:
-                        break
-                    again = next_wake(s, actor.cfg, game, now)
-                    if again == wake:
-                        break
-                    wake = again
-                s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
-                          (iso(wake) if wake else None, gid))
-        except Exception as exc:  # one broken game must not hold up the others
-            contain_failure(actor, gid, exc, now)
+        if game is None:
+            return 0
+        wake = next_wake(s, actor.cfg, game, now)
+        for _ in range(20):  # several things may be due at once (a long downtime)
+            if wake is None or wake > now:
+                break
+            count += len(tick(actor, game, now))
+            game = s.game_by_id(gid)
+            if game is None:
+                break
+            again = next_wake(s, actor.cfg, game, now)
+            if again == wake:
+                break
+            wake = again
+        s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
+                  (iso(wake) if wake else None, gid))
     return count
 
 
@@ -377,6 +385,13 @@ def contain_failure(actor: Actor, gid: int, exc: BaseException, now: datetime) -
     is delayed. Returns the log reference."""
     s = actor.s
     ref = f"g{gid}-{secrets.token_hex(4)}"
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            word in str(exc) for word in ("locked", "busy")):
+        # the database was busy (another process holds it): not this game's fault, and
+        # pausing it would fail the same way; it is due again at the next tick
+        log.error("game %s: the database was busy, tried again later (log reference %s)",
+                  gid, ref, exc_info=exc)
+        return ref
     try:
         game = s.game_by_id(gid)
         name, phase = (game["name"], game["phase"]) if game else (f"#{gid}", None)
