@@ -253,3 +253,35 @@ def test_a_game_that_fails_before_its_transaction_does_not_hold_up_the_games_aft
         assert j.game("bad3")["status"] == "paused"
     finally:
         j.stop()
+
+
+@pytest.mark.parametrize("also_failing", ["the apology", "marking it failed"])
+def test_a_mail_whose_failure_cannot_be_answered_does_not_stop_the_inbox(
+        tmp_path, monkeypatch, also_failing):
+    """Acting on a mail raises, and so does what the judge does about it (its apology, or
+    even marking it 'error'): the worker goes on with the next mail, not round and round on
+    that one (it was acted on again at every step, and every mail after it waited)."""
+    from mailkit import InProcessJudge, only_reply
+
+    from judge.games import acting
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("bug")
+
+    j = InProcessJudge(tmp_path)
+    j.send("alice@players.test", "CREATE crashy secret")
+    monkeypatch.setattr(acting.G, "game_summary", boom)
+    if also_failing == "the apology":
+        monkeypatch.setattr(acting.Actor, "_apologise", boom)
+    else:
+        finish = Store.finish_inbox
+        monkeypatch.setattr(Store, "finish_inbox", lambda self, i, state, note="": boom()
+                            if state == "error" else finish(self, i, state, note))
+    from judge.mail.intake import store_message
+
+    store_message(j.store, compose("alice@players.test", j.cfg.address, "STATUS crashy"),
+                  "test")
+    sent = j.send("bob@players.test", "HELP")
+    assert "HELP" in only_reply(sent, "bob@players.test").body
+    assert j.inbox_states() == ["done", "error" if also_failing == "the apology" else "new",
+                                "done"]
