@@ -285,3 +285,44 @@ def test_a_mail_whose_failure_cannot_be_answered_does_not_stop_the_inbox(
     assert "HELP" in only_reply(sent, "bob@players.test").body
     assert j.inbox_states() == ["done", "error" if also_failing == "the apology" else "new",
                                 "done"]
+
+
+def test_a_message_that_cannot_be_stored_does_not_hold_up_the_mailbox(
+        judge_mailbox, tmp_path, monkeypatch):
+    """The IMAP intake stores a batch of mail in one transaction; a message that cannot be
+    stored is left on the server and tried again later, and the others are stored (it used
+    to roll the batch back and reconnect, again and again: no mail got in)."""
+    import time
+
+    from judge.mail import intake
+
+    env = judge_mailbox
+    cfg = load_config(write_config(tmp_path, imap_config(env, tmp_path)))
+    address = f"judge@{env['MAILTEST_DOMAIN']}"
+    for who, body in (("a@players.test", "HELP"), ("b@players.test", "POISON"),
+                      ("c@players.test", "LIST")):
+        send_smtp(env["MAILTEST_HOST"], int(env["MAILTEST_SMTP_PORT"]), who, address,
+                  compose(who, address, body))
+    real = intake.store_message
+    monkeypatch.setattr(intake, "store_message", lambda store, raw, *a: (_ for _ in ()).throw(
+        RuntimeError("cannot store")) if b"POISON" in raw else real(store, raw, *a))
+    imap = intake.ImapIntake(cfg, lambda: None)
+    client = imap._connect()
+    store = Store(cfg.database_path)
+    try:
+        stored, t0 = 0, time.monotonic()
+        while stored < 2:  # postfix delivers into dovecot within moments
+            stored += imap.fetch_new(client, store, True)
+            assert time.monotonic() - t0 < 30, stored
+            time.sleep(0.05)
+        senders = {r["mail_from"] or "" for r in store.all("SELECT mail_from FROM inbox")}
+        assert len(store.all("SELECT id FROM inbox")) == 2, senders
+        assert imap.fetch_new(client, store, True) == 0  # not again at once: no busy loop
+        monkeypatch.setattr(intake, "store_message", real)  # fixed; and the time has come
+        assert imap._until_retry() <= 1.0  # the session waits no longer than that
+        time.sleep(1.0)
+        assert imap.fetch_new(client, store, True) == 1
+        assert len(store.all("SELECT id FROM inbox")) == 3
+    finally:
+        imap._logout()
+        store.close()
