@@ -394,11 +394,12 @@ def contain_failure(actor: Actor, gid: int, exc: BaseException, now: datetime) -
         return ref
     try:
         game = s.game_by_id(gid)
-        name, phase = (game["name"], game["phase"]) if game else (f"#{gid}", None)
     except Exception:  # the database itself: the log line still goes
-        game, name, phase = None, f"#{gid}", None
-    log.error("game %s: processing %s failed, the game is paused (log reference %s)", name,
-              phase or "it", ref, exc_info=exc)
+        game = None
+    name, phase = (game["name"], game["phase"]) if game else (f"#{gid}", None)
+    log.error("game %s: processing %s failed, %s (log reference %s)", name, phase or "it",
+              "the game is paused" if game and game["status"] == "active" else
+              "tried again tomorrow", ref, exc_info=exc)
     for tell in (True, False):  # if even the mail about it fails, the game is still paused
         try:
             with s.transaction():
