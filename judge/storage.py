@@ -354,6 +354,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX reply_pictures_outbox ON reply_pictures(outbox_id);
     """,
+    # 17: why a game is paused when the judge paused it, not its master: processing it failed
+    # (judge/games/deadlines.py, contain_failure); NULL for a master's PAUSE. RESUME clears it.
+    """
+    ALTER TABLE games ADD COLUMN paused_why TEXT;
+    """,
 ]
 
 

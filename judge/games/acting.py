@@ -145,6 +145,7 @@ class Actor:
         # (line, masked line) of the mail being acted on: to mask its stored copy
         self._password_lines: list[tuple[str, str]] = []
         self._tokens: set[str] = set()  # reply tokens in that mail: masked the same way
+        self._given_up: set[int] = set()  # inbox ids whose failure could not even be stored
 
     # -------------------------------------------------------------- inbox
     def process_inbox(self, limit: int = 500) -> int:
@@ -155,6 +156,9 @@ class Actor:
         while True:
             self.s.import_spool(store_message)  # mail the SMTP receiver could not store at once
             rows = self.s.pending_inbox(limit)
+            if not rows:
+                return done
+            rows = [r for r in rows if r["id"] not in self._given_up]
             if not rows:
                 return done
             for row in rows:
@@ -179,18 +183,38 @@ class Actor:
             log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
                      state, f": {note}" if note else "")
         except Exception as exc:  # a bug must not stop the judge or loop on one message
+            self._failed(row, exc)
+
+    def _failed(self, row: dict, exc: Exception) -> None:
+        """Acting on ``row`` raised (its transaction is rolled back): log it, mark it
+        'error' and tell its sender nothing was changed. Should that fail too, the mail is
+        only marked 'error'; should even that fail, it is left for the next start, and the
+        mail after it is acted on now (never the same mail again and again)."""
+        try:
             lines = self._password_lines or self._password_lines_of(row)
             tokens = self._tokens or self._tokens_of(row)
-            log.error("acting on inbox message %s failed\n%s", row["id"],
-                      _scrub(traceback.format_exc(), lines, words=True, tokens=tokens))
-            with self.s.transaction():
-                why = _scrub(f"{exc}", lines, words=True, tokens=tokens)
-                self._mask_stored(row, lines)
-                self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {why}")
-                self.s.audit(command="(message)", outcome=f"internal error: {why}",
-                             inbox_id=row["id"])
-                if "raw" in row:
-                    self._apologise(row)
+        except Exception:
+            lines, tokens = [], set()
+        log.error("acting on inbox message %s failed\n%s", row["id"],
+                  _scrub(traceback.format_exc(), lines, words=True, tokens=tokens))
+        why = _scrub(f"{exc}", lines, words=True, tokens=tokens)
+        for answer in (True, False):
+            try:
+                with self.s.transaction():
+                    if answer:
+                        self._mask_stored(row, lines)
+                    self.s.finish_inbox(row["id"], "error", f"{type(exc).__name__}: {why}")
+                    if answer:
+                        self.s.audit(command="(message)", outcome=f"internal error: {why}",
+                                     inbox_id=row["id"])
+                        if "raw" in row:
+                            self._apologise(row)
+                return
+            except Exception:
+                log.error("inbox message %s: %s after its failure\n%s", row["id"],
+                          "could not answer it" if answer else "could not mark it",
+                          _scrub(traceback.format_exc(), lines, words=True, tokens=tokens))
+        self._given_up.add(row["id"])
 
     def _password_lines_of(self, row: dict) -> list[tuple[str, str]]:
         """The password lines of a stored mail, read again (after a failure)."""

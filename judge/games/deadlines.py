@@ -24,6 +24,8 @@ Nothing here reads the wall clock: the caller passes ``now`` (the judge's inject
 from __future__ import annotations
 
 import logging
+import secrets
+import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -96,14 +98,19 @@ def mark(s: Store, game: dict, key: str, now: datetime) -> None:
               (game["id"], key, iso(now)))
 
 
+def paused_reminder(s: Store, game: dict, now: datetime) -> tuple[str, datetime]:
+    """A paused game's next daily reminder: its notice key, and when it is due."""
+    since = parse_iso(game["paused_at"]) if game["paused_at"] else now
+    k = 1
+    while done(s, game, f"paused:{game['paused_at']}:{k}"):
+        k += 1
+    return f"paused:{game['paused_at']}:{k}", since + k * DAY
+
+
 def next_wake(s: Store, cfg: Any, game: dict, now: datetime) -> datetime | None:
     """The next moment this game has something to do (None: nothing until mail arrives)."""
     if game["status"] == "paused":
-        since = parse_iso(game["paused_at"]) if game["paused_at"] else now
-        k = 1
-        while done(s, game, f"paused:{game['paused_at']}:{k}"):
-            k += 1
-        return since + k * DAY
+        return paused_reminder(s, game, now)[1]
     if game["status"] != "active":
         return None
     stage = flow_for(game).stage(s, game)
@@ -150,12 +157,9 @@ def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
     """Do what is due for one game at ``now`` (inside the caller's transaction)."""
     s = actor.s
     if game["status"] == "paused":
-        k = 1
-        while done(s, game, f"paused:{game['paused_at']}:{k}"):
-            k += 1
-        since = parse_iso(game["paused_at"]) if game["paused_at"] else now
-        if now >= since + k * DAY:
-            mark(s, game, f"paused:{game['paused_at']}:{k}", now)
+        key, at = paused_reminder(s, game, now)
+        if now >= at:
+            mark(s, game, key, now)
             N.paused(actor, game, reminder=True)
         return []
     if game["status"] != "active":
@@ -324,35 +328,107 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
 
 def run_due(actor: Actor, now: datetime) -> int:
     """Tick every running game that has something due; store each game's next wake time
-    (what the scheduler reads). Returns how many phases were processed."""
+    (what the scheduler reads). Returns how many phases were processed. A game whose turn
+    raises is contained (:func:`contain_failure`): the games after it go on."""
+    count = 0
+    for row in actor.s.all("SELECT id, wake_at FROM games WHERE status IN ('active', "
+                           "'paused') ORDER BY id"):
+        try:
+            count += _run_game(actor, row["id"], row["wake_at"], now)
+        except Exception as exc:  # one broken game must not hold up the others
+            contain_failure(actor, row["id"], exc, now)
+    return count
+
+
+def _run_game(actor: Actor, gid: int, wake_at: str | None, now: datetime) -> int:
+    """What is due in one game, in one transaction; how many phases were processed."""
     s = actor.s
     count = 0
-    for row in s.all("SELECT id, wake_at FROM games WHERE status IN ('active', 'paused') "
-                     "ORDER BY id"):
-        gid = row["id"]
+    game = s.game_by_id(gid)
+    wake = next_wake(s, actor.cfg, game, now) if game else None
+    if (wake is None or wake > now) and (iso(wake) if wake else None) == wake_at:
+        return 0  # nothing due and the scheduler already knows: no write
+    with s.transaction():
         game = s.game_by_id(gid)
-        wake = next_wake(s, actor.cfg, game, now) if game else None
-        if (wake is None or wake > now) and (iso(wake) if wake else None) == row["wake_at"]:
-            continue  # nothing due and the scheduler already knows: no write
+        if game is None:
+            return 0
+        wake = next_wake(s, actor.cfg, game, now)
+        for _ in range(20):  # several things may be due at once (a long downtime)
+            if wake is None or wake > now:
+                break
+            count += len(tick(actor, game, now))
+            game = s.game_by_id(gid)
+            if game is None:
+                break
+            again = next_wake(s, actor.cfg, game, now)
+            if again == wake:
+                break
+            wake = again
+        s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
+                  (iso(wake) if wake else None, gid))
+    return count
+
+
+# ------------------------------------------------------------- a game that fails
+def short_reason(exc: BaseException, limit: int = 300) -> str:
+    """What failed, for the master: the exception's type and message on one line, cut short
+    (never the traceback: that is in the log, under the log reference)."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def contain_failure(actor: Actor, gid: int, exc: BaseException, now: datetime) -> str:
+    """Doing what was due for game ``gid`` raised ``exc`` (its transaction is rolled back:
+    nothing of it was applied). Contain it to that game: log the traceback under a log
+    reference, pause the game with the reason (so it is not tried again at every tick; the
+    master's RESUME tries again), tell its master what failed and its players that the phase
+    is delayed. Returns the log reference."""
+    s = actor.s
+    ref = f"g{gid}-{secrets.token_hex(4)}"
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            word in str(exc) for word in ("locked", "busy")):
+        # the database was busy (another process holds it): not this game's fault, and
+        # pausing it would fail the same way; it is due again at the next tick
+        log.error("game %s: the database was busy, tried again later (log reference %s)",
+                  gid, ref, exc_info=exc)
+        return ref
+    try:
+        game = s.game_by_id(gid)
+    except Exception:  # the database itself: the log line still goes
+        game = None
+    name, phase = (game["name"], game["phase"]) if game else (f"#{gid}", None)
+    log.error("game %s: processing %s failed, %s (log reference %s)", name, phase or "it",
+              "the game is paused" if game and game["status"] == "active" else
+              "tried again tomorrow", ref, exc_info=exc)
+    for tell in (True, False):  # if even the mail about it fails, the game is still paused
         try:
             with s.transaction():
-                game = s.game_by_id(gid)
-                if game is None:
-                    continue
-                wake = next_wake(s, actor.cfg, game, now)
-                for _ in range(20):  # several things may be due at once (a long downtime)
-                    if wake is None or wake > now:
-                        break
-                    count += len(tick(actor, game, now))
-                    game = s.game_by_id(gid)
-                    if game is None:
-                        break
-                    again = next_wake(s, actor.cfg, game, now)
-                    if again == wake:
-                        break
-                    wake = again
-                s.execute("UPDATE games SET wake_at = ? WHERE id = ?",
-                          (iso(wake) if wake else None, gid))
-        except Exception:  # one broken game must not hold up the others
-            log.exception("game %s: deadline handling failed", gid)
-    return count
+                _pause_failed(actor, gid, exc, ref, now, tell)
+            return ref
+        except Exception:
+            log.exception("game %s: %s after its failure (log reference %s)", name,
+                          "could not tell its master and players" if tell else
+                          "could not pause it", ref)
+    return ref
+
+
+def _pause_failed(actor: Actor, gid: int, exc: BaseException, ref: str, now: datetime,
+                  tell: bool) -> None:
+    s = actor.s
+    game = s.game_by_id(gid)
+    if game is None:
+        return
+    if game["status"] == "active":
+        try:
+            what = flow_for(game).stage(s, game).title or game["phase"]
+        except Exception:
+            what = game["phase"]
+        why = (f"internal error while processing {what}: {type(exc).__name__} "
+               f"(log reference {ref})")
+        game = G.pause_game(s, game, now, why)
+        if tell:
+            N.failed(actor, game, what, short_reason(exc), ref)
+    elif game["status"] == "paused":  # its daily reminder failed: tried again tomorrow
+        mark(s, game, paused_reminder(s, game, now)[0], now)
+    wake = next_wake(s, actor.cfg, game, now)
+    s.execute("UPDATE games SET wake_at = ? WHERE id = ?", (iso(wake) if wake else None, gid))

@@ -163,10 +163,13 @@ def set_durations(s: Store, game: dict, durations: list[int]) -> dict:
     return refresh(s, game)
 
 
-def pause_game(s: Store, game: dict) -> dict:
+def pause_game(s: Store, game: dict, now: datetime, why: str | None = None) -> dict:
+    """Pause a running game at ``now`` (PAUSE; the judge itself, with ``why``, when
+    processing the game failed): no deadline runs, early processing is off."""
     if game["status"] != "active":
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
-    s.execute("UPDATE games SET status = 'paused' WHERE id = ?", (game["id"],))
+    s.execute("UPDATE games SET status = 'paused', paused_at = ?, early_at = NULL, "
+              "paused_why = ? WHERE id = ?", (iso(now), why, game["id"]))
     return refresh(s, game)
 
 
@@ -174,9 +177,11 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
     if game["status"] != "paused":
         raise GameError(f"game {game['name']} is not paused (it is {game['status']})")
     deadline = game["deadline"]
-    s.execute("UPDATE games SET status = 'active', paused_at = NULL WHERE id = ?",
-              (game["id"],))
-    if flow_of(game["variant"]).resume(s, refresh(s, game), now):
+    s.execute("UPDATE games SET status = 'active', paused_at = NULL, paused_why = NULL "
+              "WHERE id = ?", (game["id"],))
+    if game.get("paused_why"):
+        pass  # paused by a failure: its deadlines stand, so what failed is due again at once
+    elif flow_of(game["variant"]).resume(s, refresh(s, game), now):
         pass  # the flow renewed its deadlines by its own rules
     elif not deadline or parse_iso(deadline) < now:
         begin_phase_of(s, refresh(s, game), current_position(s, game), now)
@@ -515,5 +520,9 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
                 else ""
         info["powers"].append(entry)
     info["notes"] = plug.status_notes(s, game)
+    info["paused_why"] = game.get("paused_why") if game["status"] == "paused" else None
+    if info["paused_why"]:  # paused by the judge, processing it failed (judge/games/deadlines.py)
+        info["notes"] = [f"Paused by the judge: {info['paused_why']}. The master has been "
+                         "told, and processes it again with RESUME.", *info["notes"]]
     info["lengths"] = plug.lengths(s, game)
     return plug.summary(info, reader)

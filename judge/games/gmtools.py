@@ -699,9 +699,7 @@ def pause(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     game = actor._master_game(ses)
-    G.pause_game(s, game)
-    s.execute("UPDATE games SET paused_at = ?, early_at = NULL WHERE id = ?",
-              (iso(now), game["id"]))
+    G.pause_game(s, game, now)
     ses.games_touched.add(game["id"])
     ses.later.append(lambda: N.paused(actor, G.refresh(s, game)))
     return (f"Game {game['name']} is paused; everyone has been told, and is reminded every day "

@@ -128,6 +128,16 @@ def resumed(actor: Actor, game: dict) -> None:
            {"notes": notes})
 
 
+def failed(actor: Actor, game: dict, what: str, reason: str, ref: str) -> None:
+    """The judge failed processing ``what`` (the phase, or a flow's stage) and paused the
+    game (judge/games/deadlines.py): its master is told what failed, with the log reference
+    the host finds the traceback under; everyone else that it is delayed, orders standing."""
+    to_master(actor, game, "notices/failed.txt.j2", f"{game['name']} - {what} failed: game "
+              "paused", {"what": what, "reason": reason, "ref": ref})
+    to_all(actor, game, "notices/delayed.txt.j2", f"{game['name']} - {what} delayed",
+           {"what": what}, roles=("player", "observer", "list"))
+
+
 def abandoned(actor: Actor, game: dict, power: str, missed: int) -> None:
     to_all(actor, game, "notices/abandoned.txt.j2",
            game["name"] + " - {name} abandoned", {"power": power, "missed": missed},

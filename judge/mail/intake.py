@@ -144,6 +144,8 @@ class ImapIntake(threading.Thread):
         self.poke = threading.Event()
         self.connected = threading.Event()
         self.client: Any = None
+        # a message that could not be stored: uid -> (when to try again, the wait before)
+        self._retry: dict[int, tuple[float, float]] = {}
 
     def stop(self) -> None:
         self.stopping.set()
@@ -198,6 +200,7 @@ class ImapIntake(threading.Thread):
 
     def _session(self, store: Store) -> None:
         client = self._connect()
+        self._retry.clear()  # a new session: UIDs may have been renumbered (UIDVALIDITY)
         caps = client.capabilities()
         idle = b"IDLE" in caps and self.cfg.intake.idle
         move = b"MOVE" in caps
@@ -211,7 +214,7 @@ class ImapIntake(threading.Thread):
             if idle:
                 self._idle(client)
             else:
-                self.poke.wait(self.cfg.intake.poll_seconds)
+                self.poke.wait(min(self.cfg.intake.poll_seconds, self._until_retry()))
                 self.poke.clear()
                 client.noop()
 
@@ -255,7 +258,7 @@ class ImapIntake(threading.Thread):
     def _idle(self, client: Any) -> None:
         client.idle()
         try:
-            until = time.monotonic() + self.cfg.intake.idle_seconds
+            until = time.monotonic() + min(self.cfg.intake.idle_seconds, self._until_retry())
             while not self.stopping.is_set() and time.monotonic() < until:
                 responses = client.idle_check(timeout=1)
                 if responses or self.poke.is_set():
@@ -264,25 +267,53 @@ class ImapIntake(threading.Thread):
         finally:
             client.idle_done()
 
+    RETRY_MAX = 300.0  # a message that cannot be stored is tried again after 1, 2, 4 ... s
+
+    def _until_retry(self) -> float:
+        """Seconds until a message that could not be stored is to be tried again."""
+        if not self._retry:
+            return float("inf")
+        return max(0.0, min(at for at, _ in self._retry.values()) - time.monotonic())
+
     def fetch_new(self, client: Any, store: Store, move: bool) -> int:
-        """Store every message not yet flagged $Judged; then flag (and move) it."""
+        """Store every message not yet flagged $Judged; then flag (and move) it. A message
+        that cannot be stored is left unflagged on the server and fetched again after a
+        while (1 s, then twice as long each time, up to RETRY_MAX), and the others are
+        stored meanwhile (it used to roll its whole batch back, again and again). Returns
+        how many messages were stored (or found stored already)."""
         uids = client.search(["NOT", "KEYWORD", "$Judged", "NOT", "DELETED"])
+        now = time.monotonic()
+        uids = [u for u in uids if self._retry.get(u, (0.0, 0.0))[0] <= now]
         if not uids:
             return 0
-        stored = 0
+        done = 0
         for chunk in self._chunks(client, sorted(uids)):
             data = client.fetch(chunk, ["BODY.PEEK[]"])
+            failed: set[int] = set()
             with store.transaction():
                 for uid in chunk:
                     item = data.get(uid)
                     if not item:
                         continue
                     raw = item.get(b"BODY[]") or b""
-                    if store_message(store, raw, "imap") is not None:
-                        stored += 1
+                    try:
+                        with store.db.atomic():  # a savepoint: this message alone
+                            store_message(store, raw, "imap")
+                    except Exception:
+                        failed.add(uid)
+                        wait = min(self.RETRY_MAX, 2 * self._retry.get(uid, (0.0, 0.5))[1])
+                        self._retry[uid] = (now + wait, wait)
+                        log.exception("IMAP: message %s (%d bytes) could not be stored; left "
+                                      "on the server, tried again in %.0f s", uid, len(raw),
+                                      wait)
             # only now that they are committed: mark them done on the server
-            client.add_flags(chunk, [b"\\Seen", JUDGED], silent=True)
-            if self.cfg.intake.processed_folder:
-                self._move(client, chunk, move)
-            self.on_stored()
-        return len(uids)
+            judged = [u for u in chunk if u not in failed]
+            for uid in judged:
+                self._retry.pop(uid, None)
+            if judged:
+                client.add_flags(judged, [b"\\Seen", JUDGED], silent=True)
+                if self.cfg.intake.processed_folder:
+                    self._move(client, judged, move)
+                self.on_stored()
+            done += len(judged)
+        return done
