@@ -7,6 +7,7 @@ adjudicates each kind of phase; :func:`judge.variants.get_variant` finds one by 
 
 from __future__ import annotations
 
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -137,6 +138,32 @@ class Rules(Protocol):
     # orders as data (``docs/engine.md``, "Orders as data").
     # Optional: ``board_of(position) -> Board``, the board a position is played on when it is
     # not always the variant's own (the rules in force change it).
+    # Optional: ``replaced_orders(position, power, orders) -> dict[int, int]``, which orders
+    # of one mail a later one replaces, when the variant's adjudicator decides it otherwise
+    # than :func:`replaced_by_later` (see :meth:`Variant.replaced_orders`).
+
+
+def replaced_by_later(position: Position, units: list[Unit], orders: list[Order]
+                      ) -> dict[int, int]:
+    """The judge's general rule for one mail: a later order for a unit replaces the earlier
+    one. ``orders`` are one power's orders, read and checked, in the order written; ``units``
+    the units it orders. A space takes as many orders as it holds of ``units`` (Stack 'em: one
+    per unit); past that, an order replaces the earliest one still standing there. Returns
+    the index of each replaced order -> the index of the order that replaced it."""
+    stacked = Counter(province_of(u.location) for u in units) \
+        if position.phase.kind in "MR" else Counter()
+    live: dict[str, deque[int]] = {}  # space -> its orders still standing, in order
+    replaced: dict[int, int] = {}
+    for i, order in enumerate(orders):
+        unit = getattr(order, "unit", None)
+        if unit is None:
+            continue
+        space = province_of(unit.location)
+        earlier = live.setdefault(space, deque())
+        if len(earlier) >= max(1, stacked[space]):
+            replaced[earlier.popleft()] = i
+        earlier.append(i)
+    return replaced
 
 
 @dataclass(slots=True)
@@ -215,6 +242,19 @@ class Variant:
     def units_to_order(self, position: Position, power: str) -> list[Unit]:
         """The units ``power`` should order this phase (movement: all; retreat: dislodged)."""
         return self.rules.units_to_order(position, power)
+
+    def replaced_orders(self, position: Position, power: str, orders: list[Order]
+                        ) -> dict[int, int]:
+        """Which of ``power``'s orders of one mail (read and checked, in the order written) a
+        later one replaces: index -> index of the later order. The judge reading a mail must
+        keep exactly the orders the adjudicator obeys, or the orders kept would give another
+        result when listed in another order. The rules' ``replaced_orders`` when they have
+        one (Multiplicity: a MERGE is an order for each unit it names), else
+        :func:`replaced_by_later`."""
+        hook = getattr(self.rules, "replaced_orders", None)
+        if hook is not None:
+            return hook(position, power, orders)
+        return replaced_by_later(position, self.units_to_order(position, power), orders)
 
     def adjustment_count(self, position: Position, power: str) -> int:
         """Builds allowed (> 0) or removals due (< 0) for ``power`` in an adjustment phase."""
