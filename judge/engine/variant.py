@@ -243,6 +243,15 @@ class Variant:
         """The units ``power`` should order this phase (movement: all; retreat: dislodged)."""
         return self.rules.units_to_order(position, power)
 
+    def order_spaces(self, power: str, order: Order) -> tuple[str, ...]:
+        """The spaces of the units ``power``'s checked order is for: the rules' ``order_keys``
+        (a merge is for each unit it names, castling for a king and a rook), else its unit's."""
+        hook = getattr(self.rules, "order_keys", None)
+        if hook is not None:
+            return tuple(hook(power, order))
+        unit = getattr(order, "unit", None)
+        return (province_of(unit.location),) if unit is not None else ()
+
     def replaced_orders(self, position: Position, power: str, orders: list[Order]
                         ) -> dict[int, int]:
         """Which of ``power``'s orders of one mail (read and checked, in the order written) a

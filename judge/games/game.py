@@ -347,7 +347,8 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
             word = "build" if count > 0 else "removal"
             status.missing = [f"{left} {word}{'s' if left != 1 else ''} not yet ordered"]
     else:
-        ordered_count = Counter(line["unit"] for line in lines if line.get("order"))
+        ordered_count = Counter(space for line in lines if line.get("order")
+                                for space in _spaces(variant, power, line))
         for u in units:  # each order covers one unit of its space
             province = province_of(u.split()[-1])
             if ordered_count[province] > 0:
@@ -355,6 +356,14 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
             else:
                 status.missing.append(u)
     return status
+
+
+def _spaces(variant: Any, power: str, line: dict) -> tuple[str, ...]:
+    """The spaces of the units a stored line's order is for (a merge: each unit it names)."""
+    try:
+        return variant.order_spaces(power, variant.order_from_data(line["data"]))
+    except (ValueError, KeyError, TypeError, AttributeError):  # a line stored as text only
+        return (line["unit"],) if line.get("unit") else ()
 
 
 def _orders_state(s: Store, game: dict, power: str, pos: Position, sets: dict) -> str:

@@ -181,6 +181,12 @@ class MultiplicityRules(StandardRules):
     def read_order(self, position: Position, power: str, text: str) -> Order:
         return self.check(position, power, parse_multi_order(self.board, text, position.phase.kind))
 
+    def order_keys(self, power: str, order: Order) -> tuple[str, ...]:
+        """The provinces of the units an order is for: a MERGE is for each unit it names."""
+        if isinstance(order, Merge):
+            return tuple(ref.province for ref in order.units)
+        return super().order_keys(power, order)
+
     def replaced_orders(self, position: Position, power: str, orders: list[Order]
                         ) -> dict[int, int]:
         """Which orders of one mail a later one replaces, as :meth:`pieces_for` rules it (a
