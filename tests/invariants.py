@@ -149,6 +149,7 @@ def check_hidden(season: Any, c: Any, out_rows: list, by_gid: dict) -> None:
         seats[r["game_id"]][r["address"].lower()] = r["power"]
     settings = {r["id"]: json.loads(r.get("settings") or "{}")
                 for r in map(dict, c.execute("SELECT * FROM games"))}
+    named: dict[tuple, list[str]] = defaultdict(list)
     for r in out_rows:
         g = by_gid.get(r["game_id"])
         if g is None or g.variant != "stab":
@@ -167,11 +168,13 @@ def check_hidden(season: Any, c: Any, out_rows: list, by_gid: dict) -> None:
         if "GUNBOAT" in g.options:
             others = [p for p in g.seats if p != power]
             for p in others:
-                if re.search(rf"\b{p}\b", body, re.I):
-                    # a power's name in the text the player wrote himself is no leak
-                    season.violation(g, f"Gunboat: {power} was mailed the name {p} "
-                                     f"in {r['kind']} {r['subject']!r}")
+                if re.search(rf"\b{p}\b", r["subject"] + "\n" + body, re.I):
+                    named[(g.name, r["kind"], r["subject"], p)].append(power)
                     break
+    for (name, kind, subject, p), readers in named.items():
+        season.violation(next(g for g in season.games if g.name == name),
+                         f"Gunboat: {kind} {subject!r} names the power {p} (not its "
+                         f"pseudonym) to {', '.join(sorted(readers))}")
 
 
 def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:

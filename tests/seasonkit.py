@@ -258,6 +258,15 @@ def next_movement(code: str) -> str | None:
     return f"F{year}M" if season == "S" else f"S{year + 1}M"
 
 
+def phase_title(code: str) -> str:
+    p = phase_parts(code)
+    if p is None:
+        return code
+    season = {"S": "Spring", "F": "Fall", "W": "Winter", "A": "Autumn", "U": "Summer"}[p[0]]
+    kind = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}[p[3]]
+    return f"{season} {p[1]}{' BC' if p[2] else ''} {kind}"
+
+
 def _legal(variant: Any, pos: Any, power: str, line: str) -> bool:
     try:
         variant.read_order(pos, power, line)
@@ -404,6 +413,8 @@ class SimGame:
     end_sent_at: int | None = None
     stuck_rounds: int = 0
     rolled_back: int = 0
+    replay: dict | None = None  # a ROLLBACK waiting to be checked (invariant 7)
+    newcomers: int = 0
     master_log: list[str] = field(default_factory=list)
 
 
@@ -717,8 +728,24 @@ class Season:
                 g.paused = False
                 g.master_log.append(f"{phase}: RESUME")
             return
+        if g.replay is not None:
+            self.check_replay(g, phase)
+            return
         roll = rng.random()
-        if roll < 0.03:
+        if roll < 0.04 and g.variant != "dipnomicy" and len(g.phases_seen) >= 2:
+            self.rollback(g, head, phase)
+        elif roll < 0.05:
+            self.replace(g, head, phase)
+        elif roll < 0.06 and g.variant != "dipnomicy":
+            power = rng.choice(sorted(g.seats))
+            self.send(g.gm, f"{head}\nEJECT {power}", g, "eject")
+            g.master_log.append(f"{phase}: EJECT {power}")
+            g.newcomers += 1
+            seat = g.seats[power]
+            seat.address = f"taker{g.newcomers}.{power.lower()}.{g.name}@players.test"
+            seat.password = f"take-{g.newcomers}-{g.name}"
+            self.send(seat.address, f"TAKEOVER {power} {g.name} {seat.password}", g, "takeover")
+        elif roll < 0.09:
             self.send(g.gm, f"{head}\nPAUSE", g, "pause")
             g.paused = True
             g.master_log.append(f"{phase}: PAUSE")
@@ -729,6 +756,70 @@ class Season:
         elif roll < 0.08:
             self.send(g.gm, f"{head}\nPROCESS {phase}", g, "process")
             g.master_log.append(f"{phase}: PROCESS")
+
+    def rollback(self, g: SimGame, head: str, phase: str) -> None:
+        """ROLLBACK to the phase before this one and PROCESS it at once (same mail): its
+        restored orders must give the same next position, results and report (invariant 7)."""
+        with contextlib.closing(self.db()) as c:
+            rows = c.execute("SELECT phase, position, results FROM positions WHERE game_id = ? "
+                             "AND adjudicated IS NOT NULL ORDER BY id DESC LIMIT 1",
+                             (g.gid,)).fetchall()
+            if not rows:
+                return
+            back = rows[0]["phase"]
+            nxt = c.execute("SELECT phase, position FROM positions WHERE game_id = ? AND "
+                            "id > (SELECT id FROM positions WHERE game_id = ? AND phase = ?) "
+                            "ORDER BY id LIMIT 1", (g.gid, g.gid, back)).fetchone()
+            if nxt is None:
+                return
+        g.replay = {"phase": back, "results": rows[0]["results"], "next": nxt["phase"],
+                    "position": nxt["position"], "round": self.round}
+        g.rolled_back += 1
+        self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g, "rollback")
+        g.master_log.append(f"{phase}: ROLLBACK {back} + PROCESS {back}")
+
+    def check_replay(self, g: SimGame, phase: str) -> None:
+        rp = g.replay
+        assert rp is not None
+        with contextlib.closing(self.db()) as c:
+            row = c.execute("SELECT results, adjudicated FROM positions WHERE game_id = ? AND "
+                            "phase = ?", (g.gid, rp["phase"])).fetchone()
+            nxt = c.execute("SELECT position FROM positions WHERE game_id = ? AND phase = ?",
+                            (g.gid, rp["next"])).fetchone()
+            if row is None or row["adjudicated"] is None or nxt is None:
+                if self.round - rp["round"] > 2:
+                    self.violation(g, f"ROLLBACK {rp['phase']} + PROCESS: not processed again "
+                                   f"(now {phase})", rp["phase"])
+                    g.replay = None
+                return
+        g.replay = None
+        if row["results"] != rp["results"]:
+            was = {json.dumps(x, sort_keys=True) for x in json.loads(rp["results"] or "[]")}
+            now = {json.dumps(x, sort_keys=True) for x in json.loads(row["results"] or "[]")}
+            self.violation(g, "ROLLBACK + PROCESS with the restored orders: other results; "
+                           f"only before: {sorted(was - now)}; only after: {sorted(now - was)}",
+                           rp["phase"])
+        if nxt["position"] != rp["position"]:
+            was, now = json.loads(rp["position"]), json.loads(nxt["position"])
+            diff = {k: (was.get(k), now.get(k)) for k in set(was) | set(now)
+                    if was.get(k) != now.get(k)}
+            self.violation(g, "ROLLBACK + PROCESS with the restored orders: another "
+                           f"{rp['next']} position (before, after): {diff}", rp["phase"])
+
+    def replace(self, g: SimGame, head: str, phase: str) -> None:
+        """REPLACE a power's player by a new address: half the time the newcomer has written
+        to the judge first (HELP), half the time not (then the judge must not mail it before
+        it confirms: invariant 5)."""
+        rng = g.rng
+        power = rng.choice(sorted(g.seats))
+        g.newcomers += 1
+        seat = g.seats[power]
+        seat.address = f"new{g.newcomers}.{power.lower()}.{g.name}@players.test"
+        seat.password = f"new-{g.newcomers}-{g.name}"
+        if rng.random() < 0.5:
+            self.send(seat.address, "HELP", g, "hello")
+        self.send(g.gm, f"{head}\nREPLACE {power} {seat.address} {seat.password}", g, "replace")
+        g.master_log.append(f"{phase}: REPLACE {power}")
 
     def advance(self) -> bool:
         """Move the clock to the next wake of any game; False when no game waits."""
