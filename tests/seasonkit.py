@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -450,7 +451,7 @@ class Season:
         self.games_per_variant = games_per_variant
         self.kinds = [k for k in KINDS if kinds is None or k[0] in kinds]
         self.kills_done = 0
-        self.kill_rounds: set[int] = set()
+        self.kill_rounds: Counter[int] = Counter()
         self.round = 0
         self.replayed = 0
         self.shuffled = 0
@@ -846,18 +847,23 @@ class Season:
             self.create_all()
             budget = 60 * self.years * 4 + 200  # rounds: a game needs a few per phase
             if self.kill_count:
-                self.kill_rounds = set(self.rng.sample(range(3, max(4, budget // 8)),
-                                                       min(self.kill_count,
-                                                           max(1, budget // 8 - 3))))
+                # spread over the rounds a game's years take (a dozen a year), several in
+                # one round when asked for more kills than that
+                for _ in range(self.kill_count):
+                    self.kill_rounds[self.rng.randrange(2, 12 * self.years + 4)] += 1
             last = ""
             while self.round < budget:
                 self.round += 1
                 self.play_round()
-                if self.round in self.kill_rounds:
-                    self.kill_now()
+                kills = self.kill_rounds.pop(self.round, 0)
+                moments = sorted(self.rng.random() < 0.5 for _ in range(kills))
+                for _ in [m for m in moments if not m]:
+                    self.kill_now()  # while the round's mail is being read
                 self.quiet()
                 if not self.advance():
                     break
+                for _ in [m for m in moments if m]:
+                    self.kill_now()  # while due games are being processed
                 self.quiet()
                 done = sum(1 for g in self.games if self.status(g) == "finished")
                 line = (f"round {self.round}: {self.clock():%Y-%m-%d %H:%M}, {done}/"
