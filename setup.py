@@ -14,4 +14,7 @@ setup(packages=[
     "judge.variants",
     *(f"judge.variants.{p}" for p in find_namespace_packages("variants", exclude=SKIP)),
     "judge.templates",
+    # its folders (notices/, stab/, ...) are packages too, or setuptools warns that their
+    # templates "would be ignored" (they were copied all the same, as data of judge.templates)
+    *(f"judge.templates.{p}" for p in find_namespace_packages("templates", exclude=SKIP)),
 ])

@@ -26,7 +26,7 @@ from judge.engine.position import Position
 from judge.engine.randomgame import random_orders, random_position
 from judge.variants import get_variant
 
-DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
+DATC = Path(__file__).resolve().parents[1] / "tests" / "data" / "datc" / "datc.json"
 
 
 def bench_phases(phases: int, seed: int) -> list[float]:

@@ -3,7 +3,7 @@
 1. in-process: messages are stored in the inbox (as the receivers do) and acted on by the
    judge's real actor (orders read by the engine, order sets replaced, replies queued);
 2. through real IMAP: the messages are appended to the judge's dovecot mailbox
-   (../shared/mailtest, started here if MAILTEST_IMAP_PORT is not set) and the judge's IMAP
+   (tests/mailtest, started here if MAILTEST_IMAP_PORT is not set) and the judge's IMAP
    poller fetches, stores and flags them while the actor acts on them.
 
 The last line of output is JSON: {"in_process_per_s": ..., "imap_per_s": ..., ...}.
@@ -100,7 +100,7 @@ def in_process(n: int) -> dict:
 def mail_servers() -> tuple[dict, str | None]:
     if os.environ.get("MAILTEST_IMAP_PORT"):
         return {k: v for k, v in os.environ.items() if k.startswith("MAILTEST_")}, None
-    script = REPO.parent / "shared" / "mailtest" / "start-mail-servers.sh"
+    script = REPO / "tests" / "mailtest" / "start-mail-servers.sh"
     d = tempfile.mkdtemp(prefix="mailbench-", dir="/tmp")
     out = subprocess.run([script, d], check=True, capture_output=True, text=True,
                          timeout=300).stdout
@@ -150,7 +150,7 @@ def through_imap(n: int) -> dict:
         return {"imap_per_s": round(n / (t1 - t0), 1)}
     finally:
         if started:
-            stop = REPO.parent / "shared" / "mailtest" / "stop-mail-servers.sh"
+            stop = REPO / "tests" / "mailtest" / "stop-mail-servers.sh"
             subprocess.run([stop, started, "--purge"], check=False, timeout=60,
                            capture_output=True)
 

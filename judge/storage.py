@@ -227,7 +227,7 @@ MIGRATIONS: list[str] = [
         token TEXT PRIMARY KEY,
         game_id INTEGER NOT NULL REFERENCES games(id),
         address TEXT NOT NULL COLLATE NOCASE,
-        role TEXT NOT NULL DEFAULT 'observer', -- observer | list (the game's mailing list)
+        role TEXT NOT NULL DEFAULT 'observer', -- observer | list (the game's mailing list) | seat
         requested TEXT NOT NULL,         -- UTC, the request expires after a week
         inbox_id INTEGER,                -- the OBSERVE mail
         message_id TEXT                  -- the mail that asks for confirmation
@@ -318,6 +318,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE pending_orders ADD COLUMN used_in TEXT;
     CREATE INDEX pending_orders_used ON pending_orders(game_id, used_in);
+    """,
+    # 15: a seat given by the master's REPLACE is a confirmation request too (role 'seat'):
+    # the address plays the power once it confirms, with the password the master chose
+    """
+    ALTER TABLE observer_requests ADD COLUMN power TEXT;
+    ALTER TABLE observer_requests ADD COLUMN password_hash TEXT;
     """,
 ]
 

@@ -1,4 +1,4 @@
-"""Fixtures for the mail tests: real dovecot + postfix on loopback (../shared/mailtest), started
+"""Fixtures for the mail tests: real dovecot + postfix on loopback (tests/mailtest), started
 once per session, and an aiosmtpd sink on the relay port that captures what postfix relays."""
 
 from __future__ import annotations
@@ -11,9 +11,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import standalone
 
 REPO = Path(__file__).resolve().parents[1]
-MAILTEST = REPO.parent / "shared" / "mailtest"
+MAILTEST = REPO / "tests" / "mailtest"
+standalone.install()  # a test that reads beside the checkout fails (issue 26)
+
+
+@pytest.fixture(autouse=True)
+def stays_in_repository() -> Iterator[None]:
+    """Fails the test if it reached beside the checkout, even where the error was caught."""
+    before = len(standalone.VIOLATIONS)
+    yield
+    assert standalone.VIOLATIONS[before:] == [], "read beside the checkout (tests/standalone.py)"
 
 
 def pytest_configure(config: pytest.Config) -> None:

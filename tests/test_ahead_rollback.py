@@ -293,6 +293,8 @@ def test_clear_speaks_only_of_the_present_players_orders_sent_ahead(tmp_path):
     time.sleep(0.01)  # the blocks' times are the real clock's
     sent = judge.send(GM, "MASTER g1 masterpw\nREPLACE GERMANY new@x.test newpw")
     assert not only_reply(sent, GM).subject.startswith("[ERROR]")
+    [request] = [m for m in sent if m.rcpt == "new@x.test"]  # the seat, once confirmed
+    judge.send("new@x.test", "CONFIRM " + request.flat.split("CONFIRM ")[1].split()[0])
     time.sleep(0.01)  # the blocks' times are the real clock's
     new = "SIGNON GERMANY g1 newpw\n"
     body = " ".join(only_reply(judge.send("new@x.test", new + "CLEAR"), "new@x.test")

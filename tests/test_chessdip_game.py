@@ -22,7 +22,7 @@ from judge.variants.chessdip.randomgame import adjustment_lines, movement_lines
 from judge.variants.chessdip.rules import normalise
 
 E, I, F, S = "ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"  # noqa: E741
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "maps" / "chessdip.json"
+SHARED = Path(__file__).resolve().parents[1] / "variants" / "chessdip" / "map-source.json"
 
 
 # ---------------------------------------------------------------------------- the start
@@ -44,7 +44,6 @@ def test_initial_position() -> None:
         S: ["c8", "d7", "d8"]}
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared map data not present")
 def test_map_file_is_the_conversion_of_the_shared_data() -> None:
     ours = json.loads((Path(__file__).resolve().parents[1] / "variants" / "chessdip"
                        / "map.json").read_text(encoding="utf-8"))

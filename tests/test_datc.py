@@ -1,4 +1,4 @@
-"""Every DATC v3.0 case in ``../shared/datc/datc.json`` as its own test.
+"""Every DATC v3.0 case in ``tests/data/datc/datc.json`` as its own test.
 
 Each asserts what the entry expects: the per-order results where given, the units after the
 phase, the dislodged units, the retreat phase that follows (6.H) and the civil-disorder
@@ -16,8 +16,8 @@ from judge.engine.position import Position
 from judge.engine.variant import FAILS, INVALID, SUCCEEDS, Outcome
 from judge.variants import get_variant
 
-DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
-CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"] if DATC.exists() else []
+DATC = Path(__file__).resolve().parent / "data" / "datc" / "datc.json"
+CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"]
 VARIANT = get_variant("standard")
 
 
@@ -51,7 +51,6 @@ def _expected_units(units: dict[str, list[str]]) -> dict[str, list[str]]:
     return {p: sorted(us) for p, us in units.items() if us}
 
 
-@pytest.mark.skipif(not CASES, reason="shared/datc/datc.json not found")
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_datc_case(case: dict) -> None:
     position = Position.from_json({

@@ -75,8 +75,12 @@ def test_eject_replace_act_edit_and_end(judge):
     assert len(notices) == 8
     assert addr(g, "ITALY") not in [p["address"] for p in judge.store.players(judge.game(g)["id"])]
     out = gm(judge, g, "REPLACE Italy luigi@players.test luigipw")
+    [request] = to(out, "luigi@players.test")  # the confirmation request alone
+    code = request.flat.split("CONFIRM ")[1].split()[0]
+    judge.send("luigi@players.test", f"CONFIRM {code}")
+    out = judge.pump()
     assert len(subj(out, "Italy replaced")) == 8
-    luigi = to(out, "luigi@players.test")[0]
+    luigi = to(out, "luigi@players.test", lambda m: "Italy replaced" in m.subject)[0]
     assert "You now play Italy" in luigi.flat
     judge.send("luigi@players.test", f"SIGNON ITALY {g} luigipw\nA VEN H")
     assert "A VEN H" in judge.pump()[0].body

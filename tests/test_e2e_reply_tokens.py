@@ -128,13 +128,16 @@ def play_by_reply(b: SinkBackend, env_domain: str, game: str, domain: str, db: s
     newcomer = f"hans@{domain}"
     b.send(gm, f"MASTER {game} master-{game}\nREPLACE Germany {newcomer} hanspass", "replace")
     b.wait(gm, subject_has("Re: replace"), 60)
-    told = b.wait(newcomer, lambda m: "Germany" in m.subject or "Germany" in m.body, 60)
+    request = b.wait(newcomer, subject_has("Confirm: a seat"), 60)  # the seat, confirmed
+    b.send(newcomer, "CONFIRM " + request.flat.split("CONFIRM ")[1].split()[0], "confirm")
+    told = b.wait(newcomer, subject_has("Germany replaced"), 60)
     assert told["Reply-To"] and told["Reply-To"] != germany["Reply-To"]
     press_reply(b, germany, addr["GERMANY"], "A MUN - BOH")
     r = b.wait(addr["GERMANY"], lambda m: m.subject.startswith("[ERROR]"), 60)
     assert "no longer works" in r.flat and "was replaced" in r.flat, r.body
     press_reply(b, told, newcomer, "A MUN - BOH")
-    r = b.wait(newcomer, lambda m: m.subject.startswith("Re: "), 60)
+    r = b.wait(newcomer, lambda m: m.subject.startswith("Re: ") and "confirm" not in m.subject,
+               60)
     assert "Signed on as Germany" in r.body and "A MUN - BOH" in r.body, r.body
 
     # a forged address: refused, and counted like a wrong password

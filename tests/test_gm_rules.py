@@ -184,6 +184,37 @@ def test_gunboat_press_and_whois_never_tell_who_plays_what(tmp_path):
     assert "keeps its players anonymous" in text and "france@players.test" not in text
 
 
+def test_gunboat_player_notices_never_tie_a_pseudonym_to_a_power(tmp_path):
+    """EJECT, TAKEOVER and the end of the game are told to everyone: each reader reads the
+    power by the name he knows it by (his own power, or the pseudonym); only the master
+    reads both. The notices named the real power in the subject and body, which with the
+    pseudonym beside it in reports told everyone who was who (found by the season
+    simulator)."""
+    j = InProcessJudge(tmp_path)
+    j.send("gm@players.test", "CREATE gb gm-pass VARIANT stab GUNBOAT\nOPEN")
+    for p in POWERS:
+        j.send(f"{p.lower()}@players.test", f"SIGNON {p} gb pw-{p.lower()}")
+    j.send("gm@players.test", "MASTER gb gm-pass\nSTART")
+    names = __import__("json").loads(j.store.game("gb")["settings"])["pseudonyms"]
+    sent = j.send("gm@players.test", "MASTER gb gm-pass\nEJECT Russia")
+    sent += j.send("new@players.test", "TAKEOVER Russia gb new-pass")
+    sent += j.send("gm@players.test", "MASTER gb gm-pass\nENDGAME DRAW England France")
+    notices = [m for m in sent if m.rcpt not in ("gm@players.test", "new@players.test",
+                                                 "russia@players.test")]
+    assert any("ejected" in m.subject for m in notices)
+    assert any("game over" in m.subject for m in notices)
+    for m in notices:
+        reader = m.rcpt.split("@")[0].upper()
+        text = (m.subject + "\n" + m.body).upper()
+        for power in POWERS:
+            if power != reader:
+                assert power not in text, (m.rcpt, m.subject, power)
+    ejected = [m for m in notices if "ejected" in m.subject]
+    assert all(names["RUSSIA"] in m.subject for m in ejected)
+    master = [m for m in sent if m.rcpt == "gm@players.test" and "ejected" in m.subject]
+    assert master and f"Russia ({names['RUSSIA']})" in master[0].body
+
+
 def test_civil_disorder_in_a_retreat_phase_disbands_the_unordered_unit(tmp_path):
     """At the end of a retreat phase nobody ordered, the dislodged unit is disbanded (and the
     report says so), by the clock alone."""

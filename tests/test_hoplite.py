@@ -21,7 +21,7 @@ from judge.variants.hoplite.rules import HopliteRules, format_value, parse_phase
 V = get_variant("hoplite")
 R: HopliteRules = V.rules  # type: ignore[assignment]
 B = V.board
-SOURCE = Path(__file__).resolve().parents[2] / "shared" / "maps" / "hoplite.json"
+SOURCE = Path(__file__).resolve().parents[1] / "variants" / "hoplite" / "map-source.json"
 
 
 def position(units: dict[str, list[str]], centres: dict[str, list[str]], phase: str = "S450BCM",
@@ -50,7 +50,6 @@ def test_map_is_a_reconstruction_and_says_so() -> None:
     assert data["reconstruction"] is True
 
 
-@pytest.mark.skipif(not SOURCE.exists(), reason="shared/maps/hoplite.json not found")
 def test_map_file_is_the_conversion_of_the_shared_map() -> None:
     ours = json.loads((Path(__file__).resolve().parents[1] / "variants" / "hoplite" /
                        "map.json").read_text())

@@ -7,6 +7,7 @@ they assert on the replies a player would find in their mailbox.
 from __future__ import annotations
 
 import base64
+from datetime import timedelta
 from email.message import EmailMessage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
@@ -265,6 +266,22 @@ def test_a_robot_answering_the_judge_is_not_answered_forever(judge):
     assert [len(r) for r in replies] == [1] * 10 + [0] * 5
     assert judge.inbox_states()[-5:] == ["ignored"] * 5
     assert len(judge.send(robot, "HELP")) == 1
+
+
+@pytest.mark.parametrize("offset", [timedelta(days=30), -timedelta(days=30)])
+def test_the_robot_guard_counts_real_time_whatever_the_games_clock(tmp_path, offset):
+    """The judge's clock is game time (a test or a simulator moves it); the replies the guard
+    counts are stamped in real time, so it counts them in real time too (it compared game
+    time with real stamps: never tripped with the clock ahead, always with it behind)."""
+    from judge.games.acting import Actor
+    from judge.storage import now_utc
+
+    judge = InProcessJudge(tmp_path)
+    judge.actor = Actor(judge.store, judge.cfg, clock=lambda: now_utc() + offset)
+    robot = "robot@players.test"
+    replies = [judge.send(robot, "Thank you for your message.", subject=f"n{i}")
+               for i in range(12)]
+    assert [len(r) for r in replies] == [1] * 10 + [0] * 2
 
 
 def test_format_flowed_lines_are_joined(judge):

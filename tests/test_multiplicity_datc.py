@@ -12,8 +12,8 @@ import pytest
 from judge.engine.variant import FAILS, INVALID, SUCCEEDS, Outcome
 from judge.variants import get_variant
 
-DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
-CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"] if DATC.exists() else []
+DATC = Path(__file__).resolve().parent / "data" / "datc" / "datc.json"
+CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"]
 V = get_variant("multiplicity")
 # Multiplicity rule 3 allows what these DATC cases forbid: building on an occupied home centre.
 BUILD_JOINS = {"6.I.3": ("GERMANY", "2A BER"), "6.I.7": ("RUSSIA", "2A MOS")}
@@ -39,7 +39,6 @@ def _units(outcome: Outcome) -> dict[str, list[str]]:
     return {p: sorted(us) for p, us in V.write_position(outcome.position)["units"].items()}
 
 
-@pytest.mark.skipif(not CASES, reason="shared/datc/datc.json not found")
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_datc_case_through_multiplicity(case: dict) -> None:
     position = V.read_position({"variant": "multiplicity", "phase": case["phase"],

@@ -19,8 +19,8 @@ import pytest
 from judge.engine.variant import Outcome
 from judge.variants import get_variant
 
-DATC = Path(__file__).resolve().parents[2] / "shared" / "datc" / "datc.json"
-CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"] if DATC.exists() else []
+DATC = Path(__file__).resolve().parent / "data" / "datc" / "datc.json"
+CASES = json.loads(DATC.read_text(encoding="utf-8"))["cases"]
 STANDARD = get_variant("standard")
 STACKEM = get_variant("stackem")
 
@@ -57,7 +57,6 @@ def _board(outcome: Outcome) -> tuple:
             [(r.power, r.result) for r in outcome.results])
 
 
-@pytest.mark.skipif(not CASES, reason="shared/datc/datc.json not found")
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_datc_case_under_stackem(case: dict) -> None:
     standard = _board(_play(STANDARD, case))

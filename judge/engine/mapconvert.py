@@ -1,4 +1,4 @@
-"""Convert a map from the shared exchange format (``shared/maps/*.json``) to the project's own.
+"""Convert a map from the shared exchange format (``variants/*/map-source.json``) to the project's own.
 
 Usage: ``python -m judge.engine.mapconvert SOURCE.json TARGET.json [--aliases ALIASES.json]``
 

@@ -2,7 +2,7 @@
 
 A :class:`Position` is the state of a game between two phases: the phase about to be played,
 the units, who owns which centre, and (in a retreat phase) the dislodged units. It reads and
-writes the position JSON of the command-line contract (``../shared/DESIGN.md``).
+writes the position JSON of the command-line contract (``docs/adjudication.md``).
 """
 
 from __future__ import annotations

@@ -175,7 +175,11 @@ class Variant:
     rules: Rules
 
     def initial_position(self) -> Position:
-        return self.rules.initial_position()
+        """The first position, named for this variant (rules shared by several variants,
+        StandardRules on the standard board, know only their board's name)."""
+        position = self.rules.initial_position()
+        position.variant = self.name
+        return position
 
     def read_position(self, data: dict) -> Position:
         """A position from the contract's JSON (a variant may write units its own way,
@@ -188,8 +192,9 @@ class Variant:
         if declared is not None and declared.lower() not in (self.name, self.board.name):
             raise ValueError(f"the position is for variant {declared!r}, not {self.name!r}")
         position = self.rules.read_position(data)
-        if declared is None:  # a position without the key is this variant's, not "standard"
-            position.variant = self.name
+        # a position is this variant's, whatever board name it was written with (or none):
+        # the variant's name is what finds its game flow and what the positions it writes say
+        position.variant = self.name
         # a variant whose board changes during the game (Dipnomicy's rules add centres) says
         # which board a position is on
         board_of = getattr(self.rules, "board_of", None)

@@ -281,8 +281,10 @@ class Actor:
     LOOP_WINDOW = timedelta(minutes=10)  # ... within this window; then silence
 
     def _looping(self, address: str) -> bool:
-        """An address that only ever gets error replies, fast: a robot answering the judge."""
-        since = self.clock() - self.LOOP_WINDOW
+        """An address that only ever gets error replies, fast: a robot answering the judge.
+        Real time, like the outbox's ``created`` it counts (the injectable clock is game
+        time: a simulator's clock days ahead would never see a loop)."""
+        since = now_utc() - self.LOOP_WINDOW
         return self.s.recent_error_replies(address, since) >= self.LOOP_LIMIT
 
     def _reply(self, row: dict, inbound: Inbound, *, subject: str, template: str,

@@ -196,6 +196,16 @@ class GameFlow:
         is read as the flow's when the judge's check refuses the line and the flow's passes."""
         return []
 
+    def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
+                       ) -> tuple[str, str, Any] | None:
+        """A game master's command of the judge's that changes ``game`` (``cmd.name``:
+        ROLLBACK, EDIT, REPLACE, EJECT, ACT, PROCESS, PAUSE, RESUME, ENDGAME, SET), asked
+        before the judge does it: raise GameError to refuse it, saying why (nothing
+        changes); return its reply ``(text, kind, data)`` having done it the variant's way;
+        None: the judge does it its own way (which asks the flow's other hooks where they
+        apply: the phase's deadline, the stages, RESUME, START, hidden information)."""
+        return None
+
     # ----------------------------------------------------------- joining, starting
     def check_join(self, game: dict) -> None:
         """Raise GameError to refuse a player choosing a power (JOIN/SIGNON with a power)."""

@@ -281,7 +281,9 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     """Read a power's lines; a later order to the same unit replaces an earlier one (where a
     variant stacks units, a space takes as many orders as it holds units)."""
     out: list[dict] = []
-    special = flow_of(pos.variant).read_lines(variant, pos, power, texts)
+    # the flow is the game's variant's (``variant`` is made from the game), never looked up
+    # by the position: a variant played on another's board reads with its own flow
+    special = flow_of(variant.name).read_lines(variant, pos, power, texts)
     if special is not None:  # the variant's plug-in reads (and replaces) lines its own way
         return special
     read = variant.read_orders(pos, power, texts)
@@ -319,7 +321,7 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
 
 def needs(variant: Any, pos: Position, power: str) -> tuple[list[str], int]:
     """(units to order, adjustment count) for ``power`` in this phase."""
-    special = flow_of(pos.variant).needs(variant, pos, power)
+    special = flow_of(variant.name).needs(variant, pos, power)
     if special is not None:
         return special
     if pos.phase.kind == "A":
@@ -338,7 +340,7 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
                          tz=_zone(game))
     units, count = needs(variant, pos, power)
     status.adjustment = count
-    special = flow_of(pos.variant).missing(variant, pos, power, lines, status.submitted)
+    special = flow_of(variant.name).missing(variant, pos, power, lines, status.submitted)
     if special is not None:
         status.missing, status.todo = special, True
     elif pos.phase.kind == "A":

@@ -10,13 +10,14 @@ runs in its own savepoint: a GameError changes nothing. Most of their specs say
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime
 from email.utils import make_msgid
 from typing import TYPE_CHECKING
 
 from judge import reports
-from judge.commands.spec import Command, Reply
+from judge.commands.spec import Command, Handler, Reply
 from judge.durations import parse_duration
 from judge.engine.events import visible_events
 from judge.games import ahead as AH
@@ -65,12 +66,33 @@ def _deadline(game: dict, now: datetime) -> str:
     return deadline_text(game["deadline"], now, tz) + S.in_utc(game["deadline"], tz)
 
 
+def _flow_first(handler: Handler) -> Handler:
+    """A master's command that changes a game asks the game's flow first
+    (:meth:`GameFlow.master_command`): it may refuse it, or do it the variant's way."""
+
+    @functools.wraps(handler)
+    def asked(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+        if ses.master is not None and not (
+                cmd.name == "SET" and cmd.args and cmd.args[0].upper() in PLAYER_SETTINGS):
+            game = actor._master_game(ses)
+            done = flow_for(game).master_command(actor, ses, game, cmd)
+            if done is not None:
+                return done
+        return handler(actor, ses, cmd)
+
+    return asked
+
+
+PLAYER_SETTINGS = ("WAIT", "NOWAIT", "ABSENCE")  # SET by a player, not the master
+
+
 # ------------------------------------------------------------------- SET
+@_flow_first
 def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     key = cmd.args[0].upper()
-    if key in ("WAIT", "NOWAIT", "ABSENCE"):
+    if key in PLAYER_SETTINGS:
         game, power = _player(actor, ses, f"SET {key}")
         G.check_running(game)
         if key == "WAIT":
@@ -92,6 +114,8 @@ def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
         return _absence(actor, game, power, cmd.args[1:], now)
     game = actor._master_game(ses)
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
+        if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules', as
+            raise GameError(lengths)  # DEADLINES says
         seconds = parse_duration(" ".join(cmd.args[1:]))
         if not seconds:
             raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h or "
@@ -251,7 +275,16 @@ def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
 
 def confirm(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
-    return O.confirm(actor.s, cmd.args[0], now), "text", None
+
+    def take_seat(game: dict, row: dict) -> str:
+        power, address = row["power"], row["address"]
+        _seat(actor, game, power, address, row["password_hash"], now, "replaced")
+        ses.games_touched.add(game["id"])
+        return (f"Confirmed: {address} now plays {power.title()} in game {game['name']}; "
+                f"sign on with SIGNON {power.title()} {game['name']} <password> (the "
+                "password the master gave you). Everyone has been told.")
+
+    return O.confirm(actor.s, cmd.args[0], now, take_seat), "text", None
 
 
 def unobserve(actor: Actor, ses: _Session, cmd: Command) -> Reply:
@@ -393,24 +426,24 @@ def takeover(actor: Actor, ses: _Session, cmd: Command) -> Reply:
                         "abandoned or empty power can be taken over")
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
-    _seat(actor, game, power, ses.inbound.sender, password, now, "taken over")
+    _seat(actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over")
     actor._set_context(ses, game, power)
     ses.games_touched.add(game["id"])
     return (f"You now play {power.title()} in game {game['name']} ({game['phase']}). Your "
             f"orders go in with SIGNON {power.title()} {game['name']} <password>.", "text", None)
 
 
-def _seat(actor: Actor, game: dict, power: str, address: str, password: str, now: datetime,
-          change: str) -> None:
+def _seat(actor: Actor, game: dict, power: str, address: str, password_hash: str,
+          now: datetime, change: str) -> None:
     s = actor.s
     if s.player(game["id"], power) is None:
         s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
-                  "VALUES (?, ?, ?, ?, ?)", (game["id"], power, address,
-                                             hash_password(password), iso(now)))
+                  "VALUES (?, ?, ?, ?, ?)", (game["id"], power, address, password_hash,
+                                             iso(now)))
     else:
         s.execute("UPDATE players SET address = ?, password_hash = ?, state = 'active', "
                   "missed = 0, joined = ? WHERE game_id = ? AND power = ?",
-                  (address, hash_password(password), iso(now), game["id"], power))
+                  (address, password_hash, iso(now), game["id"], power))
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, ?, ?)", (game["id"], game["phase"], power, change, iso(now)))
     replytoken.revoke(s, game["id"], power, change)  # the old player's reply address ends
@@ -418,6 +451,7 @@ def _seat(actor: Actor, game: dict, power: str, address: str, password: str, now
 
 
 # -------------------------------------------------------------- master
+@_flow_first
 def process(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
@@ -460,6 +494,7 @@ def preview(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             "Nothing was processed.", "text", None)
 
 
+@_flow_first
 def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
@@ -493,7 +528,7 @@ def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     # orders sent ahead that the void phases used are pending again, as their players sent
     # them (judge/games/ahead.py); those used when the target began gave its restored orders
     ahead = AH.restore(s, game, pos, later)
-    D.begin_phase(s, game, now, pos.phase.kind)
+    G.begin_phase_of(s, game, pos, now)  # its deadline as the game's flow says
     game = G.refresh(s, game)
     kept = len(s.order_sets(game["id"], target))
     ses.later.append(lambda g=game: N.rolled_back(actor, g, target, ahead))
@@ -508,6 +543,7 @@ def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             "text", None)
 
 
+@_flow_first
 def eject(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
@@ -526,6 +562,7 @@ def eject(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             "them.", "text", None)
 
 
+@_flow_first
 def replace_player(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     game = actor._master_game(ses)
@@ -533,11 +570,34 @@ def replace_player(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     address, password = cmd.args[1], cmd.args[2]
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
-    _seat(actor, game, power, address, password, now, "replaced")
-    return (f"{power.title()} in game {game['name']} is now played by {address}, who signs on "
-            f"with the password you gave. Everyone has been told.", "text", None)
+    if game["status"] == "finished":
+        raise GameError(f"game {game['name']} has ended")
+    player = actor.s.player(game["id"], power)
+    now_played = (f"{power.title()} stays with its present player" if player is not None
+                  else f"{power.title()} stays without a player")
+    if player is not None and player["address"].lower() == address.lower():
+        raise GameError(f"{address} already plays {power.title()} in game {game['name']}")
+    # the seat is an offer the address confirms (double opt-in, as OBSERVE and SET LIST):
+    # the judge mails an address nobody has heard from once, whoever names it
+    token = O.request(actor.s, game, address, now, ses.inbox_id, role="seat", power=power,
+                      password_hash=hash_password(password))
+    if token is None:
+        return (f"{address} was asked less than a day ago to confirm a seat in game "
+                f"{game['name']}; nothing more is sent to it until it answers. {now_played} "
+                "meanwhile.", "text", None)
+    ses.later.append(lambda: actor.outbox.queue(
+        kind="notice", to=address, subject=f"Confirm: a seat in Diplomacy game {game['name']}",
+        template="seat_confirm.txt.j2",
+        context={"game": game["name"], "token": token, "days": O.CONFIRM_DAYS,
+                 "power": power}, game_id=game["id"]))
+    return (f"A confirmation request has been sent to {address}: it plays {power.title()} in "
+            f"game {game['name']}, with the password you gave, once someone there sends back "
+            f"the code in it (within {O.CONFIRM_DAYS} days); then everyone is told. Until "
+            f"then {now_played}, and {address} is sent nothing else.",
+            "text", None)
 
 
+@_flow_first
 def act(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = actor._master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
@@ -546,6 +606,7 @@ def act(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             "follow are that power's.", "text", None)
 
 
+@_flow_first
 def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = actor._master_game(ses)
@@ -573,7 +634,7 @@ def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
         if any(where(u) == where(unit) for us in units.values() for u in us):
             raise GameError(f"{where(unit)} is occupied: remove that unit first")
         units.setdefault(power, []).append(unit)
-        change = f"added {power.title()} {unit}"
+        change, concerned = f"added {power.title()} {unit}", [power]
     elif what == "REMOVE":
         unit = f"{cmd.args[1].upper()} {cmd.args[2].upper()}"
         owner = next((p for p, us in units.items() for u in us
@@ -581,11 +642,12 @@ def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
         if owner is None:
             raise GameError(f"there is no unit in {where(unit)}")
         units[owner] = [u for u in units[owner] if where(u) != where(unit)]
-        change = f"removed {owner.title()} {unit}"
+        change, concerned = f"removed {owner.title()} {unit}", [owner]
     else:
         centre = cmd.args[1].upper()
         if centre not in board.supply_centres:
             raise GameError(f"{cmd.args[1]!r} is not a supply centre")
+        concerned = [p for p in centres if centre in centres[p]]  # its owner loses it
         for p in centres:
             centres[p] = [c for c in centres[p] if c != centre]
         if cmd.args[2].upper() in ("NONE", "NEUTRAL"):
@@ -595,18 +657,23 @@ def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             centres.setdefault(power, []).append(centre)
             centres[power].sort()
             change = f"{centre} now belongs to {power.title()}"
+            concerned.append(power)
     try:
         pos = variant.read_position(data)
     except (ValueError, KeyError) as exc:
         raise GameError(f"that edit makes an impossible position: {exc}") from None
     s.save_position(game["id"], game["phase"], variant.write_position(pos))
     s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (game["id"], game["phase"]))
-    ses.later.append(lambda: N.edited(actor, G.refresh(s, game), [change]))
+    # in a game that hides the board, each player is told only of its own units and centres
+    hidden = flow_for(game).hidden
+    ses.later.append(lambda: N.edited(actor, G.refresh(s, game), [
+        {"text": change, "powers": concerned}], hidden=hidden))
     return (f"Position of game {game['name']} edited: {change}. Orders for {game['phase']} "
             "were cleared (they were for the old position); everyone has been told.",
             "text", None)
 
 
+@_flow_first
 def endgame(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = actor._master_game(ses)
     if game["status"] == "finished":
@@ -627,6 +694,7 @@ def endgame(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return f"Game {game['name']} is over; everyone has been told.", "text", None
 
 
+@_flow_first
 def pause(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
@@ -640,6 +708,7 @@ def pause(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             "until you RESUME.", "text", None)
 
 
+@_flow_first
 def resume(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s

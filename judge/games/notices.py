@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from judge.games import game as G
 from judge.games import settings as S
-from judge.games.flow import flow_of
+from judge.games.flow import flow_of, game_settings
 from judge.games.observers import list_headers, readers
+from judge.variants import get_variant
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor
@@ -25,6 +26,19 @@ def _base(s: Any, game: dict) -> dict[str, Any]:
             "phase_name": pos.phase.long_name if pos else "", "deadline": game["deadline"],
             "tz": S.zone(game), "status": game["status"],
             **flow_of(game["variant"]).notice_words(pos)}
+
+
+def names_for(game: dict, reader: str | None, role: str) -> dict[str, Any]:
+    """How each power is named in mail to one reader (``names``), and whether the game hides
+    powers behind other names (``secret_names``: Gunboat), so that a notice never ties a
+    pseudonym to a power for anyone but the master and the power's own player."""
+    flow, settings = flow_of(game["variant"]), game_settings(game)
+    powers = get_variant(game["variant"]).board.powers
+    shown = {p: flow.label(settings, p, reader) for p in powers}
+    secret = any(shown[p] != p.title() for p in powers if p != reader)
+    if secret and role == "master":  # the master knows who is who
+        shown = {p: f"{p.title()} ({flow.label(settings, p, None)})" for p in powers}
+    return {"names": shown, "secret_names": secret and role != "master"}
 
 
 def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subject: str,
@@ -41,19 +55,27 @@ def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subjec
         own = (each or {}).get(power, {})
         actor.outbox.queue(kind="notice", to=player["address"], subject=subject,
                            template=template, context={**base, **context, **own,
+                                                       **names_for(game, power, "player"),
                                                        "you": power, "role": "player"},
                            game_id=game["id"])
 
 
 def to_all(actor: Actor, game: dict, template: str, subject: str, context: dict[str, Any],
-           roles: tuple[str, ...] = ("player", "master", "observer", "list")) -> None:
+           roles: tuple[str, ...] = ("player", "master", "observer", "list"),
+           about: str | None = None) -> None:
+    """A notice to every reader; ``about``: the power it is about, named in ``subject`` as
+    ``{name}``, as the reader knows it (a Gunboat pseudonym)."""
     s = actor.s
     base = _base(s, game)
     for r in readers(s, game):
         if r.role not in roles:
             continue
-        actor.outbox.queue(kind="notice", to=r.address, subject=subject, template=template,
-                           context={**base, **context, "you": r.power, "role": r.role},
+        names = names_for(game, r.power, r.role)
+        actor.outbox.queue(kind="notice", to=r.address, template=template,
+                           subject=subject.replace("{name}", names["names"][about]) if about
+                           else subject,
+                           context={**base, **context, **names, "you": r.power,
+                                    "role": r.role},
                            game_id=game["id"],
                            headers=list_headers(actor.cfg, game, r.address))
 
@@ -63,6 +85,7 @@ def to_master(actor: Actor, game: dict, template: str, subject: str,
     base = _base(actor.s, game)
     actor.outbox.queue(kind="notice", to=game["master_address"], subject=subject,
                        template=template, context={**base, **context, "you": None,
+                                                   **names_for(game, None, "master"),
                                                    "role": "master"}, game_id=game["id"])
 
 
@@ -107,18 +130,22 @@ def resumed(actor: Actor, game: dict) -> None:
 
 def abandoned(actor: Actor, game: dict, power: str, missed: int) -> None:
     to_all(actor, game, "notices/abandoned.txt.j2",
-           f"{game['name']} - {power.title()} abandoned", {"power": power, "missed": missed})
+           game["name"] + " - {name} abandoned", {"power": power, "missed": missed},
+           about=power)
 
 
 def player_change(actor: Actor, game: dict, power: str, change: str) -> None:
     to_all(actor, game, "notices/player_change.txt.j2",
-           f"{game['name']} - {power.title()} {change}", {"power": power, "change": change})
+           game["name"] + " - {name} " + change, {"power": power, "change": change},
+           about=power)
 
 
-def edited(actor: Actor, game: dict, changes: list[str]) -> None:
+def edited(actor: Actor, game: dict, changes: list[dict], hidden: bool = False) -> None:
+    """``changes``: each ``{text, powers}`` (the powers it concerns); ``hidden``: the game
+    hides the board, so a player reads only the changes that concern its power."""
     to_all(actor, game, "notices/edited.txt.j2",
            f"{game['name']} - {game['phase']} position edited by the master",
-           {"changes": changes})
+           {"changes": changes, "hidden": hidden})
 
 
 def rolled_back(actor: Actor, game: dict, phase: str,

@@ -8,13 +8,17 @@ answers that reply or sends ``CONFIRM <token>`` within CONFIRM_DAYS. So nobody c
 someone else (a forged From gets that address one confirmation request a day, no reports).
 The game's mailing list (``SET LIST <address>``, a master's setting) is confirmed the same
 way: the list address is sent one request (at most one a day, whichever game asks), and
-receives reports only once someone there sends the code back.
+receives reports only once someone there sends the code back. So is a seat the master gives
+an address (``REPLACE <power> <address> <password>``): the address is sent one request and
+plays the power only once it sends the code back; until then it gets no game mail and the
+power stays as it was. Whoever names an address, the judge mails it once before it answers.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -105,12 +109,15 @@ def observes(s: Store, game: dict, address: str) -> bool:
 
 
 def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None,
-            role: str = "observer") -> str | None:
-    """A new confirmation token for ``address`` to observe ``game`` (or be its list); None
-    when one was sent to it less than RESEND_AFTER ago (for this game; for a list, for any
-    game): the forged-sender and hostile-master cases must not flood anyone."""
+            role: str = "observer", power: str | None = None,
+            password_hash: str | None = None) -> str | None:
+    """A new confirmation token for ``address`` to observe ``game`` (or be its list, or take
+    the seat of ``power`` with ``password_hash``); None when one was sent to it less than
+    RESEND_AFTER ago (for this game; for a list, for any game): the forged-sender and
+    hostile-master cases must not flood anyone."""
     if game["status"] == "finished":
-        raise G.GameError(f"game {game['name']} has ended: there is nothing left to observe")
+        raise G.GameError(f"game {game['name']} has ended: there is nothing left to "
+                          f"{'play' if role == 'seat' else 'observe'}")
     if role == "list":
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role = 'list' AND "
                        "address = ? AND requested >= ?", (address, iso(now - RESEND_AFTER)))
@@ -120,10 +127,13 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
                        (game["id"], address, role, iso(now - RESEND_AFTER)))
     if recent is not None:
         return None
+    if role == "seat":  # a later seat for the power replaces an unanswered one
+        s.execute("DELETE FROM observer_requests WHERE game_id = ? AND role = 'seat' AND "
+                  "power = ?", (game["id"], power))
     token = secrets.token_hex(8)
     s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
-              "inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
-              (token, game["id"], address, role, iso(now), inbox_id))
+              "inbox_id, power, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+              (token, game["id"], address, role, iso(now), inbox_id, power, password_hash))
     return token
 
 
@@ -138,9 +148,21 @@ def requests_sent(s: Store, inbox_id: int, message_id: str) -> None:
               "message_id IS NULL AND role = 'observer'", (message_id, inbox_id))
 
 
-def _take(s: Store, row: dict, now: datetime) -> str:
+# the seat confirmed: (game, the request's row) -> what the reply says; the caller's, which
+# seats the player and tells everyone (this module sends no game mail)
+TakeSeat = Callable[[dict, dict], str]
+
+
+def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None) -> str:
     game = s.game_by_id(row["game_id"])
     assert game is not None
+    if row["role"] == "seat":
+        if take_seat is None:
+            raise G.GameError("a seat is taken by sending CONFIRM <code>")
+        s.execute("DELETE FROM observer_requests WHERE token = ?", (row["token"],))
+        if game["status"] == "finished":
+            return f"Game {game['name']} has ended meanwhile: there is no seat left to take."
+        return take_seat(game, row)
     s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ? AND role = ?",
               (game["id"], row["address"], row["role"]))
     if game["status"] == "finished":
@@ -155,15 +177,18 @@ def _take(s: Store, row: dict, now: datetime) -> str:
             f"public reports. UNOBSERVE {game['name']} stops them.")
 
 
-def confirm(s: Store, token: str, now: datetime) -> str:
-    """``CONFIRM <token>``: the request's address observes from now on (whoever sends the
-    token: only the address it was mailed to can know it)."""
+def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = None) -> str:
+    """``CONFIRM <token>``: the request's address observes from now on, or is the game's
+    list, or takes the seat it was offered (``take_seat``), whoever sends the token: only
+    the address it was mailed to can know it."""
     row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ?",
                 (token.strip().lower(), iso(now - timedelta(days=CONFIRM_DAYS))))
     if row is None:
         raise G.GameError(f"{token!r} is not a confirmation code the judge sent in the last "
-                          f"{CONFIRM_DAYS} days; send OBSERVE <game> again")
-    return _take(s, row, now)
+                          f"{CONFIRM_DAYS} days: a request to observe or to be a game's list "
+                          "is made again by OBSERVE or SET LIST; a seat by its game's "
+                          "master's REPLACE")
+    return _take(s, row, now, take_seat)
 
 
 def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime
@@ -174,6 +199,6 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
         return []
     marks = ",".join("?" * len(ids))
     rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
-                 f"address = ? AND requested >= ?",
+                 f"address = ? AND requested >= ? AND role != 'seat'",
                  (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
     return [_take(s, row, now) for row in rows]

@@ -1,4 +1,4 @@
-"""Convert the shared Chess Dip data (``shared/maps/chessdip.json``) to the project's map format.
+"""Convert the shared Chess Dip data (``variants/chessdip/map-source.json``) to the project's map format.
 
 Usage: ``python -m judge.variants.chessdip.mapdata SOURCE.json TARGET.json``
 

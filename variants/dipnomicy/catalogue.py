@@ -122,7 +122,8 @@ CATALOGUE: dict[str, ModuleSpec] = {m.name: m for m in (
                {"days": 3}, _days("days", 1)),
     ModuleSpec("merging", "Merging units (P6)",
                "Units have sizes; Me [unit removed] [unit embiggened] merges two adjacent "
-               "units of equal size; in a contest the size of a unit is what it counts.",
+               "units of equal size; a unit named in two merges of a turn takes part in "
+               "neither; in a contest the size of a unit is what it counts.",
                ),
 )}
 

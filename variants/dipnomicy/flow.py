@@ -50,7 +50,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from judge.commands.spec import CommandSpec, Handler
-from judge.engine.position import Position
+from judge.engine.position import Phase, Position
 from judge.games import ahead as AH
 from judge.games import game as G
 from judge.games.auth import hash_password
@@ -257,6 +257,32 @@ class DipnomicyFlow(GameFlow):
                             check=partial(commands.check, name), grammar="dipnomicy",
                             block="END" if name in commands.BLOCKS else "")
                 for name, (usage, words) in commands.COMMANDS.items()]
+
+    def master_command(self, actor: FlowContext, ses: Any, game: dict, cmd: Command
+                       ) -> tuple[str, str, Any] | None:
+        """The judge's ROLLBACK <phase> is this flow's roll back to the turn that phase
+        starts (its proposals, votes and deadlines undone with it), and refused for a phase
+        that starts no turn; REPLACE seats a player only in a country that has one (the
+        others hold, rule 12). The rest the judge does its way, asking the other hooks."""
+        if cmd.name == "ROLLBACK" and game["phase"]:
+            target = cmd.args[0].upper()
+            try:
+                turn = turn_number(Phase.parse(target))
+                starts = turn >= 1 and str(turn_phase(turn)) == target
+            except ValueError:
+                starts = False
+            if not starts:
+                raise GameError(f"{target} starts no turn of Dipnomicy game {game['name']}: "
+                                "write ROLLBACK <turn> (1, 2, ...) to go back to the start "
+                                "of a turn")
+            return self.rollback(actor, ses, replace(cmd, args=[str(turn)]))
+        if cmd.name == "REPLACE" and game["phase"]:
+            power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
+            if actor.s.player(game["id"], power) is None:
+                raise GameError(f"{power.title()} has no player in Dipnomicy game "
+                                f"{game['name']} (its units hold, rule 12): REPLACE seats a "
+                                "new player only in a country that has one")
+        return None
 
     # ------------------------------------------------------------ joining, starting
     def check_join(self, game: dict) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -137,14 +138,22 @@ class TurnRules(StandardRules):
 
     def _check_double_move(self, at: dict[str, Unit], unit: Unit, order: Move) -> Move:
         """P4: ``F X -- Y -- Z``. The coast of ``Y`` is found, since the order names only
-        the territory; the fleet may not end where it started or in a supply centre."""
+        the territory; the fleet may not end where it started or in a supply centre.
+
+        The order this returns names the coast passed (``F BOT - STP/SC - LVN``), and it is
+        checked again when the turn is adjudicated (and read again from its text): so a
+        route naming a coast is read as that coast, never looked up as a territory (issue
+        22: ``KeyError: 'STP/SC'`` at adjudication froze the game)."""
         b = self.board
         if not self.active.on("mobile_fleets"):
             raise OrderError("a fleet makes one move a turn: no rule in force allows two "
                              "(and only armies are convoyed)")
         if len(order.route) != 1:
             raise OrderError("a fleet may make two consecutive moves, not more")
-        via, dest = order.route[0], province_of(order.destination)
+        via, dest = province_of(order.route[0]), province_of(order.destination)
+        if via not in b.provinces or dest not in b.provinces:
+            raise OrderError("a double move names two territories of the map")
+        coast = order.route[0] if order.route[0] != via else None
         if dest == unit.province:
             raise OrderError(f"{unit} cannot end its double move where it started")
         if dest in b.supply_centres:
@@ -152,6 +161,8 @@ class TurnRules(StandardRules):
                              f"centre ({self.name(dest)})")
         steps = []
         for loc in b.fleet_coasts_reachable(unit.location, via):
+            if coast is not None and loc != coast:
+                continue
             if "/" in order.destination:
                 ends = [order.destination] if order.destination in b.fleet_adj[loc] else []
             else:
@@ -176,16 +187,25 @@ class TurnRules(StandardRules):
             self.board, units,
             [None if i in merges else chosen.get(i) for i in range(len(units))], self.active)
         self._verdicts(phase, slot, results)
-        # Merges take effect at the end of the turn, between units that were not beaten out;
-        # a unit grows by one merge a turn (the sizes must be equal when it is ordered).
+        # Merges take effect at the end of the turn, between units that were not beaten out
+        # (the sizes must be equal when it is ordered). A unit takes part in one merge a turn:
+        # a unit named in two or more merges (merged away or into) makes every one of them
+        # void, so that no listing of the lines decides which one happens (issue 22: taking
+        # the first listed made "Me A Ber A Mun" and "Me A Mun A Ber" a 2A MUN or a 2A BER).
+        named = Counter(j for i, m in merges.items() for j in {i, key[m.into.province]})
         merged_away, growth = phase.merged_away, phase.growth
-        for i in sorted(merges, key=lambda i: slot[i]):
-            t = key[merges[i].into.province]
+        for i, merge in merges.items():
+            t = key[merge.into.province]
             r = results[slot[i]]
-            if phase.dislodger(i) is not None or phase.dislodger(t) is not None:
+            twice = [units[j] for j in (i, t) if named[j] > 1]
+            if twice:
+                r.result = FAILS
+                r.reason = (f"{' and '.join(map(str, twice))} "
+                            f"{'is' if len(twice) == 1 else 'are'} named in more than one "
+                            "merge: a unit takes part in one merge a turn, so none of them "
+                            "happens")
+            elif phase.dislodger(i) is not None or phase.dislodger(t) is not None:
                 r.result, r.reason = FAILS, "beaten out before the merge"
-            elif t in merged_away or t in growth or i in growth:
-                r.result, r.reason = FAILS, "a unit takes part in one merge a turn"
             else:
                 merged_away.add(i)
                 growth[t] = 1

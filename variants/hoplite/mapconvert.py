@@ -1,7 +1,7 @@
-"""Convert the reconstructed Hoplite Wars map (``shared/maps/hoplite.json``) to the project's
+"""Convert the reconstructed Hoplite Wars map (``variants/hoplite/map-source.json``) to the project's
 format: :func:`judge.engine.mapconvert.convert` plus what Hoplite Wars needs besides a graph.
 
-Usage: ``python -m judge.variants.hoplite.mapconvert ../shared/maps/hoplite.json variants/hoplite/map.json``
+Usage: ``python -m judge.variants.hoplite.mapconvert variants/hoplite/map-source.json variants/hoplite/map.json``
 
 Added keys (read by :mod:`judge.variants.hoplite.rules`, ignored by :class:`Board`):
 ``centre_values`` (City 1, Town 1/2), ``minor_states`` (minor -> controlling major),

@@ -134,7 +134,7 @@ class MultiplicityRules(StandardRules):
     def initial_position(self) -> Position:
         """Rule 1: players choose armies or fleets, so the game opens with the builds."""
         b = self.board
-        return Position(variant=b.name, phase=self.first_phase, units=[],
+        return Position(variant="multiplicity", phase=self.first_phase, units=[],
                         centres={p: set(cs) for p, cs in b.home_centres.items()})
 
     def read_position(self, data: dict) -> Position:
