@@ -3,7 +3,13 @@
 Invariants checked after every phase: every unit stands where its kind may (armies and
 garrisons on land, fleets on coasts or at sea, garrisons in centres, multiple A/F at sea
 seaworthy), one player per province, and after every adjustment phase no state keeps more
-units than its centres (and Delphi) pay for, counting garrisons as half.
+units than its centres (and Delphi) pay for, counting garrisons as half. After every
+movement phase, the lines the judge keeps from each power's mail (a line a later line replaced
+is left out), listed in another order, give the same next position: the random orders name
+units in merges that also have other orders, so the judge's reading of a mail and the
+adjudicator must agree on which line replaces which.
+
+``JUDGE_FUZZ_EXAMPLES`` (tests/fuzzkit.py) plays more games, with new seeds.
 """
 
 from __future__ import annotations
@@ -12,8 +18,11 @@ import itertools
 import random
 
 import pytest
+from fuzzkit import examples, nightly
+from fuzzkit import seed as fuzz_seed
 
 from judge.engine.position import Position
+from judge.games.game import read_order_lines
 from judge.variants import get_variant
 from judge.variants.hoplite.rules import HopliteRules
 from judge.variants.multiplicity.units import parse_kind, seaworthy
@@ -122,7 +131,31 @@ def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str
     return lines
 
 
-@pytest.mark.parametrize("seed", range(6))
+def standing(position: Position, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lines the judge keeps when each power mails its lines in this order: a line that
+    a later line of the same mail replaced is left out (judge.games.game.read_order_lines)."""
+    out = []
+    for power in dict.fromkeys(p for p, _ in lines):
+        texts = [t for p, t in lines if p == power]
+        out += [(power, x["text"]) for x in read_order_lines(V, position, power, texts)
+                if x.get("order") and not x.get("error")]
+    return out
+
+
+def check_any_listing(position: Position, lines: list[tuple[str, str]],
+                      rng: random.Random) -> None:
+    kept = standing(position, lines)
+    first = V.write_position(V.adjudicate_lines(position, kept).position)
+    shuffled = list(kept)
+    rng.shuffle(shuffled)
+    again = V.write_position(V.adjudicate_lines(position, shuffled).position)
+    assert first == again, (position.phase, kept, shuffled)
+
+
+SEEDS = range(fuzz_seed(), fuzz_seed() + examples(6)) if nightly() else range(6)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_random_hoplite_game_keeps_invariants(seed: int) -> None:
     rng = random.Random(seed)
     position = V.initial_position()
@@ -131,6 +164,8 @@ def test_random_hoplite_game_keeps_invariants(seed: int) -> None:
     seen = [position.phase]
     while phases < 40 and not position.winner:
         lines = random_orders(position, rng)
+        if position.phase.kind == "M":
+            check_any_listing(position, lines, random.Random(rng.random()))
         outcome = V.adjudicate_lines(position, lines)
         assert len(outcome.results) >= len(lines)
         nxt = V.read_position(V.write_position(outcome.position))  # the JSON round trip
@@ -149,3 +184,22 @@ def test_random_hoplite_game_keeps_invariants(seed: int) -> None:
                ("F", "R"): {("W", "A", 0)}}
     for a, b in itertools.pairwise(seen):
         assert (b.season, b.kind, b.year - a.year) in allowed[(a.season, a.kind)], (a, b)
+
+
+def test_merge_and_another_order_for_its_unit_give_one_result_in_any_listing() -> None:
+    """The season simulator's case (F450BCM): ``A THO - ATH`` and ``A MAR & A THO MERGE MAR``
+    in one mail. The later line replaces the earlier one, both as the mail is read and as it
+    is adjudicated; the kept line alone gives the result, whatever came first."""
+    position = V.read_position({"variant": "hoplite", "phase": "F450BCM",
+                                "units": {"ATHENS": ["A MAR", "A THO"]}, "centres": {}})
+    move, merge = "A THO - ATH", "A MAR & A THO MERGE MAR"
+    read = read_order_lines(V, position, "ATHENS", [move, merge])
+    assert read[0]["error"] == "replaced by the later order A MAR & A THO MERGE 2A MAR"
+    read = read_order_lines(V, position, "ATHENS", [merge, move])
+    assert read[0]["error"] == "replaced by the later order A THO - ATH"
+    assert standing(position, [("ATHENS", move), ("ATHENS", merge)]) == [("ATHENS", merge)]
+    assert standing(position, [("ATHENS", merge), ("ATHENS", move)]) == [("ATHENS", move)]
+    merged = V.adjudicate_lines(position, [("ATHENS", move), ("ATHENS", merge)]).position
+    assert V.write_position(merged)["units"] == {"ATHENS": ["2A MAR"]}
+    moved = V.adjudicate_lines(position, [("ATHENS", merge), ("ATHENS", move)]).position
+    assert V.write_position(moved)["units"] == {"ATHENS": ["A ATH", "A MAR"]}

@@ -63,3 +63,24 @@ def test_hoplite_game_uses_the_bc_calendar(tmp_path) -> None:
     assert "451" in sent[0].body
     reports = _process(judge, "hw1")
     assert reports and all("450" in body for body in reports.values())
+
+
+def test_multiplicity_merge_replaces_and_covers_each_of_its_units(tmp_path) -> None:
+    """A MERGE is an order for each unit it names: a later merge replaces an earlier order
+    for its second unit (the reply says so), a later order for that unit replaces the merge,
+    and a merge leaves none of its units 'without orders'."""
+    judge = InProcessJudge(tmp_path)
+    _start(judge, "mu2", "multiplicity", POWERS)
+    judge.send(_addr("FRANCE"), "SIGNON FRANCE mu2 pw-france\nBUILD A PAR\nBUILD A MAR\n"
+                                "BUILD F BRE")
+    _process(judge, "mu2")
+    signon = "SIGNON FRANCE mu2 pw-france\n"
+    reply = judge.send(_addr("FRANCE"), signon + "A PAR & A MAR MERGE BUR\nA MAR - SPA\n"
+                                        "F BRE H")[0].body
+    assert "replaced by the later order A MAR - SPA" in reply, reply
+    reply = judge.send(_addr("FRANCE"), signon + "A MAR - SPA\nA PAR & A MAR MERGE BUR\n"
+                                        "F BRE H")[0].body
+    assert "replaced by the later order A PAR & A MAR MERGE 2A BUR" in reply, reply
+    assert "without orders" not in reply, reply
+    reports = _process(judge, "mu2")
+    assert "2A BUR" in reports[_addr("GERMANY")]

@@ -3,7 +3,13 @@
 * it always terminates and gives one result per order line;
 * the board after the phase is legal: one player per province, nothing at sea that is not
   seaworthy, no fleet inland, every component accounted for (moved, stayed or dislodged);
-* the outcome does not depend on the order in which the lines for different units are listed.
+* the outcome does not depend on the order in which the lines are listed, once the lines a
+  later line replaced are taken out (as the judge does when it reads a mail: the lines that
+  stand). The random orders name a unit in a merge and in another order too (before or after
+  the merge), and in two merges, so that which line replaces which is tested: the judge's
+  reading of a mail and the adjudicator must agree on it.
+
+``JUDGE_FUZZ_EXAMPLES`` (tests/fuzzkit.py) runs more random phases, with new seeds.
 """
 
 from __future__ import annotations
@@ -11,9 +17,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from fuzzkit import examples, nightly
+from fuzzkit import seed as fuzz_seed
 
 from judge.engine.orders import Unit
 from judge.engine.position import Phase, Position
+from judge.games.game import read_order_lines
 from judge.variants import get_variant
 from judge.variants.multiplicity.rules import MultiplicityRules
 from judge.variants.multiplicity.units import format_kind, parse_kind, seaworthy
@@ -44,10 +53,15 @@ def random_position(rng: random.Random, count: int) -> Position:
 
 
 def random_lines(position: Position, rng: random.Random) -> list[tuple[str, str]]:
+    """Orders for ``position``: moves, splits, supports, and merges of neighbouring units. A
+    unit in a merge sometimes gets another order as well, or is named in a second merge: the
+    lines are mixed so that the merge is written before or after the other order."""
     forces = R.forces(position.units)
     at = {f.province: f for f in forces}
     moves: dict[str, str] = {}
-    lines: dict[str, tuple[str, str]] = {}
+    ordered: set[str] = set()  # provinces whose unit has a line
+    merges: list[tuple[str, str]] = []
+    others: list[tuple[str, str]] = []
 
     def targets(force) -> list[str]:  # noqa: ANN001 - a Force
         out = []
@@ -58,23 +72,25 @@ def random_lines(position: Position, rng: random.Random) -> list[tuple[str, str]
                 continue
         return out
 
-    # Merges of two neighbouring units of one power that have no order yet.
+    # Merges of two neighbouring armies of one power; a unit may be in two merges.
     for force in forces:
-        if force.province in lines or rng.random() > 0.3:
+        if force.province in ordered and rng.random() > 0.3 or rng.random() > 0.3:
             continue
         for prov in sorted(B.neighbours(force.province)):
             other = at.get(prov)
-            if other and other.player == force.player and prov not in lines \
+            if other and other.player == force.player \
+                    and (prov not in ordered or rng.random() < 0.3) \
                     and not other.counts()[1] and not force.counts()[1]:
                 common = sorted(set(B.army_adj.get(force.province, ()))
                                 & set(B.army_adj.get(prov, ())))
                 if common:
                     dest = rng.choice(common)
-                    text = f"{force} & {other} MERGE {dest}"
-                    lines[force.province] = lines[prov] = (force.player, text)
+                    merges.append((force.player, f"{force} & {other} MERGE {dest}"))
+                    ordered |= {force.province, prov}
                     break
+    merged = set(ordered)
     for force in forces:
-        if force.province in lines:
+        if force.province in merged and rng.random() > 0.4:
             continue
         options = targets(force)
         roll = rng.random()
@@ -82,14 +98,15 @@ def random_lines(position: Position, rng: random.Random) -> list[tuple[str, str]
         if options and roll < 0.45:
             dest = rng.choice(options)
             moves[force.province] = dest
-            lines[force.province] = (force.player, f"{force} - {dest}")
+            others.append((force.player, f"{force} - {dest}"))
+            ordered.add(force.province)
         elif a >= 2 and not f and options and roll < 0.6:
             dest = rng.choice(options)
-            lines[force.province] = (force.player,
-                                     f"{force} SPLIT A {dest}, {format_kind(a - 1, 0)} "
-                                     f"{force.province} H")
+            others.append((force.player, f"{force} SPLIT A {dest}, {format_kind(a - 1, 0)} "
+                                         f"{force.province} H"))
+            ordered.add(force.province)
     for force in forces:
-        if force.province in lines:
+        if force.province in ordered and (force.province not in merged or rng.random() > 0.3):
             continue
         options = []
         for other in forces:
@@ -102,15 +119,32 @@ def random_lines(position: Position, rng: random.Random) -> list[tuple[str, str]
             elif not dest and R.can_reach(force.parts, force.location, other.province):
                 options.append(f"{force} S {other}")
         if options and rng.random() < 0.8:
-            lines[force.province] = (force.player, rng.choice(options))
-    return list(dict.fromkeys(lines.values()))
+            others.append((force.player, rng.choice(options)))
+    for line in merges:  # each merge somewhere among the other lines
+        others.insert(rng.randint(0, len(others)), line)
+    return others
+
+
+def standing(position: Position, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lines the judge keeps when each power mails its lines in this order: a line that
+    a later line of the same mail replaced is left out (judge.games.game.read_order_lines)."""
+    powers = list(dict.fromkeys(p for p, _ in lines))
+    out = []
+    for power in powers:
+        texts = [t for p, t in lines if p == power]
+        out += [(power, x["text"]) for x in read_order_lines(V, position, power, texts)
+                if x.get("order") and not x.get("error")]
+    return out
 
 
 def components(units: list[Unit]) -> int:
     return sum(sum(parse_kind(u.kind)) for u in units)
 
 
-@pytest.mark.parametrize("seed", range(40))
+SEEDS = range(fuzz_seed(), fuzz_seed() + examples(40)) if nightly() else range(40)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_random_multiplicity_phases(seed: int) -> None:
     rng = random.Random(seed)
     position = random_position(rng, rng.randint(8, 30))
@@ -129,8 +163,42 @@ def test_random_multiplicity_phases(seed: int) -> None:
             assert seaworthy(a, f, g), force
         if B.is_land(force.province):
             assert not f, force
-    shuffled = list(lines)
+    kept = standing(position, lines)
+    as_kept = V.adjudicate_lines(position, kept)
+    assert V.write_position(as_kept.position) == V.write_position(nxt), \
+        "the lines replaced in the mail changed the outcome"
+    shuffled = list(kept)
     rng.shuffle(shuffled)
     again = V.adjudicate_lines(position, shuffled)
     first, second = V.write_position(nxt), V.write_position(again.position)
-    assert first == second
+    assert first == second, (lines, shuffled)
+
+
+FRANCE = Position("multiplicity", Phase("S", 1901, "M"),
+                  [Unit("FRANCE", "2A", "BUR"), Unit("FRANCE", "A", "PAR"),
+                   Unit("FRANCE", "A", "PIC"), Unit("FRANCE", "A", "MAR")], {})
+
+
+def test_a_merge_is_an_order_for_each_of_its_units() -> None:
+    """A later order for the second unit of a merge replaces the merge (and a merge replaces
+    an earlier order for it), as the mail is read: the reply says which line was replaced."""
+    read = read_order_lines(V, FRANCE, "FRANCE", ["A PAR & A PIC MERGE PAR", "A PIC - BEL"])
+    assert read[0]["error"] == "replaced by the later order A PIC - BEL"
+    assert read[1]["error"] is None
+    read = read_order_lines(V, FRANCE, "FRANCE", ["A PIC - BEL", "A PAR & A PIC MERGE PAR"])
+    assert read[0]["error"] == "replaced by the later order A PAR & A PIC MERGE 2A PAR"
+    read = read_order_lines(V, FRANCE, "FRANCE", ["A PAR & A PIC MERGE PAR",
+                                                  "A PIC & A BUR MERGE BUR"])
+    assert read[0]["error"] == "replaced by the later order A PIC & 2A BUR MERGE 3A BUR"
+
+
+def test_several_supports_of_a_multiple_unit_all_stand_in_a_mail() -> None:
+    """Rule 4: a multiple unit spreads its supports, one order per space; the mail keeps both
+    (the earlier was refused as replaced), and the adjudicator gives one component to each."""
+    lines = ["A BUR S A PAR - PIC", "A BUR S A MAR - GAS"]
+    read = read_order_lines(V, FRANCE, "FRANCE", lines)
+    assert [x["error"] for x in read] == [None, None]
+    read = read_order_lines(V, FRANCE, "FRANCE", [*lines, "2A BUR - MUN"])
+    assert [x["error"] for x in read] == ["replaced by the later order 2A BUR - MUN"] * 2 + [None]
+    results = V.adjudicate_lines(FRANCE, [("FRANCE", x) for x in lines]).results
+    assert [r.order for r in results[:2]] == ["A BUR S A PAR - PIC", "A BUR S A MAR - GAS"]

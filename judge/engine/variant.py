@@ -7,7 +7,10 @@ adjudicates each kind of phase; :func:`judge.variants.get_variant` finds one by 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from judge.engine.board import Board, province_of
@@ -143,6 +146,38 @@ class Rules(Protocol):
     # position read from JSON play under these rules could not have produced (a phase not in
     # the calendar, an army at sea, a garrison away from its town); ``StandardRules`` has it
     # and each variant extends it (``docs/adjudication.md``, "What a position is checked for").
+    # Optional: ``replaced_orders(position, power, orders) -> dict[int, int]``, which orders
+    # of one mail a later one replaces, when the variant's adjudicator decides it otherwise
+    # than :func:`replaced_by_later` (see :meth:`Variant.replaced_orders`).
+
+
+def replaced_by_later(position: Position, units: list[Unit], orders: list[Order],
+                      spaces: Callable[[Order], tuple[str, ...]] | None = None
+                      ) -> dict[int, int]:
+    """The judge's general rule for one mail: a later order for a unit replaces the earlier
+    one. ``orders`` are one power's orders, read and checked, in the order written; ``units``
+    the units it orders; ``spaces(order)`` the spaces of the units an order is for (default:
+    its unit's; Chess Dip's castling is for a king and a rook). A space takes as many orders
+    as it holds of ``units`` (Stack 'em: one per unit); past that, an order replaces the
+    earliest one still standing there, and an order replaced for one of its units is replaced
+    for all. Returns the index of each replaced order -> the index of the order that
+    replaced it."""
+    stacked = Counter(province_of(u.location) for u in units) \
+        if position.phase.kind in "MR" else Counter()
+    live: dict[str, list[int]] = {}  # space -> its orders still standing, in order
+    replaced: dict[int, int] = {}
+    for i, order in enumerate(orders):
+        if spaces is not None:
+            keys = spaces(order)
+        else:
+            unit = getattr(order, "unit", None)
+            keys = (province_of(unit.location),) if unit is not None else ()
+        for space in keys:
+            earlier = [j for j in live.get(space, []) if j not in replaced]
+            if len(earlier) >= max(1, stacked[space]):
+                replaced[earlier.pop(0)] = i
+            live[space] = [*earlier, i]
+    return replaced
 
 
 @dataclass(slots=True)
@@ -232,6 +267,32 @@ class Variant:
     def units_to_order(self, position: Position, power: str) -> list[Unit]:
         """The units ``power`` should order this phase (movement: all; retreat: dislodged)."""
         return self.rules.units_to_order(position, power)
+
+    def order_spaces(self, power: str, order: Order) -> tuple[str, ...]:
+        """The spaces of the units ``power``'s checked order is for: the rules' ``order_keys``
+        (a merge is for each unit it names, castling for a king and a rook), else its unit's."""
+        hook = getattr(self.rules, "order_keys", None)
+        if hook is not None:
+            try:
+                return tuple(hook(power, order))
+            except AttributeError:  # an order for no unit (WAIVE)
+                return ()
+        unit = getattr(order, "unit", None)
+        return (province_of(unit.location),) if unit is not None else ()
+
+    def replaced_orders(self, position: Position, power: str, orders: list[Order]
+                        ) -> dict[int, int]:
+        """Which of ``power``'s orders of one mail (read and checked, in the order written) a
+        later one replaces: index -> index of the later order. The judge reading a mail must
+        keep exactly the orders the adjudicator obeys, or the orders kept would give another
+        result when listed in another order. The rules' ``replaced_orders`` when they have
+        one (Multiplicity: a MERGE is an order for each unit it names), else
+        :func:`replaced_by_later`."""
+        hook = getattr(self.rules, "replaced_orders", None)
+        if hook is not None:
+            return hook(position, power, orders)
+        return replaced_by_later(position, self.units_to_order(position, power), orders,
+                                 partial(self.order_spaces, power))
 
     def adjustment_count(self, position: Position, power: str) -> int:
         """Builds allowed (> 0) or removals due (< 0) for ``power`` in an adjustment phase."""

@@ -8,7 +8,7 @@ carried out (and then changes nothing).
 from __future__ import annotations
 
 import json
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -292,27 +292,28 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     if special is not None:  # the variant's plug-in reads (and replaces) lines its own way
         return special
     read = variant.read_orders(pos, power, texts)
-    stacked = Counter(province_of(u.location) for u in variant.units_to_order(pos, power)) \
-        if pos.phase.kind in "MR" else Counter()
-    live: dict[str, deque[dict]] = {}  # unit -> its lines still holding an order, in order
+    adjusted: set[str] = set()  # adjustments: the spaces that have an order
+    orders: list[Any] = []  # the orders read, in order, and their lines
+    entries: list[dict] = []
     for ol in read:
         if ol.order is None:
             out.append({"text": ol.text, "order": None, "data": None, "unit": None,
                         "error": ol.error or "cannot read this order"})
             continue
         unit = _unit_of(ol.order)
-        if unit and pos.phase.kind == "A" and live.get(unit):
-            out.append({"text": ol.text, "order": None, "data": None, "unit": None,
-                        "error": f"{unit} already has an order in this mail"})
-            continue
-        if unit and pos.phase.kind in "MR":
-            earlier = live.get(unit, deque())
-            if len(earlier) >= max(1, stacked[unit]):
-                refuse(earlier.popleft(), f"replaced by the later order {ol.order}")
+        if unit and pos.phase.kind == "A":
+            if unit in adjusted:
+                out.append({"text": ol.text, "order": None, "data": None, "unit": None,
+                            "error": f"{unit} already has an order in this mail"})
+                continue
+            adjusted.add(unit)
         entry = order_entry(variant, ol.text, ol.order, unit)
         out.append(entry)
-        if unit:
-            live.setdefault(unit, deque()).append(entry)
+        orders.append(ol.order)
+        entries.append(entry)
+    if pos.phase.kind in "MR":  # a later order replaces an earlier one, as the variant rules
+        for old, new in variant.replaced_orders(pos, power, orders).items():
+            refuse(entries[old], f"replaced by the later order {orders[new]}")
     if pos.phase.kind == "A":
         allowed = abs(variant.adjustment_count(pos, power))
         valid = [line for line in out if line["order"]]
@@ -353,7 +354,8 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
             word = "build" if count > 0 else "removal"
             status.missing = [f"{left} {word}{'s' if left != 1 else ''} not yet ordered"]
     else:
-        ordered_count = Counter(line["unit"] for line in lines if line.get("order"))
+        ordered_count = Counter(space for line in lines if line.get("order")
+                                for space in _spaces(variant, power, line))
         for u in units:  # each order covers one unit of its space
             province = province_of(u.split()[-1])
             if ordered_count[province] > 0:
@@ -361,6 +363,14 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
             else:
                 status.missing.append(u)
     return status
+
+
+def _spaces(variant: Any, power: str, line: dict) -> tuple[str, ...]:
+    """The spaces of the units a stored line's order is for (a merge: each unit it names)."""
+    try:
+        return variant.order_spaces(power, variant.order_from_data(line["data"]))
+    except (ValueError, KeyError, TypeError, AttributeError):  # a line stored as text only
+        return (line["unit"],) if line.get("unit") else ()
 
 
 def _orders_state(s: Store, game: dict, power: str, pos: Position, sets: dict) -> str:

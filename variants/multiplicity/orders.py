@@ -86,6 +86,38 @@ class Split:
 
 MULTI_MOVEMENT = (Merge, SupportMerge, Split)
 
+_SUPPORTS = (SupportHold, SupportMove, SupportMerge)
+
+
+def replaced_in_movement(orders: list[Order]) -> dict[int, int]:
+    """Which of one power's movement orders (checked, in the order written) a later one
+    replaces: index -> index of the later order (description.md, "Orders for one unit").
+
+    The judge's general rule, with each unit an order names: a MERGE is an order for every
+    unit it merges, so a later order for any of them replaces the whole merge, and a merge
+    replaces every earlier order for any of its units. Rule 4 is the one exception: a unit's
+    support orders add up (a multiple unit spreads its supports; their written order is their
+    priority), until an order of another kind replaces them all. The adjudicator
+    (``MultiplicityRules.pieces_for``) obeys the same rule, so the orders a mail keeps give
+    one result however they are listed.
+    """
+    replaced: dict[int, int] = {}
+    live: dict[str, list[int]] = {}  # province -> the orders still standing for its unit
+    for i, order in enumerate(orders):
+        refs = order.units if isinstance(order, Merge) else (getattr(order, "unit", None),)
+        for ref in refs:
+            if ref is None:
+                continue
+            earlier = [j for j in live.get(ref.province, []) if j not in replaced]
+            if isinstance(order, _SUPPORTS) and all(isinstance(orders[j], _SUPPORTS)
+                                                    for j in earlier):
+                live[ref.province] = [*earlier, i]
+                continue
+            for j in earlier:
+                replaced[j] = i
+            live[ref.province] = [i]
+    return replaced
+
 _KIND_TOKEN = re.compile(
     r"(?<![\w/])(\d*[AFG](?:/\d*[AFG])*|garrisons?|armies|army|fleets|fleet)(?![\w/])", re.IGNORECASE)
 _BRACKET = re.compile(r"(?<![\w/])(\d*[AFG](?:/\d*[AFG])*)\s*\(\s*([^()]*?)\s*\)",

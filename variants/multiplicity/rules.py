@@ -51,7 +51,7 @@ from judge.engine.orders import (
     Waive,
 )
 from judge.engine.position import Dislodged, Phase, Position
-from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
+from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome, replaced_by_later
 from judge.variants.multiplicity.movement import (
     CONVOY,
     HOLD,
@@ -62,7 +62,13 @@ from judge.variants.multiplicity.movement import (
     MultiMovement,
     Piece,
 )
-from judge.variants.multiplicity.orders import Merge, Split, SupportMerge, parse_multi_order
+from judge.variants.multiplicity.orders import (
+    Merge,
+    Split,
+    SupportMerge,
+    parse_multi_order,
+    replaced_in_movement,
+)
 from judge.variants.multiplicity.units import (
     ARMY,
     FLEET,
@@ -233,6 +239,20 @@ class MultiplicityRules(StandardRules):
     # ----------------------------------------------------------- reading
     def read_order(self, position: Position, power: str, text: str) -> Order:
         return self.check(position, power, parse_multi_order(self.board, text, position.phase.kind))
+
+    def order_keys(self, power: str, order: Order) -> tuple[str, ...]:
+        """The provinces of the units an order is for: a MERGE is for each unit it names."""
+        if isinstance(order, Merge):
+            return tuple(ref.province for ref in order.units)
+        return super().order_keys(power, order)
+
+    def replaced_orders(self, position: Position, power: str, orders: list[Order]
+                        ) -> dict[int, int]:
+        """Which orders of one mail a later one replaces, as :meth:`pieces_for` rules it (a
+        MERGE is an order for each of its units; a unit's supports add up, rule 4)."""
+        if position.phase.kind == "M":
+            return replaced_in_movement(orders)
+        return replaced_by_later(position, self.units_to_order(position, power), orders)
 
     def check(self, position: Position, power: str, order: Order) -> Order:
         kind = position.phase.kind

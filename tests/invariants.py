@@ -1,0 +1,251 @@
+"""The invariants a season (tests/seasonkit.py) checks on every game once it is over, from
+the judge's database, its Maildir, its log and the simulator's own ledger of what it sent."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+from collections import Counter, defaultdict
+from email import message_from_bytes
+from email.policy import default as default_policy
+from typing import Any
+
+REPLY_KINDS = ("reply", "limit")
+
+
+def _body(raw: bytes) -> str:
+    msg = message_from_bytes(raw, policy=default_policy)
+    part = msg.get_body(preferencelist=("plain",))
+    return part.get_content() if part is not None else ""
+
+
+def check_season(season: Any) -> dict:
+    games = {g.name: g for g in season.games}
+    by_gid = {g.gid: g for g in season.games if g.gid is not None}
+    v = season.violation
+    stats: dict[str, Any] = {"finished": 0, "phases": 0, "mails_out": 0, "internal_errors": 0,
+                             "by_variant": {}}
+    with contextlib.closing(season.db()) as c:
+        # 8. integrity
+        ok = c.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            v(None, f"PRAGMA integrity_check: {ok}")
+        # 1. every game reaches an end
+        rows = {r["name"]: dict(r) for r in c.execute("SELECT * FROM games")}
+        for name, g in games.items():
+            r = rows.get(name)
+            if r is None:
+                v(g, "no such game in the database")
+                continue
+            fin = r["status"] == "finished"
+            stats["finished"] += fin
+            bv = stats["by_variant"].setdefault(g.kind, {"games": 0, "finished": 0,
+                                                         "phases": 0})
+            bv["games"] += 1
+            bv["finished"] += fin
+            if not fin:
+                v(g, f"never ended: status {r['status']}, phase {r['phase']}, wake_at "
+                  f"{r.get('wake_at')}; master did: {g.master_log[-5:]}", r["phase"])
+        extra = set(rows) - set(games)
+        if extra:
+            v(None, f"games in the database the run did not make: {sorted(extra)}")
+        # phases: each adjudicated once (positions are unique per game and phase; a phase
+        # adjudicated twice would send its report twice to the same reader)
+        for r in c.execute("SELECT game_id, count(*) AS n FROM positions "
+                           "WHERE adjudicated IS NOT NULL GROUP BY game_id"):
+            g = by_gid.get(r["game_id"])
+            stats["phases"] += r["n"]
+            if g:
+                stats["by_variant"][g.kind]["phases"] += r["n"]
+        # 2. internal errors
+        errs = c.execute("SELECT id, note FROM inbox WHERE state = 'error'").fetchall()
+        stats["internal_errors"] = len(errs)
+        mail_game = {s["mid"]: s["game"] for s in season.sent}
+        keys = {r["id"]: r["key"].split()[0] for r in c.execute("SELECT id, key FROM inbox")}
+        for r in errs:
+            g = games.get(mail_game.get(keys.get(r["id"]), "") or "")
+            body = next((s["body"] for s in season.sent if s["mid"] == keys.get(r["id"])), "")
+            v(g, f"internal error acting on mail {keys.get(r['id'])}: {r['note']}\n"
+              f"mail body:\n{body[:1500]}")
+        for line in season.judge.error_lines():
+            if "acting on inbox message" in line:
+                continue  # counted above, with the mail
+            v(None, f"ERROR log line: {line}")
+        # 3. every inbound mail: exactly one reply, or a silence a documented rule names
+        sent_ids = Counter(s["mid"] for s in season.sent)
+        stored = Counter(keys.values())
+        for mid in sent_ids:
+            if stored.get(mid, 0) != 1:
+                v(games.get(mail_game.get(mid) or ""),
+                  f"mail {mid} stored {stored.get(mid, 0)} times (sent once)")
+        replies = Counter()
+        for r in c.execute("SELECT inbox_id, kind FROM outbox WHERE inbox_id IS NOT NULL "
+                           "AND kind IN ('reply', 'limit')"):
+            replies[r["inbox_id"]] += 1
+        for row in c.execute("SELECT id, key, state, note FROM inbox"):
+            r = {**dict(row), "key": row["key"].split()[0]}
+            n = replies.get(r["id"], 0)
+            g = games.get(mail_game.get(r["key"]) or "")
+            if r["state"] == "ignored":
+                if n:
+                    v(g, f"mail {r['key']} ignored ({r['note']}) but got {n} replies")
+                elif not r["note"]:
+                    v(g, f"mail {r['key']} ignored without a rule named")
+            elif r["state"] == "done" and n != 1:
+                silenced = c.execute("SELECT outcome FROM audit WHERE inbox_id = ? AND "
+                                     "outcome LIKE 'not answered%'", (r["id"],)).fetchone()
+                if not (n == 0 and silenced):
+                    body = next((s["body"] for s in season.sent if s["mid"] == r["key"]), "")
+                    v(g, f"mail {r['key']} got {n} replies (one expected)\n{body[:800]}")
+        # 1. each phase processed exactly once: no reader gets the same report twice (a game
+        # rolled back reports its phases again)
+        for r in c.execute("SELECT game_id, rcpt, subject, count(*) AS n FROM outbox WHERE "
+                           "kind = 'report' AND game_id IS NOT NULL GROUP BY game_id, rcpt, "
+                           "subject HAVING n > 1"):
+            g = by_gid.get(r["game_id"])
+            if g is not None and not g.rolled_back:
+                v(g, f"{r['rcpt']} got {r['n']} copies of {r['subject']!r}")
+        # 5. no mail to an address that neither wrote nor confirmed
+        confirmed = {r[0].lower() for r in c.execute("SELECT address FROM observers")}
+        allowed = season.wrote | confirmed
+        out_rows = c.execute("SELECT id, game_id, kind, rcpt, subject, state, raw FROM outbox"
+                             ).fetchall()
+        stats["mails_out"] = len(out_rows)
+        for r in out_rows:
+            if r["rcpt"].lower() not in allowed:
+                v(by_gid.get(r["game_id"]), f"mail to a stranger {r['rcpt']}: {r['kind']} "
+                  f"{r['subject']!r}")
+            if r["state"] != "sent":
+                v(by_gid.get(r["game_id"]), f"outbox {r['id']} never sent: {r['state']}")
+        # 8. exactly the mails the run made: every sent row is one Maildir file
+        files = [f for sub in ("new", "cur") for f in (season.judge.cfg.maildir_path / sub)
+                 .glob("*")] if season.judge.cfg.maildir_path.exists() else []
+        sent_rows = sum(1 for r in out_rows if r["state"] == "sent")
+        if len(files) != sent_rows:
+            v(None, f"Maildir holds {len(files)} messages, the outbox {sent_rows} sent rows")
+        ids = Counter()
+        for f in files:
+            head = f.read_bytes()[:8192]
+            m = re.search(rb"^Message-ID:\s*(\S+)", head, re.M | re.I)
+            if m:
+                ids[m.group(1)] += 1
+        dup = [k for k, n in ids.items() if n > 1]
+        if dup:
+            v(None, f"{len(dup)} messages written to the Maildir twice, e.g. {dup[:3]}")
+        # 4. nobody is mailed what the variant hides (Stab!, Gunboat)
+        check_hidden(season, c, out_rows, by_gid)
+        # 6. each adjudicated phase, every power's lines shuffled, gives the same result
+        stats["shuffled"] = check_shuffled(season, c, by_gid)
+    return stats
+
+
+def check_hidden(season: Any, c: Any, out_rows: list, by_gid: dict) -> None:
+    """Stab! and Gunboat: a player's mail holds no other power's private notice; a Gunboat
+    player's mail never names another power by its name (only by its pseudonym)."""
+    seats: dict[int, dict[str, str]] = defaultdict(dict)  # game -> address -> power
+    for r in c.execute("SELECT game_id, power, address FROM players"):
+        seats[r["game_id"]][r["address"].lower()] = r["power"]
+    settings = {r["id"]: json.loads(r.get("settings") or "{}")
+                for r in map(dict, c.execute("SELECT * FROM games"))}
+    named: dict[tuple, list[str]] = defaultdict(list)
+    for r in out_rows:
+        g = by_gid.get(r["game_id"])
+        if g is None or g.variant != "stab":
+            continue
+        power = seats[r["game_id"]].get(r["rcpt"].lower())
+        if power is None:
+            continue
+        body = _body(r["raw"])
+        st = settings.get(r["game_id"], {})
+        names = st.get("pseudonyms") or st.get("names") or {}
+        mine = {power.lower(), str(names.get(power, "")).lower()} - {""}
+        for m in re.finditer(r"private notice for (\w+)", body):
+            if m.group(1).lower() not in mine:
+                season.violation(g, f"{power} was mailed another power's private notice "
+                                 f"({m.group(0)}): {r['subject']!r}")
+        if "GUNBOAT" in g.options:
+            others = [p for p in g.seats if p != power]
+            for p in others:
+                if re.search(rf"\b{p}\b", r["subject"] + "\n" + body, re.I):
+                    named[(g.name, r["kind"], r["subject"], p)].append(power)
+                    break
+    for (name, kind, subject, p), readers in named.items():
+        season.violation(next(g for g in season.games if g.name == name),
+                         f"Gunboat: {kind} {subject!r} names the power {p} (not its "
+                         f"pseudonym) to {', '.join(sorted(readers))}")
+
+
+def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
+    """Every adjudicated movement phase, adjudicated again from its stored position with each
+    power's lines shuffled (and the powers in another order): the same next position."""
+    from judge.games import game as G
+
+    rng = random.Random(season.seed)
+    done = 0
+    for r in c.execute("SELECT game_id, phase, position, results FROM positions WHERE "
+                       "adjudicated IS NOT NULL ORDER BY id"):
+        g = by_gid.get(r["game_id"])
+        if g is None or g.variant in ("dipnomicy", "stab"):
+            continue  # their phases are adjudicated by their flows (rulesets, hidden orders)
+        variant = G.get_variant(g.variant)
+        try:
+            pos = variant.read_position(json.loads(r["position"]))
+        except Exception:  # noqa: BLE001
+            continue
+        sets = {p: [x["text"] for x in ls] for p, ls in
+                _order_sets(c, r["game_id"], r["phase"]).items()}
+        if not sets:
+            continue
+        try:
+            # the orders that stand (a later line replaces an earlier one to the same unit:
+            # that order matters by rule), then the same orders listed in another order
+            sets = _standing(variant, pos, sets)
+            a = _adjudicate(variant, pos, sets)
+            shuffled = {}
+            for p in rng.sample(sorted(sets), len(sets)):
+                lines = list(sets[p])
+                rng.shuffle(lines)
+                shuffled[p] = lines
+            b = _adjudicate(variant, pos, shuffled)
+        except Exception as exc:  # noqa: BLE001
+            season.violation(g, f"re-adjudication failed: {exc!r}", r["phase"])
+            continue
+        done += 1
+        if a != b:
+            season.violation(g, "shuffled lines give another result:\n"
+                             f"orders {json.dumps(sets)}\nas given -> {a}\nshuffled -> {b}",
+                             r["phase"])
+    return done
+
+
+def _order_sets(c: Any, gid: int, phase: str) -> dict[str, list[dict]]:
+    out = {}
+    for r in c.execute("SELECT power, lines FROM orders WHERE game_id = ? AND phase = ?",
+                       (gid, phase)):
+        out[r["power"]] = [x for x in json.loads(r["lines"]) if x.get("text")]
+    return out
+
+
+def _standing(variant: Any, pos: Any, sets: dict[str, list[str]]) -> dict[str, list[str]]:
+    from judge.games.game import read_order_lines
+
+    out = {}
+    for p, lines in sets.items():
+        out[p] = [x["text"] for x in read_order_lines(variant, pos, p, lines)
+                  if x.get("order") is not None and not x.get("error")]
+    return out
+
+
+def _adjudicate(variant: Any, pos: Any, sets: dict[str, list[str]]) -> str:
+    from judge.games.game import read_order_lines
+
+    orders = []
+    for p, lines in sets.items():
+        for x in read_order_lines(variant, pos, p, lines):
+            if x.get("order") is not None and not x.get("error"):
+                orders.append((p, variant.read_order(pos, p, x["order"])
+                               if isinstance(x["order"], str) else x["order"]))
+    outcome = variant.adjudicate(pos, orders)
+    return json.dumps(variant.write_position(outcome.position), sort_keys=True)

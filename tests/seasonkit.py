@@ -1,0 +1,927 @@
+"""A season in a box (issue 25): games of every variant played to their end by simulated
+players and a simulated master, through the real judge (:class:`judge.service.Service`: the
+SMTP receiver, worker, deadline worker, painter, sender to a Maildir) on a virtual clock, with
+invariants checked on every game. ``bench/season.py`` is its command line; tests/test_season.py
+runs a small season.
+
+The clock is one object (:class:`VirtualClock`) given to the Service; the simulator moves it
+from one game's next wake (``games.wake_at``) to the next and pokes the scheduler
+(:meth:`judge.scheduler.Clock.advance`), so a phase of two days passes in milliseconds. With
+``kill`` > 0 the Service runs in a child process of this module (``python seasonkit.py child
+DIR PORT``) that reads the clock's moves from its stdin; the simulator kills it with SIGKILL
+now and then and starts another on the same database.
+
+Everything random comes from one ``random.Random(seed)`` (and per-game generators made from
+it): the same seed sends the same mails in the same order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import random
+import re
+import smtplib
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+START = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
+PHASE_RE = re.compile(r"^([SFWAU])(\d+)(BC)?([MRA])$")
+
+
+# ------------------------------------------------------------------------------ clock
+class VirtualClock:
+    """The judge's notion of now: one object, moved only by the simulator (thread-safe)."""
+
+    def __init__(self, start: datetime = START) -> None:
+        self._t = start
+        self._lock = threading.Lock()
+
+    def __call__(self) -> datetime:
+        with self._lock:
+            return self._t
+
+    def set(self, t: datetime) -> None:
+        with self._lock:
+            if t > self._t:
+                self._t = t
+
+
+# ------------------------------------------------------------------------------ the judge
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def make_config(d: Path, port: int) -> Any:
+    from judge.config import Config
+
+    cfg = Config(database=str(d / "judge.db"), base_dir=d)
+    cfg.intake.mode, cfg.intake.listen = "smtp", f"127.0.0.1:{port}"
+    cfg.outbound.mode, cfg.outbound.maildir = "maildir", "outgoing"
+    # the ceiling of replies an hour counts real hours (judge/games/acting.py _reply): a season
+    # on a virtual clock sends a year of mail in seconds, so it is set out of reach
+    cfg.replies_per_hour = 1_000_000
+    cfg.limits.games_per_day = 1000
+    cfg.default_settle = "10m"
+    return cfg
+
+
+class ErrorLog(logging.Handler):
+    """Every ERROR (or worse) log record of the judge, kept."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + logging.Formatter().formatException(record.exc_info)
+        self.records.append(f"{record.name}: {text[:2000]}")
+
+
+def cheap_passwords() -> None:
+    """scrypt at a low cost (as tests/conftest.py): each hash records its own cost."""
+    from judge.games import auth
+
+    auth.N = 2**4
+
+
+class InProcessJudge:
+    """The Service in this process, on the virtual clock."""
+
+    def __init__(self, d: Path, clock: VirtualClock) -> None:
+        from judge.service import Service
+
+        self.port = free_port()
+        self.cfg = make_config(d, self.port)
+        self.clock = clock
+        self.errors = ErrorLog()
+        logging.getLogger().addHandler(self.errors)
+        logging.getLogger().setLevel(logging.INFO)
+        logging.getLogger("judge").setLevel(logging.INFO)
+        for noisy in ("mail.log", "apscheduler"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
+        self.service = Service(self.cfg, clock=clock)
+        self.service.start()
+        self.restarts = 0
+
+    def moved(self) -> None:
+        """The clock moved: the scheduler wakes what is due."""
+        self.service.clock.advance()
+        self.service.deadlines.wake()
+
+    def poke(self) -> None:
+        self.service.deadlines.wake()
+        self.service.worker.wake()
+        self.service.sender.wake()
+
+    def error_lines(self) -> list[str]:
+        return list(self.errors.records)
+
+    def kill(self) -> None:
+        raise RuntimeError("--kill needs the judge in a child process")
+
+    def stop(self) -> None:
+        self.service.stop()
+        logging.getLogger().removeHandler(self.errors)
+
+
+class ChildJudge:
+    """The Service in a child process (``python seasonkit.py child DIR PORT ISO``) that reads
+    clock moves (``T <iso>``) and pokes (``P``) from its stdin; killed with SIGKILL and
+    started again on the same database and port."""
+
+    def __init__(self, d: Path, clock: VirtualClock) -> None:
+        self.d, self.clock = d, clock
+        self.port = free_port()
+        self.cfg = make_config(d, self.port)
+        self.log = d / "judge.log"
+        self.proc: subprocess.Popen | None = None
+        self.restarts = 0
+        self.offsets: list[int] = []  # where each child's log begins
+        self.start()
+
+    def start(self) -> None:
+        self.offsets.append(self.log.stat().st_size if self.log.exists() else 0)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "child", str(self.d), str(self.port),
+             self.clock().isoformat()],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.log, "ab"),  # noqa: SIM115
+            env=env, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.startswith("ready"):
+            raise RuntimeError(f"the judge did not start: {self.log.read_text()[-3000:]}")
+
+    def _say(self, text: str) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(text + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def moved(self) -> None:
+        self._say("T " + self.clock().isoformat())
+
+    def poke(self) -> None:
+        self._say("P")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()  # SIGKILL
+        self.proc.wait()
+        self.restarts += 1
+        self.start()
+
+    def error_lines(self) -> list[str]:
+        if not self.log.exists():
+            return []
+        out = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            if " ERROR " in line or " CRITICAL " in line or line.startswith("Traceback"):
+                out.append(line[:2000])
+        return out
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self._say("Q")
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def child_main(d: str, port: int, start: str) -> None:
+    """The judge in a child process: the Service on a clock moved through stdin."""
+    from judge.service import Service, setup_logging
+
+    setup_logging("info", "text")
+    cheap_passwords()
+    clock = VirtualClock(datetime.fromisoformat(start))
+    cfg = make_config(Path(d), port)
+    cfg.intake.listen = f"127.0.0.1:{port}"
+    service = Service(cfg, clock=clock)
+    service.start()
+    print("ready", flush=True)
+    for line in sys.stdin:
+        cmd = line.strip()
+        if cmd.startswith("T "):
+            clock.set(datetime.fromisoformat(cmd[2:]))
+            service.clock.advance()
+            service.deadlines.wake()
+        elif cmd == "P":
+            service.deadlines.wake()
+            service.worker.wake()
+            service.sender.wake()
+        elif cmd == "Q":
+            break
+    service.stop()
+
+
+# ------------------------------------------------------------------------------ orders
+def phase_parts(code: str) -> tuple[str, int, bool, str] | None:
+    m = PHASE_RE.match(code or "")
+    if not m:
+        return None
+    return m.group(1), int(m.group(2)), bool(m.group(3)), m.group(4)
+
+
+def next_movement(code: str) -> str | None:
+    """The movement phase after ``code`` in the standard calendar (for PHASE blocks)."""
+    p = phase_parts(code)
+    if p is None or p[2]:
+        return None
+    season, year, _, _ = p
+    return f"F{year}M" if season == "S" else f"S{year + 1}M"
+
+
+def phase_title(code: str) -> str:
+    p = phase_parts(code)
+    if p is None:
+        return code
+    season = {"S": "Spring", "F": "Fall", "W": "Winter", "A": "Autumn", "U": "Summer"}[p[0]]
+    kind = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}[p[3]]
+    return f"{season} {p[1]}{' BC' if p[2] else ''} {kind}"
+
+
+def _legal(variant: Any, pos: Any, power: str, line: str) -> bool:
+    try:
+        variant.read_order(pos, power, line)
+        return True
+    except Exception:  # noqa: BLE001 - an order the variant refuses
+        return False
+
+
+def _generic_retreats(variant: Any, pos: Any, power: str, rng: random.Random) -> list[str]:
+    out = []
+    board = variant.board
+    for d in pos.dislodged:
+        if d.unit.power != power:
+            continue
+        unit = str(d.unit)
+        options = [f"{unit} R {x}" for x in sorted(getattr(d, "retreats", ()) or ())]
+        if not options:
+            prov = d.unit.location.split("/")[0]
+            near = sorted(board.neighbours(prov)) if hasattr(board, "neighbours") else []
+            options = [f"{unit} R {x}" for x in near]
+        options = [x for x in options if _legal(variant, pos, power, x)]
+        if options and rng.random() < 0.85:
+            out.append(rng.choice(options))
+        else:
+            out.append(f"{unit} D")
+    return out
+
+
+def _generic_adjustments(variant: Any, pos: Any, power: str, rng: random.Random) -> list[str]:
+    from judge.games import game as G
+
+    _, count = G.needs(variant, pos, power)
+    board = variant.board
+    out: list[str] = []
+    if count > 0:
+        homes = list(board.home_centres.get(power, ()))
+        rng.shuffle(homes)
+        used: set[str] = set()
+        for h in homes:
+            if len(out) >= count:
+                break
+            kinds = ["A", "F"] + [f"F {h}/{c}" for c in ()]
+            cands = [f"BUILD A {h}", f"BUILD F {h}"]
+            prov = board.provinces.get(h)
+            for c in getattr(prov, "coasts", ()) or ():
+                cands.append(f"BUILD F {c if '/' in c else h + '/' + c}")
+            del kinds
+            rng.shuffle(cands)
+            for c in cands:
+                if h not in used and _legal(variant, pos, power, c):
+                    out.append(c)
+                    used.add(h)
+                    break
+        if len(out) < count and rng.random() < 0.5:
+            out.append("WAIVE")
+    elif count < 0:
+        mine = [u for u in pos.units if u.power == power]
+        for u in rng.sample(mine, min(len(mine), -count)):
+            out.append(f"REMOVE {u}")
+    return out
+
+
+def phase_orders(vname: str, variant: Any, pos: Any, power: str, rng: random.Random
+                 ) -> list[str]:
+    """A power's orders for the phase ``pos``: legal ones, as a player would write them."""
+    kind = pos.phase.kind
+    if vname == "stab":
+        import test_stab_mail_leak as S
+
+        return S.random_lines(pos, power, rng)
+    if kind == "R":
+        return _generic_retreats(variant, pos, power, rng)
+    if kind == "A":
+        if vname == "hoplite":
+            import test_hoplite_game as H
+
+            lines = [x for p, x in H.random_orders(pos, rng) if p == power]
+            return [x for x in lines if _legal(variant, pos, power, x)] or \
+                _generic_adjustments(variant, pos, power, rng)
+        if vname == "chessdip":
+            from judge.variants.chessdip import randomgame as C
+
+            with contextlib.suppress(Exception):
+                lines = [x for p, x in C.adjustment_lines(variant.board, variant.rules, pos, rng)
+                         if p == power]
+                return lines
+        return _generic_adjustments(variant, pos, power, rng)
+    # movement
+    if vname == "chessdip":
+        from judge.variants.chessdip import randomgame as C
+
+        return [x for p, x in C.movement_lines(variant.board, variant.rules, pos, rng)
+                if p == power]
+    if vname == "hoplite":
+        import test_hoplite_game as H
+
+        lines = [x for p, x in H.random_orders(pos, rng) if p == power]
+    elif vname == "multiplicity":
+        import test_multiplicity_properties as M
+
+        lines = [x for p, x in M.random_lines(pos, rng) if p == power]
+    else:
+        from judge.engine.randomgame import random_orders
+
+        lines = [str(o) for p, o in random_orders(variant.board, pos, rng) if p == power]
+    return [x for x in lines if _legal(variant, pos, power, x)]
+
+
+GARBLE = ["A XYZ - QQQ", "F LON - - NTH", "HOLD EVERYTHING", "A PAR S", "BUILD Z PAR",
+          "PHASE X 9999 Q", "IF", "ENDIF", "A MUN - BER VIA CONVOY PLEASE", "???",
+          "SET SOMETHING ODD"]
+SIGNOFFS = [["Cheers,", "Anna"], ["Best regards,", "Hans Müller"], ["Grüße"], ["Thanks!"]]
+QUOTES = ["On Mon, 23 Nov 2026 the judge wrote:\n> Orders for you\n> A PAR H",
+          "> last turn you said\n> A MUN - BER", "-- \nsent by a player's signature"]
+
+
+# ------------------------------------------------------------------------------ the season
+@dataclass
+class Seat:
+    power: str
+    address: str
+    password: str
+    silent_from: int = 10**9  # phases counted from the start: from this one, no mail
+    sent_keys: set = field(default_factory=set)
+
+
+@dataclass
+class SimGame:
+    name: str
+    kind: str  # the label of the season's table of variants
+    variant: str
+    options: str
+    rng: random.Random
+    gm: str
+    gm_password: str
+    seats: dict[str, Seat] = field(default_factory=dict)
+    joiners: list[tuple[str, str]] = field(default_factory=list)  # Dipnomicy: address, password
+    gid: int | None = None
+    start_phase: str | None = None
+    phases_seen: list[str] = field(default_factory=list)
+    acted: set = field(default_factory=set)
+    ending: bool = False
+    paused: bool = False
+    end_sent_at: int | None = None
+    stuck_rounds: int = 0
+    rolled_back: int = 0
+    replay: dict | None = None  # a ROLLBACK waiting to be checked (invariant 7)
+    newcomers: int = 0
+    master_log: list[str] = field(default_factory=list)
+
+
+KINDS: list[tuple[str, str, str]] = [
+    ("standard", "standard", ""),
+    ("stackem", "stackem", ""),
+    ("hoplite", "hoplite", ""),
+    ("multiplicity", "multiplicity", ""),
+    ("chessdip", "chessdip", ""),
+    ("stab", "stab", "RETREATS WITH_ORDERS"),
+    ("stab-next", "stab", "RETREATS NEXT_SEASON"),
+    ("dipnomicy", "dipnomicy", ""),
+    ("gunboat", "stab", "RETREATS WITH_ORDERS GUNBOAT"),
+]
+
+AHEAD_VARIANTS = {"standard", "stackem", "stab", "dipnomicy"}
+
+
+class Season:
+    def __init__(self, d: Path, games_per_variant: int, years: int, seed: int, kill: int = 0,
+                 progress: Callable[[str], None] | None = None, kinds: list[str] | None = None
+                 ) -> None:
+        self.d = d
+        self.years, self.seed, self.kill_count = years, seed, kill
+        self.rng = random.Random(seed)
+        self.clock = VirtualClock()
+        self.progress = progress or (lambda s: None)
+        self.violations: list[dict] = []
+        self.sent: list[dict] = []  # every mail sent to the judge: id, from, game
+        self.wrote: set[str] = set()  # addresses that wrote to the judge
+        self.mail_no = 0
+        self.games: list[SimGame] = []
+        self.games_per_variant = games_per_variant
+        self.kinds = [k for k in KINDS if kinds is None or k[0] in kinds]
+        self.kills_done = 0
+        self.kill_rounds: Counter[int] = Counter()
+        self.round = 0
+        self.replayed = 0
+        self.shuffled = 0
+
+    # ------------------------------------------------------------------ helpers
+    def violation(self, game: SimGame | None, what: str, phase: str | None = None) -> None:
+        v = {"game": game.name if game else None, "variant": game.kind if game else None,
+             "phase": phase, "what": what[:3000]}
+        if v not in self.violations:
+            self.violations.append(v)
+            self.progress(f"VIOLATION {v['game']} {v['variant']} {v['phase']}: {what[:300]}")
+
+    def db(self) -> sqlite3.Connection:
+        c = sqlite3.connect(str(self.d / "judge.db"), timeout=30)
+        c.row_factory = sqlite3.Row
+        return c
+
+    def send(self, frm: str, body: str, game: SimGame | None, subject: str = "orders",
+             headers: dict[str, str] | None = None) -> None:
+        self.mail_no += 1
+        m = EmailMessage()
+        m["From"], m["To"] = frm, self.judge.cfg.address
+        m["Subject"] = subject
+        m["Date"] = format_datetime(self.clock())
+        mid = f"<s{self.seed}.{self.mail_no}@players.test>"
+        m["Message-ID"] = mid
+        for k, v in (headers or {}).items():
+            m[k] = v
+        m.set_content(body)
+        raw = m.as_bytes()
+        for attempt in range(50):
+            try:
+                with smtplib.SMTP("127.0.0.1", self.judge.port, timeout=30) as c:
+                    c.sendmail(frm, [self.judge.cfg.address], raw)
+                break
+            except (OSError, smtplib.SMTPException):
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)  # a judge being restarted
+        self.sent.append({"mid": mid, "from": frm.lower(), "game": game.name if game else None,
+                          "body": body})
+        self.wrote.add(frm.lower())
+
+    def quiet(self, timeout: float = 60.0) -> bool:
+        """Wait until the judge has stored and acted on every mail, sent every message, and
+        has no game due at the clock's time. False (and a violation) on timeout."""
+        t0 = time.monotonic()
+        now = self.clock().isoformat(timespec="milliseconds")
+        poked = 0.0
+        while True:
+            with contextlib.closing(self.db()) as c:
+                stored = c.execute("SELECT count(*) FROM inbox").fetchone()[0]
+                new = c.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
+                out = c.execute("SELECT count(*) FROM outbox WHERE state IN ('pending', "
+                                "'waiting')").fetchone()[0]
+                due = c.execute("SELECT id, name, phase, wake_at FROM games WHERE status IN "
+                                "('active', 'paused') AND wake_at IS NOT NULL AND wake_at <= ?",
+                                (now.replace("+00:00", "+00:00"),)).fetchall()
+            due = [r for r in due if datetime.fromisoformat(r["wake_at"]) <= self.clock()]
+            if stored >= len(self.sent) and not new and not out and not due:
+                return True
+            if time.monotonic() - poked > 0.5:
+                self.judge.moved()
+                self.judge.poke()
+                poked = time.monotonic()
+            if time.monotonic() - t0 > timeout:
+                for r in due:
+                    g = next((x for x in self.games if x.name == r["name"]), None)
+                    self.violation(g, f"due at {r['wake_at']} and not acted on by "
+                                   f"{self.clock().isoformat()} (phase waits past its deadline)",
+                                   r["phase"])
+                if stored < len(self.sent) or new or out:
+                    self.violation(None, f"judge not quiet after {timeout} s: {len(self.sent)} "
+                                   f"mails sent, {stored} stored, {new} not acted on, {out} "
+                                   "messages not sent")
+                return False
+            time.sleep(0.01)
+
+    # ------------------------------------------------------------------ setup
+    def make_games(self) -> None:
+        for kind, variant, options in self.kinds:
+            for i in range(self.games_per_variant):
+                name = f"{kind.replace('-', '')}{i}"
+                g = SimGame(name, kind, variant, options, random.Random(self.rng.random()),
+                            f"gm.{name}@players.test", f"gm-{name}")
+                self.games.append(g)
+
+    def create_all(self) -> None:
+        from judge.games import game as G
+
+        for g in self.games:
+            opts = f"VARIANT {g.variant} {g.options}".strip()
+            body = f"CREATE {g.name} {g.gm_password} {opts}\nSET REMINDER 12h\nOPEN"
+            if g.rng.random() < 0.5:
+                body = body.replace("\nOPEN", "\nSET GRACE 6h\nOPEN")
+            self.send(g.gm, body, g, "new game")
+        self.quiet()
+        for g in self.games:
+            if g.variant == "dipnomicy":
+                n = g.rng.choice([5, 6, 7])
+                for k in range(n):
+                    a, pw = f"p{k}.{g.name}@players.test", f"seat{k}-{g.name}"
+                    g.joiners.append((a, pw))
+                    self.send(a, f"JOIN {g.name} {pw}", g, "join")
+            else:
+                powers = G.get_variant(g.variant).board.powers
+                for p in powers:
+                    a = f"{p.lower()}.{g.name}@players.test"
+                    seat = Seat(p, a, f"pw-{p.lower()}-{g.name}")
+                    g.seats[p] = seat
+                    self.send(a, f"SIGNON {p} {g.name} {seat.password}", g, "join")
+        self.quiet()
+        for g in self.games:
+            self.send(g.gm, f"MASTER {g.name} {g.gm_password}\nSTART", g, "start")
+        self.quiet()
+        with contextlib.closing(self.db()) as c:
+            for g in self.games:
+                row = c.execute("SELECT id, phase, status FROM games WHERE name = ?",
+                                (g.name,)).fetchone()
+                if row is None or row["status"] != "active":
+                    self.violation(g, f"did not start: {dict(row) if row else None}")
+                    continue
+                g.gid, g.start_phase = row["id"], row["phase"]
+                if g.variant == "dipnomicy":
+                    for r in c.execute("SELECT power, address FROM players WHERE game_id = ?",
+                                       (g.gid,)):
+                        pw = dict(g.joiners)[r["address"]]
+                        g.seats[r["power"]] = Seat(r["power"], r["address"], pw)
+                # one power in three games goes silent after a while (NMR, civil disorder,
+                # then abandonment); another power in one game in four is silent from the start
+                powers = sorted(g.seats)
+                if g.rng.random() < 0.35:
+                    g.seats[g.rng.choice(powers)].silent_from = g.rng.randint(2, 6)
+                if g.rng.random() < 0.25:
+                    g.seats[g.rng.choice(powers)].silent_from = 0
+
+    # ------------------------------------------------------------------ playing
+    def game_row(self, c: sqlite3.Connection, g: SimGame) -> dict | None:
+        r = c.execute("SELECT * FROM games WHERE id = ?", (g.gid,)).fetchone()
+        return dict(r) if r else None
+
+    def years_played(self, g: SimGame, phase: str) -> int:
+        a, b = phase_parts(g.start_phase or ""), phase_parts(phase)
+        if a is None or b is None:
+            return 0
+        return abs(b[1] - a[1])
+
+    def play_round(self) -> None:
+        from judge.games import game as G
+
+        with contextlib.closing(self.db()) as c:
+            rows = {g.name: self.game_row(c, g) for g in self.games if g.gid is not None}
+            dip = {r["game_id"]: dict(r) for r in c.execute("SELECT * FROM dipnomicy_games")} \
+                if c.execute("SELECT name FROM sqlite_master WHERE name = 'dipnomicy_games'"
+                             ).fetchone() else {}
+            positions = {}
+            for g in self.games:
+                row = rows.get(g.name)
+                if row and row["status"] in ("active", "paused") and row["phase"]:
+                    p = c.execute("SELECT position FROM positions WHERE game_id = ? AND "
+                                  "phase = ?", (g.gid, row["phase"])).fetchone()
+                    positions[g.name] = json.loads(p["position"]) if p else None
+        for g in self.games:
+            row = rows.get(g.name)
+            if not row or row["status"] not in ("active", "paused"):
+                continue
+            phase = row["phase"]
+            if phase not in g.phases_seen:
+                g.phases_seen.append(phase)
+            if self.years_played(g, phase) >= self.years and not g.ending:
+                self.end_game(g, row)
+                continue
+            if g.ending:
+                if g.end_sent_at is not None and self.round - g.end_sent_at > 3:
+                    self.violation(g, "ENDGAME sent and the game is still "
+                                   f"{row['status']}", phase)
+                    g.end_sent_at = None
+                continue
+            variant = G.get_variant(g.variant)
+            data = positions.get(g.name)
+            if data is None:
+                continue
+            pos = variant.read_position(data)
+            d = dip.get(g.gid, {})
+            key = (phase, d.get("turn"), d.get("voting"), row["status"])
+            if key not in g.acted:
+                g.acted.add(key)
+                self.players_act(g, variant, pos, phase, d)
+            self.master_acts(g, row, phase, d)
+
+    def players_act(self, g: SimGame, variant: Any, pos: Any, phase: str, d: dict) -> None:
+        from judge.games import game as G
+
+        n = len(g.phases_seen) - 1
+        last_year = self.years_played(g, phase) == self.years - 1
+        presented = json.loads(d["presented"]) if d.get("presented") else []
+        for power in sorted(g.seats):
+            seat = g.seats[power]
+            if n >= seat.silent_from:
+                continue
+            rng = g.rng
+            try:
+                units, count = G.needs(variant, pos, power)
+            except Exception as exc:  # noqa: BLE001
+                self.violation(g, f"needs() failed for {power}: {exc!r}", phase)
+                continue
+            voting = bool(d.get("voting"))
+            if not units and not count and not voting and rng.random() < 0.8:
+                continue
+            if rng.random() < 0.05:
+                continue  # forgets this phase (an NMR)
+            try:
+                lines = phase_orders(g.variant, variant, pos, power, rng) if (units or count) \
+                    else []
+            except Exception as exc:  # noqa: BLE001 - the simulator's own failing
+                lines = []
+                self.progress(f"{g.name}: no orders for {power} in {phase}: {exc!r}")
+            body = [f"SIGNON {power} {g.name} {seat.password}"]
+            if rng.random() < 0.1:
+                body.append(rng.choice(GARBLE))
+            body += lines
+            if rng.random() < 0.08 and lines:
+                from fuzzkit import mutate_text
+
+                body.append(mutate_text(rng, rng.choice(lines)).replace("\n", " ")[:80])
+            if voting and presented:
+                for k in range(len(presented)):
+                    if rng.random() < 0.9:
+                        body.append(f"VOTE P{k + 1} "
+                                    f"{rng.choice(['FOR', 'FOR', 'AGAINST', 'ABSTAIN'])}")
+            if g.variant == "dipnomicy" and not voting and rng.random() < 0.25:
+                body += ["PROPOSE Support actions", "Enact the following mutable rule:",
+                         "MODULE support", "Units may support.", "END"] if rng.random() < 0.5 \
+                    else [f"PROPOSE A rule of {power.title()}", "Enact a mutable rule:",
+                          f"Players shall be polite to {power.title()}.", "END"]
+            nxt = next_movement(phase)
+            if (g.variant in AHEAD_VARIANTS and nxt and pos.phase.kind == "M" and lines
+                    and rng.random() < 0.15):
+                own = [str(u) for u in pos.units if u.power == power]
+                if own:
+                    u = rng.choice(own)
+                    body += [f"PHASE {nxt}", f"IF {power.title()} {u}", f"  {u} H",
+                             "ELSE", "  CLEAR" if rng.random() < 0.1 else f"  {u} H", "ENDIF"]
+            if rng.random() < 0.1 and g.variant != "dipnomicy":
+                others = [p for p in g.seats if p != power]
+                if rng.random() < 0.5:
+                    body += ["BROADCAST", "Greetings, everyone.", "ENDPRESS"]
+                elif others:
+                    body += [f"PRESS TO {rng.choice(others)}", "Shall we talk?", "ENDPRESS"]
+            if last_year and rng.random() < 0.3:
+                body.append("DRAW")
+            if rng.random() < 0.1:
+                body += rng.choice(SIGNOFFS)
+            text = "\n".join(body)
+            if rng.random() < 0.1:
+                text += "\n\n" + rng.choice(QUOTES)
+            self.send(seat.address, text, g, f"{g.name} {phase}")
+
+    def end_game(self, g: SimGame, row: dict) -> None:
+        g.ending = True
+        g.end_sent_at = self.round
+        body = [f"MASTER {g.name} {g.gm_password}"]
+        if row["status"] == "paused":
+            body.append("RESUME")
+        body.append("ENDGAME")
+        self.send(g.gm, "\n".join(body), g, "end")
+        g.master_log.append(f"{row['phase']}: ENDGAME")
+
+    def master_acts(self, g: SimGame, row: dict, phase: str, d: dict) -> None:
+        rng = g.rng
+        head = f"MASTER {g.name} {g.gm_password}"
+        if g.paused:
+            if rng.random() < 0.7:
+                self.send(g.gm, f"{head}\nRESUME", g, "resume")
+                g.paused = False
+                g.master_log.append(f"{phase}: RESUME")
+            return
+        if g.replay is not None:
+            self.check_replay(g, phase)
+            return
+        roll = rng.random()
+        if roll < 0.04 and g.variant != "dipnomicy" and len(g.phases_seen) >= 2:
+            self.rollback(g, head, phase)
+        elif roll < 0.05:
+            self.replace(g, head, phase)
+        elif roll < 0.06 and g.variant != "dipnomicy":
+            power = rng.choice(sorted(g.seats))
+            self.send(g.gm, f"{head}\nEJECT {power}", g, "eject")
+            g.master_log.append(f"{phase}: EJECT {power}")
+            g.newcomers += 1
+            seat = g.seats[power]
+            seat.address = f"taker{g.newcomers}.{power.lower()}.{g.name}@players.test"
+            seat.password = f"take-{g.newcomers}-{g.name}"
+            self.send(seat.address, f"TAKEOVER {power} {g.name} {seat.password}", g, "takeover")
+        elif roll < 0.09:
+            self.send(g.gm, f"{head}\nPAUSE", g, "pause")
+            g.paused = True
+            g.master_log.append(f"{phase}: PAUSE")
+        elif roll < 0.06:
+            self.send(g.gm, f"{head}\nDEADLINE {rng.choice(['36h', '3d', '90m'])}", g,
+                      "deadline")
+            g.master_log.append(f"{phase}: DEADLINE")
+        elif roll < 0.08:
+            self.send(g.gm, f"{head}\nPROCESS {phase}", g, "process")
+            g.master_log.append(f"{phase}: PROCESS")
+
+    def rollback(self, g: SimGame, head: str, phase: str) -> None:
+        """ROLLBACK to the phase before this one and PROCESS it at once (same mail): its
+        restored orders must give the same next position, results and report (invariant 7)."""
+        with contextlib.closing(self.db()) as c:
+            rows = c.execute("SELECT phase, position, results FROM positions WHERE game_id = ? "
+                             "AND adjudicated IS NOT NULL ORDER BY id DESC LIMIT 1",
+                             (g.gid,)).fetchall()
+            if not rows:
+                return
+            back = rows[0]["phase"]
+            nxt = c.execute("SELECT phase, position FROM positions WHERE game_id = ? AND "
+                            "id > (SELECT id FROM positions WHERE game_id = ? AND phase = ?) "
+                            "ORDER BY id LIMIT 1", (g.gid, g.gid, back)).fetchone()
+            if nxt is None:
+                return
+        g.replay = {"phase": back, "results": rows[0]["results"], "next": nxt["phase"],
+                    "position": nxt["position"], "round": self.round}
+        g.rolled_back += 1
+        self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g, "rollback")
+        g.master_log.append(f"{phase}: ROLLBACK {back} + PROCESS {back}")
+
+    def check_replay(self, g: SimGame, phase: str) -> None:
+        rp = g.replay
+        assert rp is not None
+        with contextlib.closing(self.db()) as c:
+            row = c.execute("SELECT results, adjudicated FROM positions WHERE game_id = ? AND "
+                            "phase = ?", (g.gid, rp["phase"])).fetchone()
+            nxt = c.execute("SELECT position FROM positions WHERE game_id = ? AND phase = ?",
+                            (g.gid, rp["next"])).fetchone()
+            if row is None or row["adjudicated"] is None or nxt is None:
+                if self.round - rp["round"] > 2:
+                    self.violation(g, f"ROLLBACK {rp['phase']} + PROCESS: not processed again "
+                                   f"(now {phase})", rp["phase"])
+                    g.replay = None
+                return
+        g.replay = None
+        if row["results"] != rp["results"]:
+            was = {json.dumps(x, sort_keys=True) for x in json.loads(rp["results"] or "[]")}
+            now = {json.dumps(x, sort_keys=True) for x in json.loads(row["results"] or "[]")}
+            self.violation(g, "ROLLBACK + PROCESS with the restored orders: other results; "
+                           f"only before: {sorted(was - now)}; only after: {sorted(now - was)}",
+                           rp["phase"])
+        if nxt["position"] != rp["position"]:
+            was, now = json.loads(rp["position"]), json.loads(nxt["position"])
+            diff = {k: (was.get(k), now.get(k)) for k in set(was) | set(now)
+                    if was.get(k) != now.get(k)}
+            self.violation(g, "ROLLBACK + PROCESS with the restored orders: another "
+                           f"{rp['next']} position (before, after): {diff}", rp["phase"])
+
+    def replace(self, g: SimGame, head: str, phase: str) -> None:
+        """REPLACE a power's player by a new address: half the time the newcomer has written
+        to the judge first (HELP), half the time not (then the judge must not mail it before
+        it confirms: invariant 5)."""
+        rng = g.rng
+        power = rng.choice(sorted(g.seats))
+        g.newcomers += 1
+        seat = g.seats[power]
+        seat.address = f"new{g.newcomers}.{power.lower()}.{g.name}@players.test"
+        seat.password = f"new-{g.newcomers}-{g.name}"
+        if rng.random() < 0.5:
+            self.send(seat.address, "HELP", g, "hello")
+        self.send(g.gm, f"{head}\nREPLACE {power} {seat.address} {seat.password}", g, "replace")
+        g.master_log.append(f"{phase}: REPLACE {power}")
+
+    def advance(self) -> bool:
+        """Move the clock to the next wake of any game; False when no game waits."""
+        with contextlib.closing(self.db()) as c:
+            r = c.execute("SELECT min(wake_at) FROM games WHERE status IN ('active', 'paused') "
+                          "AND wake_at IS NOT NULL").fetchone()
+        if not r or r[0] is None:
+            return False
+        when = datetime.fromisoformat(r[0])
+        self.clock.set(max(when, self.clock()) + timedelta(seconds=1))
+        self.judge.moved()
+        return True
+
+    # ------------------------------------------------------------------ running
+    def run(self) -> dict:
+        t0 = time.monotonic()
+        self.d.mkdir(parents=True, exist_ok=True)
+        cheap_passwords()
+        self.judge: InProcessJudge | ChildJudge = (
+            ChildJudge(self.d, self.clock) if self.kill_count else
+            InProcessJudge(self.d, self.clock))
+        try:
+            self.make_games()
+            self.create_all()
+            budget = 60 * self.years * 4 + 200  # rounds: a game needs a few per phase
+            if self.kill_count:
+                # spread over the rounds a game's years take (a dozen a year), several in
+                # one round when asked for more kills than that
+                for _ in range(self.kill_count):
+                    self.kill_rounds[self.rng.randrange(2, 12 * self.years + 4)] += 1
+            last = ""
+            while self.round < budget:
+                self.round += 1
+                self.play_round()
+                kills = self.kill_rounds.pop(self.round, 0)
+                moments = sorted(self.rng.random() < 0.5 for _ in range(kills))
+                for _ in [m for m in moments if not m]:
+                    self.kill_now()  # while the round's mail is being read
+                self.quiet()
+                if not self.advance():
+                    break
+                for _ in [m for m in moments if m]:
+                    self.kill_now()  # while due games are being processed
+                self.quiet()
+                done = sum(1 for g in self.games if self.status(g) == "finished")
+                line = (f"round {self.round}: {self.clock():%Y-%m-%d %H:%M}, {done}/"
+                        f"{len(self.games)} finished, {len(self.sent)} mails in, "
+                        f"{len(self.violations)} violations, {time.monotonic() - t0:.0f} s")
+                if line[:40] != last[:40]:
+                    self.progress(line)
+                last = line
+            self.quiet()
+        finally:
+            self.judge.stop()
+        return self.check_all(time.monotonic() - t0)
+
+    def kill_now(self) -> None:
+        """SIGKILL the judge at a random moment of its work, then start it again."""
+        time.sleep(self.rng.random() * 0.2)
+        self.judge.kill()
+        self.kills_done += 1
+        self.progress(f"killed the judge ({self.kills_done} of {self.kill_count})")
+
+    def status(self, g: SimGame) -> str | None:
+        with contextlib.closing(self.db()) as c:
+            r = c.execute("SELECT status FROM games WHERE name = ?", (g.name,)).fetchone()
+        return r[0] if r else None
+
+    # ------------------------------------------------------------------ invariants
+    def check_all(self, wall: float) -> dict:
+        import resource
+
+        from invariants import check_season
+
+        stats = check_season(self)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        db_bytes = sum(p.stat().st_size for p in self.d.glob("judge.db*"))
+        game_years = max(1, sum(max(1, len({phase_parts(p)[1] for p in g.phases_seen
+                                            if phase_parts(p)}))
+                                for g in self.games))
+        out = {
+            "games": len(self.games),
+            "finished": stats["finished"],
+            "phases": stats["phases"],
+            "mails_in": len(self.sent),
+            "mails_out": stats["mails_out"],
+            "violations": self.violations,
+            "internal_errors": stats["internal_errors"],
+            "wall_s": round(wall, 1),
+            "peak_rss_mb": round(max(peak, peak_children), 1),
+            "db_mb_per_game_year": round(db_bytes / 1e6 / game_years, 3),
+            "seed": self.seed, "years": self.years,
+            "games_per_variant": self.games_per_variant,
+            "kills": self.kills_done, "rounds": self.round,
+            "virtual_days": round((self.clock() - START).total_seconds() / 86400, 1),
+            "by_variant": stats["by_variant"],
+            "shuffled_phases": stats.get("shuffled", 0),
+        }
+        return out
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "child":
+    child_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
