@@ -15,7 +15,10 @@ What it adds to the standard game flow (:class:`judge.games.flow.GameFlow`):
 * the report of everything adjudicated together is one mail per recipient, rendered from the
   events that recipient may see (:func:`judge.reports.queue_flow_report`): the public
   report (rule 2, 3, 6) for everyone, and below it the reader's private notice (rule 1, 5);
-* STATUS shows other powers' names (pseudonyms) and centre counts only.
+* STATUS shows other powers' names (pseudonyms) and centre counts only;
+* with NEXT_SEASON, ROLLBACK to a phase of a season sent as one (the adjustments, the
+  movement) goes back to the phase its orders were sent in, and PROCESS of such a phase is
+  the processing of that phase (:meth:`StabFlow.master_command`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from judge.engine.board import province_of
@@ -32,8 +36,9 @@ from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, U
 from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
+from judge.games import gmtools
 from judge.games.errors import GameError
-from judge.games.flow import GameFlow, game_settings
+from judge.games.flow import FlowContext, GameFlow, game_settings
 from judge.games.game import order_entry, refuse
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
@@ -71,6 +76,31 @@ def mode(settings: dict) -> str:
 def combined(rules: StabRules, pos: Position) -> bool:
     """A retreat or adjustment phase whose orders come with the next season's movement."""
     return pos.phase.kind in "RA" and rules.retreat_mode(pos) == NEXT_SEASON
+
+
+def folded(phase: Phase) -> list[str]:
+    """The phases after ``phase``, a retreat or adjustment phase taking the next season's
+    orders, that are adjudicated with it (each only if it comes: a Winter with nothing to
+    adjust may not): up to and including that season's movement."""
+    if phase.kind == "R" and phase.season == "S":
+        return [f"F{phase.year}M"]
+    if phase.kind == "R":
+        return [f"W{phase.year}A", f"S{phase.year + 1}M"]
+    return [f"S{phase.year + 1}M"] if phase.kind == "A" else []
+
+
+def sent_in(phases: list[str], target: str) -> str:
+    """The phase whose orders ``target``'s were sent with, in a NEXT_SEASON game whose
+    stored phases are ``phases`` (in order): the retreat or adjustment phase that took the
+    season's orders when ``target`` is one of the phases adjudicated with it, else
+    ``target`` itself (a phase the game stopped in, which took its own orders)."""
+    start = target
+    while start in phases and phases.index(start) > 0:
+        before = Phase.parse(phases[phases.index(start) - 1])
+        if start not in folded(before):
+            break
+        start = str(before)  # adjudicated with the phase before it: ordered there (or earlier)
+    return start
 
 
 # ------------------------------------------------------------ reading blind
@@ -402,6 +432,42 @@ class StabFlow(GameFlow):
             except OrderError:
                 continue  # refused when it was sent; the player was told why
         return [(variant.adjudicate(pos, orders), orders)]
+
+    # ---------------------------------------------------------------- master
+    def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
+                       ) -> tuple[str, str, Any] | None:
+        """With NEXT_SEASON a season's retreats, adjustments and movement are ordered in one
+        mail, in the phase where the game waits for them (a retreat phase, or the Winter),
+        and adjudicated together: the adjustment and movement phases after it are never
+        phases the game stops in, and none of them has orders of its own. So ROLLBACK to one
+        of them goes back to the phase its orders were sent in, with those orders (the whole
+        season's lines, as they were); its position, its orders and the same orders' results
+        can be had only there. PROCESS naming one of them, while the game waits for its
+        season's orders, processes the phase that takes them (it has not been processed)."""
+        if mode(game_settings(game)) != NEXT_SEASON or not cmd.args or \
+                cmd.name not in ("ROLLBACK", "PROCESS"):
+            return None
+        target = str(cmd.args[0]).upper()
+        if cmd.name == "ROLLBACK":
+            phases = [r["phase"] for r in ctx.s.all(
+                "SELECT phase FROM positions WHERE game_id = ? ORDER BY id", (game["id"],))]
+            start = sent_in(phases, target)
+            if start == target:
+                return None
+            text, kind, data = gmtools.rollback(ctx, ses, replace(cmd, args=[start]))
+            return (f"The orders of {target} were sent in {start}, with the retreats and "
+                    "adjustments (they are sent with the next season's orders): the game "
+                    f"goes back to {start}, where they were sent. " + text, kind, data)
+        phase = game["phase"]
+        if not phase or target == phase or game["status"] not in ("active", "paused"):
+            return None
+        try:
+            waiting = Phase.parse(phase)
+        except ValueError:
+            return None
+        if target not in folded(waiting):
+            return None
+        return gmtools.process(ctx, ses, replace(cmd, args=[phase]))
 
     # ---------------------------------------------------------------- reports
     def turn_events(self, variant: Any, steps: list[tuple[Outcome, list]]) -> list[Event]:

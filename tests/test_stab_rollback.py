@@ -1,0 +1,65 @@
+"""ROLLBACK in a Stab! game with RETREATS NEXT_SEASON: the retreats and builds of a season
+are sent with the next season's movement orders, and adjudicated with them from the
+pending retreat or adjustment phase (variants/stab/flow.py). A ROLLBACK to any phase of
+that season, then PROCESS of it with the restored orders, gives the same positions, the
+same results and the same report as the first time (found by bench/season.py: the
+movement phase's orders, sent with the builds, were lost and every unit held)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from mailkit import POWERS, InProcessBackend, InProcessJudge, subject_has
+from stabkit import play_stab_game
+
+GAME, GM = "ns1", "gm@p.test"
+MASTER = f"MASTER {GAME} master-{GAME}"
+
+
+def addr(power: str) -> str:
+    return f"{power.lower()}@p.test"
+
+
+def stored(judge: InProcessJudge) -> dict[str, tuple]:
+    """Every stored phase of the game: (position, results, adjudicated or not)."""
+    game = judge.store.game(GAME)
+    return {r["phase"]: (json.loads(r["position"]), json.loads(r["results"] or "null"),
+                         r["adjudicated"] is not None)
+            for r in judge.store.all("SELECT phase, position, results, adjudicated FROM "
+                                     "positions WHERE game_id = ? ORDER BY id", (game["id"],))}
+
+
+def same_text(body: str) -> str:
+    """A report's text without its deadline (counted from the moment it was processed)."""
+    return re.sub(r"^Deadline: .*$", "Deadline: -", body, flags=re.M)
+
+
+@pytest.mark.parametrize("target", ["S1902M", "W1901A", "F1901R"])
+def test_rollback_then_the_same_orders_give_the_same_season(tmp_path, target):
+    judge = InProcessJudge(tmp_path)
+    b = InProcessBackend(judge)
+    reports = play_stab_game(b, GAME, addr, GM, tmp_path / "judge.db", next_season=True)
+    # F1901R took the French retreat, the builds and the Spring 1902 orders in one go
+    assert judge.store.game(GAME)["phase"] == "F1902M"
+    before = stored(judge)
+    assert before["S1902M"][2] and before["W1901A"][2] and before["F1901R"][2]
+    first = {p: reports[p][-1] for p in [*POWERS, "GM"]}
+    assert first["ITALY"].subject == f"{GAME}: Spring 1902 report"
+
+    got = judge.send(GM, f"{MASTER}\nROLLBACK {target}\nPROCESS {target}", "again")
+    reply = next(m for m in got if m.rcpt == GM and "again" in m.subject)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+
+    assert stored(judge) == before  # every position and every result as the first time
+    for p in [*POWERS, "GM"]:
+        again = [m for m in got if m.rcpt == (GM if p == "GM" else addr(p))
+                 and subject_has(" report")(m)]
+        assert len(again) == 1, (p, again)
+        assert again[0].subject == first[p].subject
+        assert same_text(again[0].body) == same_text(first[p].body), (p, again[0].body)
+    # the master is told where the game went back to: the phase those orders were sent in
+    assert "is back in F1901R" in reply.flat, reply.body
+    assert "the orders of 7 power(s) for that phase are restored" in reply.flat, reply.body
+    assert "game ns1 is now in F1902M" in reply.flat, reply.body
