@@ -51,6 +51,7 @@ def test_rollback_then_the_same_orders_give_the_same_season(tmp_path, target):
     got = judge.send(GM, f"{MASTER}\nROLLBACK {target}\nPROCESS {target}", "again")
     reply = next(m for m in got if m.rcpt == GM and "again" in m.subject)
     assert not reply.subject.startswith("[ERROR]"), reply.body
+    deadline = re.search(r"New deadline: (.*?) \(in ", reply.flat).group(1)
 
     assert stored(judge) == before  # every position and every result as the first time
     for p in [*POWERS, "GM"]:
@@ -59,6 +60,13 @@ def test_rollback_then_the_same_orders_give_the_same_season(tmp_path, target):
         assert len(again) == 1, (p, again)
         assert again[0].subject == first[p].subject
         assert same_text(again[0].body) == same_text(first[p].body), (p, again[0].body)
+    # everyone is told where the game went back to, as it was then (the PROCESS after it in
+    # the same mail does not change what the notice says)
+    for m in got:
+        if "rolled back" in m.subject:
+            assert m.subject == f"{GAME} - rolled back to F1901R", m.subject
+            assert "rolled back by its master to Fall 1901 Retreat (F1901R)" in m.flat, m.body
+            assert "Deadline: " + deadline in m.body, (deadline, m.body)
     # the master is told where the game went back to: the phase those orders were sent in
     assert "is back in F1901R" in reply.flat, reply.body
     assert "the orders of 7 power(s) for that phase are restored" in reply.flat, reply.body
