@@ -71,3 +71,31 @@ def test_rollback_then_the_same_orders_give_the_same_season(tmp_path, target):
     assert "is back in F1901R" in reply.flat, reply.body
     assert "the orders of 7 power(s) for that phase are restored" in reply.flat, reply.body
     assert "game ns1 is now in F1902M" in reply.flat, reply.body
+
+
+def test_with_orders_rollback_to_the_retreats_goes_back_to_their_movement(tmp_path):
+    """RETREATS WITH_ORDERS: the retreat phase is adjudicated at once from the conditional
+    retreats sent with the movement orders; ROLLBACK to it goes back to that movement phase
+    (it held no orders of its own, and a deadline for nothing), and the same orders give
+    the same Autumn report (it was a report of the retreats alone, without the moves)."""
+    judge = InProcessJudge(tmp_path)
+    b = InProcessBackend(judge)
+    reports = play_stab_game(b, GAME, addr, GM, tmp_path / "judge.db")
+    assert judge.store.game(GAME)["phase"] == "S1902M"
+    before = stored(judge)
+    autumn = {p: reports[p][-2] for p in [*POWERS, "GM"]}
+    assert autumn["ITALY"].subject == f"{GAME}: Autumn 1901 report"
+
+    got = judge.send(GM, f"{MASTER}\nROLLBACK F1901R\nPROCESS F1901R", "again")
+    reply = next(m for m in got if m.rcpt == GM and "again" in m.subject)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    after = stored(judge)
+    for phase in ("S1901M", "F1901M", "F1901R"):
+        assert after[phase] == before[phase], phase
+    assert after["W1901A"][0] == before["W1901A"][0]  # where it waits again, as before
+    for p in [*POWERS, "GM"]:
+        again = [m for m in got if m.rcpt == (GM if p == "GM" else addr(p))
+                 and subject_has(" report")(m)]
+        assert [m.subject for m in again] == [autumn[p].subject], (p, again)
+        assert same_text(again[0].body) == same_text(autumn[p].body), (p, again[0].body)
+    assert "is back in F1901M" in reply.flat and "now in W1901A" in reply.flat, reply.body

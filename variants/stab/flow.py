@@ -16,9 +16,10 @@ What it adds to the standard game flow (:class:`judge.games.flow.GameFlow`):
   events that recipient may see (:func:`judge.reports.queue_flow_report`): the public
   report (rule 2, 3, 6) for everyone, and below it the reader's private notice (rule 1, 5);
 * STATUS shows other powers' names (pseudonyms) and centre counts only;
-* with NEXT_SEASON, ROLLBACK to a phase of a season sent as one (the adjustments, the
-  movement) goes back to the phase its orders were sent in, and PROCESS of such a phase is
-  the processing of that phase (:meth:`StabFlow.master_command`).
+* ROLLBACK to a phase adjudicated with the one before it, from the orders sent there (with
+  NEXT_SEASON the adjustments and movement taken with the retreats; with WITH_ORDERS the
+  retreats), goes back to the phase its orders were sent in, and PROCESS naming such a
+  phase processes that phase (:meth:`StabFlow.master_command`).
 """
 
 from __future__ import annotations
@@ -78,10 +79,14 @@ def combined(rules: StabRules, pos: Position) -> bool:
     return pos.phase.kind in "RA" and rules.retreat_mode(pos) == NEXT_SEASON
 
 
-def folded(phase: Phase) -> list[str]:
-    """The phases after ``phase``, a retreat or adjustment phase taking the next season's
-    orders, that are adjudicated with it (each only if it comes: a Winter with nothing to
-    adjust may not): up to and including that season's movement."""
+def folded(phase: Phase, retreats: str) -> list[str]:
+    """The phases adjudicated with ``phase`` from the orders sent in it, which are never
+    phases a game waits in and have no orders of their own (each only if it comes).
+    ``NEXT_SEASON``: after a retreat or adjustment phase, which takes the next season's
+    orders, the phases up to and including that season's movement. ``WITH_ORDERS``: after a
+    movement phase, its retreat phase (the conditional retreats came with its orders)."""
+    if retreats == WITH_ORDERS:
+        return [f"{phase.season}{phase.year}R"] if phase.kind == "M" else []
     if phase.kind == "R" and phase.season == "S":
         return [f"F{phase.year}M"]
     if phase.kind == "R":
@@ -89,18 +94,22 @@ def folded(phase: Phase) -> list[str]:
     return [f"S{phase.year + 1}M"] if phase.kind == "A" else []
 
 
-def sent_in(phases: list[str], target: str) -> str:
-    """The phase whose orders ``target``'s were sent with, in a NEXT_SEASON game whose
-    stored phases are ``phases`` (in order): the retreat or adjustment phase that took the
-    season's orders when ``target`` is one of the phases adjudicated with it, else
-    ``target`` itself (a phase the game stopped in, which took its own orders)."""
+def sent_in(phases: list[str], target: str, retreats: str) -> str:
+    """The phase in which ``target``'s orders were sent, in a game whose stored phases are
+    ``phases`` (in order): the phase ``target`` was adjudicated with (:func:`folded`), else
+    ``target`` itself (a phase the game waited in, which took its own orders)."""
     start = target
     while start in phases and phases.index(start) > 0:
         before = Phase.parse(phases[phases.index(start) - 1])
-        if start not in folded(before):
+        if start not in folded(before, retreats):
             break
         start = str(before)  # adjudicated with the phase before it: ordered there (or earlier)
     return start
+
+
+_SENT_WITH = {NEXT_SEASON: "with the retreats and adjustments (they are sent with the next "
+                           "season's orders)",
+              WITH_ORDERS: "as conditional retreats with the movement orders"}
 
 
 # ------------------------------------------------------------ reading blind
@@ -436,28 +445,28 @@ class StabFlow(GameFlow):
     # ---------------------------------------------------------------- master
     def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
                        ) -> tuple[str, str, Any] | None:
-        """With NEXT_SEASON a season's retreats, adjustments and movement are ordered in one
-        mail, in the phase where the game waits for them (a retreat phase, or the Winter),
-        and adjudicated together: the adjustment and movement phases after it are never
-        phases the game stops in, and none of them has orders of its own. So ROLLBACK to one
-        of them goes back to the phase its orders were sent in, with those orders (the whole
-        season's lines, as they were); its position, its orders and the same orders' results
-        can be had only there. PROCESS naming one of them, while the game waits for its
-        season's orders, processes the phase that takes them (it has not been processed)."""
-        if mode(game_settings(game)) != NEXT_SEASON or not cmd.args or \
-                cmd.name not in ("ROLLBACK", "PROCESS"):
+        """Some phases are adjudicated with the phase before them, from the orders sent in
+        it, and the game never waits in them (:func:`folded`): with NEXT_SEASON a season's
+        retreats, adjustments and movement are ordered in one mail while the game waits in
+        the retreat phase or the Winter; with WITH_ORDERS a movement phase's retreats come
+        with its orders. None of them has orders of its own, so ROLLBACK to one of them goes
+        back to the phase its orders were sent in, with those orders as they were: its
+        position, orders and report can be had again only there. PROCESS naming one of
+        them, while the game waits in the phase that takes its orders, processes that phase
+        (the named one has not been processed yet)."""
+        if not cmd.args or cmd.name not in ("ROLLBACK", "PROCESS"):
             return None
+        retreats = mode(game_settings(game))
         target = str(cmd.args[0]).upper()
         if cmd.name == "ROLLBACK":
             phases = [r["phase"] for r in ctx.s.all(
                 "SELECT phase FROM positions WHERE game_id = ? ORDER BY id", (game["id"],))]
-            start = sent_in(phases, target)
+            start = sent_in(phases, target, retreats)
             if start == target:
                 return None
             text, kind, data = gmtools.rollback(ctx, ses, replace(cmd, args=[start]))
-            return (f"The orders of {target} were sent in {start}, with the retreats and "
-                    "adjustments (they are sent with the next season's orders): the game "
-                    f"goes back to {start}, where they were sent. " + text, kind, data)
+            return (f"The orders of {target} were sent in {start}, {_SENT_WITH[retreats]}: "
+                    f"the game goes back to {start}, where they were sent. " + text, kind, data)
         phase = game["phase"]
         if not phase or target == phase or game["status"] not in ("active", "paused"):
             return None
@@ -465,7 +474,7 @@ class StabFlow(GameFlow):
             waiting = Phase.parse(phase)
         except ValueError:
             return None
-        if target not in folded(waiting):
+        if target not in folded(waiting, retreats):
             return None
         return gmtools.process(ctx, ses, replace(cmd, args=[phase]))
 
