@@ -99,3 +99,23 @@ def test_with_orders_rollback_to_the_retreats_goes_back_to_their_movement(tmp_pa
         assert [m.subject for m in again] == [autumn[p].subject], (p, again)
         assert same_text(again[0].body) == same_text(autumn[p].body), (p, again[0].body)
     assert "is back in F1901M" in reply.flat and "now in W1901A" in reply.flat, reply.body
+
+
+def test_the_phase_a_rollback_goes_back_to():
+    from judge.variants.stab.flow import NEXT_SEASON, WITH_ORDERS, sent_in
+
+    # NEXT_SEASON: waits in S1901M, S1901R (takes F1901M), F1901R (takes W1901A, S1902M),
+    # S1902R... and in W1902A (takes S1903M) when the Autumn dislodged nothing
+    phases = ["S1901M", "S1901R", "F1901M", "F1901R", "W1901A", "S1902M", "S1902R", "F1902M",
+              "W1902A", "S1903M", "F1903M"]
+    went = {p: sent_in(phases, p, NEXT_SEASON) for p in phases}
+    assert went == {"S1901M": "S1901M", "S1901R": "S1901R", "F1901M": "S1901R",
+                    "F1901R": "F1901R", "W1901A": "F1901R", "S1902M": "F1901R",
+                    "S1902R": "S1902R", "F1902M": "S1902R", "W1902A": "W1902A",
+                    "S1903M": "W1902A", "F1903M": "F1903M"}
+    # WITH_ORDERS: a retreat phase is its movement's; the rest wait for their own orders
+    phases = ["S1901M", "S1901R", "F1901M", "F1901R", "W1901A", "S1902M"]
+    went = {p: sent_in(phases, p, WITH_ORDERS) for p in phases}
+    assert went == {"S1901M": "S1901M", "S1901R": "S1901M", "F1901M": "F1901M",
+                    "F1901R": "F1901M", "W1901A": "W1901A", "S1902M": "S1902M"}
+    assert sent_in(phases, "S1905M", WITH_ORDERS) == "S1905M"  # not stored: the judge says so
