@@ -8,6 +8,7 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
+from datetime import UTC, datetime
 from email import message_from_bytes
 from email.policy import default as default_policy
 from typing import Any
@@ -19,6 +20,11 @@ def _body(raw: bytes) -> str:
     msg = message_from_bytes(raw, policy=default_policy)
     part = msg.get_body(preferencelist=("plain",))
     return part.get_content() if part is not None else ""
+
+
+def _iso(text: str) -> datetime:
+    t = datetime.fromisoformat(text)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def check_season(season: Any) -> dict:
@@ -107,16 +113,28 @@ def check_season(season: Any) -> dict:
             g = by_gid.get(r["game_id"])
             if g is not None and not g.rolled_back:
                 v(g, f"{r['rcpt']} got {r['n']} copies of {r['subject']!r}")
-        # 5. no mail to an address that neither wrote nor confirmed
+        # 5. no mail to an address that neither wrote nor confirmed: an address a master
+        # named (REPLACE) gets its one confirmation request, and nothing else before it
+        # writes (CONFIRM, or any mail of its own)
         confirmed = {r[0].lower() for r in c.execute("SELECT address FROM observers")}
         allowed = season.wrote | confirmed
-        out_rows = c.execute("SELECT id, game_id, kind, rcpt, subject, state, raw FROM outbox"
-                             ).fetchall()
+        out_rows = c.execute("SELECT id, game_id, kind, rcpt, subject, state, raw, created "
+                             "FROM outbox").fetchall()
         stats["mails_out"] = len(out_rows)
+        asked: Counter = Counter()
         for r in out_rows:
-            if r["rcpt"].lower() not in allowed:
+            rcpt = r["rcpt"].lower()
+            seat_request = r["kind"] == "notice" and r["subject"].startswith("Confirm: a seat")
+            first = season.first_wrote.get(rcpt)
+            before = first is None or _iso(r["created"]) < _iso(first)
+            if seat_request and rcpt in season.named:
+                asked[rcpt] += 1
+                if asked[rcpt] > 1 and before:
+                    v(by_gid.get(r["game_id"]), f"{rcpt} asked twice to confirm a seat "
+                      f"before it wrote: {r['subject']!r}")
+            elif rcpt not in allowed or (before and rcpt not in confirmed):
                 v(by_gid.get(r["game_id"]), f"mail to a stranger {r['rcpt']}: {r['kind']} "
-                  f"{r['subject']!r}")
+                  f"{r['subject']!r} at {r['created']} (it first wrote at {first})")
             if r["state"] != "sent":
                 v(by_gid.get(r["game_id"]), f"outbox {r['id']} never sent: {r['state']}")
         # 8. exactly the mails the run made: every sent row is one Maildir file

@@ -416,6 +416,10 @@ class SimGame:
     rolled_back: int = 0
     replay: dict | None = None  # a ROLLBACK waiting to be checked (invariant 7)
     newcomers: int = 0
+    offers: list[dict] = field(default_factory=list)  # seats offered by REPLACE, unanswered
+    # the players' mails while a phase was current (power, body, subject): a Dipnomicy
+    # ROLLBACK undoes a turn's orders, and its players send the same mails again
+    mails_by_phase: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     master_log: list[str] = field(default_factory=list)
 
 
@@ -446,6 +450,8 @@ class Season:
         self.violations: list[dict] = []
         self.sent: list[dict] = []  # every mail sent to the judge: id, from, game
         self.wrote: set[str] = set()  # addresses that wrote to the judge
+        self.first_wrote: dict[str, str] = {}  # address -> when it first wrote (real time)
+        self.named: set[str] = set()  # addresses a master named (REPLACE)
         self.mail_no = 0
         self.games: list[SimGame] = []
         self.games_per_variant = games_per_variant
@@ -482,6 +488,9 @@ class Season:
             m[k] = v
         m.set_content(body)
         raw = m.as_bytes()
+        # the outbox is stamped in real time (judge/storage.py queue_outbound): so is this,
+        # before the judge can hear it
+        self.first_wrote.setdefault(frm.lower(), datetime.now(UTC).isoformat())
         for attempt in range(50):
             try:
                 with smtplib.SMTP("127.0.0.1", self.judge.port, timeout=30) as c:
@@ -637,6 +646,7 @@ class Season:
             pos = variant.read_position(data)
             d = dip.get(g.gid, {})
             key = (phase, d.get("turn"), d.get("voting"), row["status"])
+            self.confirm_offers(g)
             if key not in g.acted:
                 g.acted.add(key)
                 self.players_act(g, variant, pos, phase, d)
@@ -709,6 +719,7 @@ class Season:
             if rng.random() < 0.1:
                 text += "\n\n" + rng.choice(QUOTES)
             self.send(seat.address, text, g, f"{g.name} {phase}")
+            g.mails_by_phase.setdefault(phase, []).append((power, text, f"{g.name} {phase}"))
 
     def end_game(self, g: SimGame, row: dict) -> None:
         g.ending = True
@@ -733,7 +744,7 @@ class Season:
             self.check_replay(g, phase)
             return
         roll = rng.random()
-        if roll < 0.04 and g.variant != "dipnomicy" and len(g.phases_seen) >= 2:
+        if roll < 0.04 and len(g.phases_seen) >= 2:
             self.rollback(g, head, phase)
         elif roll < 0.05:
             self.replace(g, head, phase)
@@ -760,24 +771,47 @@ class Season:
 
     def rollback(self, g: SimGame, head: str, phase: str) -> None:
         """ROLLBACK to the phase before this one and PROCESS it at once (same mail): its
-        restored orders must give the same next position, results and report (invariant 7)."""
+        restored orders must give the same next position, results and report (invariant 7).
+        Dipnomicy rolls back to the start of a turn and undoes its orders, proposals and
+        votes: its players send the same mails again, then the master PROCESSes."""
+        dip = g.variant == "dipnomicy"
         with contextlib.closing(self.db()) as c:
-            rows = c.execute("SELECT phase, position, results FROM positions WHERE game_id = ? "
-                             "AND adjudicated IS NOT NULL ORDER BY id DESC LIMIT 1",
-                             (g.gid,)).fetchall()
+            sql = ("SELECT id, phase, position, results FROM positions WHERE game_id = ? AND "
+                   "adjudicated IS NOT NULL" + (" AND phase LIKE '%M'" if dip else "")
+                   + " ORDER BY id DESC LIMIT 1")
+            rows = c.execute(sql, (g.gid,)).fetchall()
             if not rows:
                 return
             back = rows[0]["phase"]
+            if dip and (back not in g.mails_by_phase or
+                        c.execute("SELECT 1 FROM positions WHERE game_id = ? AND id > ? AND "
+                                  "phase LIKE '%M' AND adjudicated IS NOT NULL",
+                                  (g.gid, rows[0]["id"])).fetchone()):
+                return
             nxt = c.execute("SELECT phase, position FROM positions WHERE game_id = ? AND "
-                            "id > (SELECT id FROM positions WHERE game_id = ? AND phase = ?) "
-                            "ORDER BY id LIMIT 1", (g.gid, g.gid, back)).fetchone()
+                            "id > ? ORDER BY id LIMIT 1", (g.gid, rows[0]["id"])).fetchone()
             if nxt is None:
                 return
+            reports = self.reports_of(c, g, back)
         g.replay = {"phase": back, "results": rows[0]["results"], "next": nxt["phase"],
-                    "position": nxt["position"], "round": self.round}
+                    "position": nxt["position"], "round": self.round, "reports": reports}
         g.rolled_back += 1
-        self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g, "rollback")
-        g.master_log.append(f"{phase}: ROLLBACK {back} + PROCESS {back}")
+        if not dip:
+            self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g, "rollback")
+            g.master_log.append(f"{phase}: ROLLBACK {back} + PROCESS {back}")
+            return
+        self.send(g.gm, f"{head}\nROLLBACK {back}", g, "rollback")
+        for power, body, subject in g.mails_by_phase[back]:
+            seat = g.seats[power]
+            body = re.sub(r"^SIGNON (\S+) (\S+) \S+$", f"SIGNON {power} {g.name} "
+                          f"{seat.password}", body, count=1, flags=re.M)
+            self.send(seat.address, body, g, subject)
+        self.send(g.gm, f"{head}\nPROCESS {back}", g, "process")
+        g.master_log.append(f"{phase}: ROLLBACK {back}, the same mails again, PROCESS {back}")
+
+    def reports_of(self, c: sqlite3.Connection, g: SimGame, phase: str) -> dict[str, str]:
+        """The report of ``phase`` each reader got (the last one), by address."""
+        return {}
 
     def check_replay(self, g: SimGame, phase: str) -> None:
         rp = g.replay
@@ -809,18 +843,63 @@ class Season:
 
     def replace(self, g: SimGame, head: str, phase: str) -> None:
         """REPLACE a power's player by a new address: half the time the newcomer has written
-        to the judge first (HELP), half the time not (then the judge must not mail it before
-        it confirms: invariant 5)."""
+        to the judge first (HELP), half the time not. The judge mails it one confirmation
+        request and nothing else (invariant 5); the newcomer CONFIRMs its code (as a real
+        player would, most of the time: :meth:`confirm_offers`) and plays from then on; the
+        power stays with its player until then."""
         rng = g.rng
         power = rng.choice(sorted(g.seats))
         g.newcomers += 1
-        seat = g.seats[power]
-        seat.address = f"new{g.newcomers}.{power.lower()}.{g.name}@players.test"
-        seat.password = f"new-{g.newcomers}-{g.name}"
+        address = f"new{g.newcomers}.{power.lower()}.{g.name}@players.test"
+        password = f"new-{g.newcomers}-{g.name}"
         if rng.random() < 0.5:
-            self.send(seat.address, "HELP", g, "hello")
-        self.send(g.gm, f"{head}\nREPLACE {power} {seat.address} {seat.password}", g, "replace")
+            self.send(address, "HELP", g, "hello")
+        self.send(g.gm, f"{head}\nREPLACE {power} {address} {password}", g, "replace")
+        self.named.add(address)
+        # a later REPLACE of the power replaces the unanswered offer
+        g.offers = [o for o in g.offers if o["power"] != power]
+        g.offers.append({"power": power, "address": address, "password": password,
+                         "round": self.round, "answers": rng.random() < 0.9})
         g.master_log.append(f"{phase}: REPLACE {power}")
+
+    def confirm_offers(self, g: SimGame) -> None:
+        """Each newcomer named by a REPLACE reads the confirmation request mailed to it and
+        sends its code back (CONFIRM <code>, or a reply quoting it); one in ten never
+        answers (the power stays with its player)."""
+        if not g.offers:
+            return
+        with contextlib.closing(self.db()) as c:
+            for o in list(g.offers):
+                rows = c.execute("SELECT subject, raw FROM outbox WHERE rcpt = ? AND kind = "
+                                 "'notice' AND subject LIKE 'Confirm: a seat%' AND state = "
+                                 "'sent' ORDER BY id", (o["address"],)).fetchall()
+                if not rows:
+                    if self.round - o["round"] > 3:
+                        self.violation(g, f"REPLACE {o['power']} {o['address']}: no "
+                                       "confirmation request mailed to it")
+                        g.offers.remove(o)
+                    continue
+                g.offers.remove(o)
+                if not o["answers"]:
+                    g.master_log.append(f"{o['address']} never confirms")
+                    continue
+                from invariants import _body
+
+                body = _body(rows[-1]["raw"])
+                m = re.search(r"^CONFIRM (\w+)\s*$", body, re.M)
+                if m is None:
+                    self.violation(g, f"confirmation request to {o['address']} holds no code:"
+                                   f"\n{body[:600]}")
+                    continue
+                if g.rng.random() < 0.3:
+                    quoted = "\n".join("> " + x for x in body.splitlines())
+                    self.send(o["address"], f"CONFIRM {m.group(1)}\n\n{quoted}", g,
+                              "Re: " + rows[-1]["subject"])
+                else:
+                    self.send(o["address"], f"CONFIRM {m.group(1)}", g, "confirm")
+                seat = g.seats[o["power"]]
+                seat.address, seat.password = o["address"], o["password"]
+                g.master_log.append(f"{o['address']} confirms {o['power']}")
 
     def advance(self) -> bool:
         """Move the clock to the next wake of any game; False when no game waits."""

@@ -531,7 +531,9 @@ def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     G.begin_phase_of(s, game, pos, now)  # its deadline as the game's flow says
     game = G.refresh(s, game)
     kept = len(s.order_sets(game["id"], target))
-    ses.later.append(lambda g=game: N.rolled_back(actor, g, target, ahead))
+    # the notice goes out after the mail's other commands: it says what the rollback did
+    then = {"phase_name": pos.phase.long_name, "deadline": game["deadline"]}
+    ses.later.append(lambda g=game: N.rolled_back(actor, g, target, ahead, then))
     if ahead:
         pending = (f", and the orders sent ahead that the phases after it used are pending "
                    f"again ({AH.listed(ahead)})")

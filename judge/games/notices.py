@@ -159,12 +159,13 @@ def edited(actor: Actor, game: dict, changes: list[dict], hidden: bool = False) 
 
 
 def rolled_back(actor: Actor, game: dict, phase: str,
-                ahead: dict[str, list[str]] | None = None) -> None:
+                ahead: dict[str, list[str]] | None = None, then: dict | None = None) -> None:
     """``ahead``: by power, the phases whose orders sent ahead are pending again (each
-    player reads only his own)."""
+    player reads only his own). ``then``: the phase's name and deadline as the rollback
+    left them (a PROCESS later in the same mail moves the game on before this is sent)."""
     to_all(actor, game, "notices/rolled_back.txt.j2",
            f"{game['name']} - rolled back to {phase}", {"to_phase": phase,
-                                                         "ahead": ahead or {}})
+                                                         "ahead": ahead or {}, **(then or {})})
 
 
 def ended(actor: Actor, game: dict, how: str, powers: list[str]) -> None:

@@ -15,7 +15,11 @@ What it adds to the standard game flow (:class:`judge.games.flow.GameFlow`):
 * the report of everything adjudicated together is one mail per recipient, rendered from the
   events that recipient may see (:func:`judge.reports.queue_flow_report`): the public
   report (rule 2, 3, 6) for everyone, and below it the reader's private notice (rule 1, 5);
-* STATUS shows other powers' names (pseudonyms) and centre counts only.
+* STATUS shows other powers' names (pseudonyms) and centre counts only;
+* ROLLBACK to a phase adjudicated with the one before it, from the orders sent there (with
+  NEXT_SEASON the adjustments and movement taken with the retreats; with WITH_ORDERS the
+  retreats), goes back to the phase its orders were sent in, and PROCESS naming such a
+  phase processes that phase (:meth:`StabFlow.master_command`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from judge.engine.board import province_of
@@ -32,8 +37,9 @@ from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, U
 from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
+from judge.games import gmtools
 from judge.games.errors import GameError
-from judge.games.flow import GameFlow, game_settings
+from judge.games.flow import FlowContext, GameFlow, game_settings
 from judge.games.game import order_entry, refuse
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
@@ -71,6 +77,39 @@ def mode(settings: dict) -> str:
 def combined(rules: StabRules, pos: Position) -> bool:
     """A retreat or adjustment phase whose orders come with the next season's movement."""
     return pos.phase.kind in "RA" and rules.retreat_mode(pos) == NEXT_SEASON
+
+
+def folded(phase: Phase, retreats: str) -> list[str]:
+    """The phases adjudicated with ``phase`` from the orders sent in it, which are never
+    phases a game waits in and have no orders of their own (each only if it comes).
+    ``NEXT_SEASON``: after a retreat or adjustment phase, which takes the next season's
+    orders, the phases up to and including that season's movement. ``WITH_ORDERS``: after a
+    movement phase, its retreat phase (the conditional retreats came with its orders)."""
+    if retreats == WITH_ORDERS:
+        return [f"{phase.season}{phase.year}R"] if phase.kind == "M" else []
+    if phase.kind == "R" and phase.season == "S":
+        return [f"F{phase.year}M"]
+    if phase.kind == "R":
+        return [f"W{phase.year}A", f"S{phase.year + 1}M"]
+    return [f"S{phase.year + 1}M"] if phase.kind == "A" else []
+
+
+def sent_in(phases: list[str], target: str, retreats: str) -> str:
+    """The phase in which ``target``'s orders were sent, in a game whose stored phases are
+    ``phases`` (in order): the phase ``target`` was adjudicated with (:func:`folded`), else
+    ``target`` itself (a phase the game waited in, which took its own orders)."""
+    start = target
+    while start in phases and phases.index(start) > 0:
+        before = Phase.parse(phases[phases.index(start) - 1])
+        if start not in folded(before, retreats):
+            break
+        start = str(before)  # adjudicated with the phase before it: ordered there (or earlier)
+    return start
+
+
+_SENT_WITH = {NEXT_SEASON: "with the retreats and adjustments (they are sent with the next "
+                           "season's orders)",
+              WITH_ORDERS: "as conditional retreats with the movement orders"}
 
 
 # ------------------------------------------------------------ reading blind
@@ -402,6 +441,42 @@ class StabFlow(GameFlow):
             except OrderError:
                 continue  # refused when it was sent; the player was told why
         return [(variant.adjudicate(pos, orders), orders)]
+
+    # ---------------------------------------------------------------- master
+    def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
+                       ) -> tuple[str, str, Any] | None:
+        """Some phases are adjudicated with the phase before them, from the orders sent in
+        it, and the game never waits in them (:func:`folded`): with NEXT_SEASON a season's
+        retreats, adjustments and movement are ordered in one mail while the game waits in
+        the retreat phase or the Winter; with WITH_ORDERS a movement phase's retreats come
+        with its orders. None of them has orders of its own, so ROLLBACK to one of them goes
+        back to the phase its orders were sent in, with those orders as they were: its
+        position, orders and report can be had again only there. PROCESS naming one of
+        them, while the game waits in the phase that takes its orders, processes that phase
+        (the named one has not been processed yet)."""
+        if not cmd.args or cmd.name not in ("ROLLBACK", "PROCESS"):
+            return None
+        retreats = mode(game_settings(game))
+        target = str(cmd.args[0]).upper()
+        if cmd.name == "ROLLBACK":
+            phases = [r["phase"] for r in ctx.s.all(
+                "SELECT phase FROM positions WHERE game_id = ? ORDER BY id", (game["id"],))]
+            start = sent_in(phases, target, retreats)
+            if start == target:
+                return None
+            text, kind, data = gmtools.rollback(ctx, ses, replace(cmd, args=[start]))
+            return (f"The orders of {target} were sent in {start}, {_SENT_WITH[retreats]}: "
+                    f"the game goes back to {start}, where they were sent. " + text, kind, data)
+        phase = game["phase"]
+        if not phase or target == phase or game["status"] not in ("active", "paused"):
+            return None
+        try:
+            waiting = Phase.parse(phase)
+        except ValueError:
+            return None
+        if target not in folded(waiting, retreats):
+            return None
+        return gmtools.process(ctx, ses, replace(cmd, args=[phase]))
 
     # ---------------------------------------------------------------- reports
     def turn_events(self, variant: Any, steps: list[tuple[Outcome, list]]) -> list[Event]:
