@@ -146,6 +146,8 @@ def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
         return 2
     say(True, "config", f"{config_path or 'embedded default'} ({cfg.address}; intake "
                         f"{cfg.intake.mode}, outbound {cfg.outbound.mode})")
+    for warning in cfg.warnings:
+        print(f"warn  config: {warning}", file=out, flush=True)
     steps: list[tuple[str, Callable[[Config], str]]] = [("database", check_database)]
     if cfg.intake.mode == "imap":
         steps.append(("intake", check_imap))

@@ -157,6 +157,9 @@ class Config(Section):
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     log: LogConfig = field(default_factory=LogConfig)
     base_dir: Path = field(default_factory=Path.cwd)  # not a key: the config file's folder
+    # not a key: what the host should know about the file read (``judge serve`` logs them,
+    # ``judge check`` prints them)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def database_path(self) -> Path:
@@ -173,7 +176,7 @@ class Config(Section):
         return self.address.rpartition("@")[2] or "localhost"
 
 
-NOT_KEYS = ("base_dir",)
+NOT_KEYS = ("base_dir", "warnings")
 
 
 @cache
@@ -289,10 +292,15 @@ def load_config(path: str | Path | None) -> Config:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: {exc}") from exc
     try:
-        return _load(data, p.resolve().parent)
+        cfg = _load(data, p.resolve().parent)
     except ConfigError as exc:
         line = _line_of(text, str(exc))
         raise ConfigError(f"{p}{f' line {line}' if line else ''}: {exc}") from None
+    if not data:  # a host who meant to configure the judge and wrote nothing, or the wrong file
+        cfg.warnings.append(f"{p} is empty: the judge runs on its built-in defaults "
+                            f"({cfg.address}, database {cfg.database}, intake "
+                            f"{cfg.intake.mode}, outbound {cfg.outbound.mode})")
+    return cfg
 
 
 def _load(data: dict[str, Any], base_dir: Path) -> Config:

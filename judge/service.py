@@ -432,6 +432,8 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
         print(f"judge: {exc}", file=sys.stderr)
         return 2
     setup_logging(log_level or cfg.log.level, cfg.log.format)
+    for warning in cfg.warnings:
+        log.warning("%s", warning)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -67,6 +67,20 @@ def test_check_refuses_a_bad_config_and_tries_nothing(tmp_path):
     assert out.stdout.count("\n") == 1  # nothing else was tried
 
 
+def test_an_empty_config_file_is_named_as_running_on_the_defaults(tmp_path):
+    """A host who points the judge at a file with nothing in it (only comments, or the wrong
+    file) is told it runs on the built-in defaults, not left to guess (issue 26)."""
+    empty = tmp_path / "judge.toml"
+    empty.write_text("# the judge's settings, to be written\n", encoding="utf-8")
+    out = check(empty)
+    assert f"warn  config: {empty} is empty: the judge runs on its built-in defaults" \
+        in out.stdout
+    from judge.config import load_config
+
+    assert load_config(empty).warnings and not load_config(
+        write_config(tmp_path, '[judge]\naddress = "j@example.org"\n')).warnings
+
+
 def test_check_says_when_the_receiver_port_is_taken(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
