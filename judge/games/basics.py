@@ -24,8 +24,8 @@ from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
-from judge.mail.compose import deadline_text
 from judge.storage import iso, now_utc, parse_iso
+from judge.text import deadline_text
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor, _Session

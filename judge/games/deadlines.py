@@ -43,8 +43,8 @@ from judge.games.phaseclock import (  # noqa: F401 (read from here too)
     deadline_moved,
     fit_deadline,
 )
-from judge.mail.compose import deadline_text
 from judge.storage import Store, iso, parse_iso
+from judge.text import deadline_text
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor

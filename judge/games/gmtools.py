@@ -32,8 +32,8 @@ from judge.games.auth import hash_password
 from judge.games.flow import flow_for
 from judge.games.game import GameError
 from judge.mail import replytoken
-from judge.mail.compose import deadline_text
 from judge.storage import iso
+from judge.text import deadline_text
 
 if TYPE_CHECKING:
     from judge.games.acting import Actor, _Session
