@@ -18,8 +18,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ((ROOT / "judge", "judge"), (ROOT / "variants", "judge.variants"))
 
@@ -155,7 +153,6 @@ def largest_cycle(edges: dict[str, set[str]]) -> int:
     return max((len(c) for c in cycles(edges)), default=0)
 
 
-@pytest.mark.xfail(strict=True, reason='issue 22: not yet')
 def test_no_cycle_even_counting_the_imports_for_type_checkers():
     """A handler typed with the actor's private session type made 12 modules of commands,
     games and reports one circle (issue 22); a type names a dependency as an import does."""
@@ -194,14 +191,12 @@ def test_the_mail_layer_never_imports_the_games_layer():
     assert _imports_of(("judge.mail",), ("judge.games",)) == {}
 
 
-@pytest.mark.xfail(strict=True, reason='issue 22: not yet')
 def test_the_command_grammar_never_imports_the_games():
     """``judge/commands`` reads lines into commands; binding them to their handlers is the
     games layer's (judge/games/commands.py)."""
     assert _imports_of(("judge.commands",), ("judge.games",)) == {}
 
 
-@pytest.mark.xfail(strict=True, reason='issue 22: not yet')
 def test_reports_and_pictures_never_import_the_games():
     """A report or a map is made from the data the games layer hands it."""
     assert _imports_of(("judge.reports", "judge.render"), ("judge.games",)) == {}
