@@ -65,10 +65,21 @@ def power_name(variant: Any, text: str) -> str:
 
 
 def current_position(s: Store, game: dict) -> Position:
+    """The game's position in its current phase, read and checked (Variant.read_position)
+    once per transaction: kept in the store's memo with the stored text it was read from,
+    and read again only when that text changed (a phase processed, a ROLLBACK, an EDIT; a
+    savepoint rolled back). The same object is handed to every caller in the transaction:
+    a position is never changed in place (``Position.following`` makes the next one)."""
     row = s.position(game["id"], game["phase"])
     if row is None:
         raise GameError(f"game {game['name']} has not started yet")
-    return get_variant(game["variant"]).read_position(json.loads(row["position"]))
+    key = ("position", game["id"], game["variant"], game["phase"])
+    kept = s.memo.get(key)
+    if kept is not None and kept[0] == row["position"]:
+        return kept[1]
+    pos = get_variant(game["variant"]).read_position(json.loads(row["position"]))
+    s.memo[key] = (row["position"], pos)
+    return pos
 
 
 # --------------------------------------------------------------- game master
