@@ -5,27 +5,28 @@ its audience (:mod:`judge.engine.events`); each recipient's report is rendered f
 that recipient may see. A variant with secrets supplies its own events through an ``events``
 method on its rules (``events(outcome, orders) -> list[Event]``); every other variant uses
 :func:`~judge.engine.events.standard_events`, where everything is public.
+
+This module makes a report, and its picture, from the data it is handed: the phase
+(:class:`AdjudicatedPhase`), the game's row, the events, and what the game's flow decides
+(whether it hides information, its classic layout's names). Which reports go to whom, when,
+is the games layer's (:mod:`judge.games.reporting`); nothing here imports it (issue 22).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from judge import render  # render.svg_to_png looked up when drawn (tests replace it)
-from judge.engine.events import Event, standard_events, visible_events
+from judge.engine.events import Event, standard_events
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
-from judge.games import ahead
-from judge.games import game as G
-from judge.games.flow import flow_of
-from judge.games.observers import list_headers, readers
-from judge.games.press import gm_reads_press
-from judge.mail.compose import Attachment, duration_text
+from judge.mail.compose import Attachment
 from judge.mail.outbox import Outbox
 from judge.render.classic import ClassicNames, classic_context
 from judge.render.views import report_picture, report_view
 from judge.storage import Store
+from judge.text import duration_text
 
 log = logging.getLogger("judge.reports")
 
@@ -59,14 +60,25 @@ def position_context(variant: Any, pos: Position) -> list[dict]:
     return rows
 
 
-def phase_events(variant: Any, turn: G.Turn) -> list[Event]:
+class AdjudicatedPhase(Protocol):
+    """One adjudicated phase, as the games layer hands it (:class:`judge.games.game.Turn`)."""
+
+    previous: Position
+    outcome: Outcome
+
+    def standing_orders(self, variant: Any) -> list[tuple[str, Any]]:
+        """The orders that stood in the phase, power by power, as they were stored."""
+        ...
+
+
+def phase_events(variant: Any, turn: AdjudicatedPhase) -> list[Event]:
     """The events of one adjudicated phase, each with its audience (the variant decides)."""
     hook = getattr(variant.rules, "events", None)
     if not callable(hook):
         written = variant.write_position(turn.outcome.position).get("units", {})
         return standard_events(turn.outcome, written_units=written)
     orders: list[tuple[str, Any]] = []  # the orders as given
-    for power, order in G.stored_orders(variant, turn.orders):
+    for power, order in turn.standing_orders(variant):
         if isinstance(order, str):  # stored as text by an earlier version: read it
             try:
                 order = variant.read_order(turn.previous, power, order)
@@ -121,75 +133,12 @@ def events_context(variant: Any, events: list[Event], new: Position) -> dict:
             "diagram": diagram}
 
 
-def _groups(turns: list[G.Turn]) -> list[list[G.Turn]]:
-    """The turns that make one report each: one phase, or (when the variant's flow says
-    so) the consecutive phases of one game adjudicated together."""
-    groups: list[list[G.Turn]] = []
-    for turn in turns:
-        last = groups[-1] if groups else None
-        if last and last[-1].game["id"] == turn.game["id"] and \
-                flow_of(turn.game["variant"]).one_report_per_adjudication:
-            last.append(turn)
-        else:
-            groups.append([turn])
-    return groups
-
-
-def queue_flow_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
-    """A variant's own report of the phases in ``group`` (True), through the same pipeline:
-    the events with their audiences, then each recipient's report from the events it may
-    see. False when the variant has none (the standard report is used)."""
-    game = G.refresh(s, group[0].game)
-    variant = G.get_variant(game["variant"])
-    plug = flow_of(game["variant"])
-    steps = [(t.outcome, t.given or []) for t in group]
-    events = plug.turn_events(variant, steps)
-    if events is None:
-        return False
-    # The map shows the board after the phases, as the reader may know it (the variant's
-    # own report has no order arrows to draw on the board the orders were given on).
-    after = group[-1].outcome.position
-    pictures = _Pictures(variant, after, after, events, f"{game['name']} {variant.title}",
-                         outbox)
-    for r in readers(s, game):  # players, master, observers, the game's list
-        mail = plug.report(variant, game, steps, visible_events(events, r.power), r.power)
-        if mail is None:
-            return False
-        subject, template, context = mail
-        outbox.queue(kind="report", to=r.address, subject=subject, template=template,
-                     context=context, game_id=game["id"],
-                     **pictures.for_reader(r.power),
-                     headers=list_headers(outbox.cfg, game, r.address))
-    return True
-
-
-def queue_turns(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
-    for group in _groups(turns):
-        if queue_flow_report(outbox, s, group):
-            continue
-        queue_phase_reports(outbox, s, group)
-    for turn in turns:  # after the reports: lines of orders sent ahead that no longer stood
-        ahead.queue_mail(outbox, s, turn.game, turn.ahead)
-
-
-def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
-                      context: dict[str, Any]) -> None:
-    """One public mail, the same for every reader, to every player, the master, the game's
-    observers and its list: a variant's own publications (e.g. a ruleset, a vote's result).
-    The template is also given its reader (``you``, ``role``), for a word to a player alone
-    beside the public text (a roll back's orders sent ahead)."""
-    for r in readers(s, game):
-        outbox.queue(kind="report", to=r.address, subject=f"{game['name']}: {subject}",
-                     template=template, context={**context, "you": r.power, "role": r.role},
-                     game_id=game["id"],
-                     headers=list_headers(outbox.cfg, game, r.address))
-
-
 def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
-                 reader: str | None) -> tuple[str, str, dict]:
+                 reader: str | None, *, classic_names: dict | None) -> tuple[str, str, dict]:
     """(subject, template, context) of the standard report of one phase for ``reader``, from
-    the events ``seen`` (those it may see). A flow with its own events may use it as its
-    report."""
+    the events ``seen`` (those it may see); with the classic layout when ``classic_names``
+    (the game's flow's :meth:`~judge.games.flow.GameFlow.classic_names`). A flow with its own
+    events may use it as its report."""
     prev: Position = outcome.previous
     new: Position = outcome.position
     context = {
@@ -201,45 +150,13 @@ def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
         "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         **events_context(variant, seen, new), "you": reader,
     }
-    names = flow_of(variant.name).classic_names(variant)
-    context["classic"] = None if names is None else classic_context(
-        variant, ClassicNames.from_json(names), game["name"], prev, new, seen)
+    context["classic"] = None if classic_names is None else classic_context(
+        variant, ClassicNames.from_json(classic_names), game["name"], prev, new, seen)
     # the judges' subject convention, which players' mail filters rely on
     return f"{game['name']} - {prev.phase} results", "report.txt.j2", context
 
 
-def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
-    for turn in turns:
-        game = G.refresh(s, turn.game)
-        variant = G.get_variant(game["variant"])
-        events = phase_events(variant, turn)
-        pictures = _Pictures(variant, turn.previous, turn.outcome.position, events,
-                             f"{game['name']} {variant.title}", outbox)
-        absent = no_orders(s, game, variant, turn.previous)  # the same for every reader
-        # the report depends on the reader only through the events it may see (and its
-        # name): built once per distinct view, not once per reader (a public game has one)
-        built: dict[tuple[int, ...], tuple[str, str, dict]] = {}
-        for r in readers(s, game):  # players, master, observers, the game's list
-            seen = visible_events(events, r.power)
-            view = tuple(id(e) for e in seen)  # the events live as long as this loop
-            if view not in built:
-                built[view] = phase_report(variant, game, turn.outcome, seen, r.power)
-            subject, template, shared = built[view]
-            context = {**shared, "you": r.power, "no_orders": absent}
-            outbox.queue(kind="report", to=r.address, subject=subject, template=template,
-                         context=context, game_id=turn.game["id"],
-                         **pictures.for_reader(r.power),
-                         headers=list_headers(outbox.cfg, game, r.address))
-
-
-def no_orders(s: Store, game: dict, variant: Any, prev: Position) -> list[str]:
-    """The powers that had something to order in ``prev`` and sent no orders at all (their
-    names only: who plays them is never shown, so anonymous and Gunboat games keep it)."""
-    sets = s.order_sets(game["id"], str(prev.phase))
-    return [p for p in G.powers_to_order(variant, prev) if p not in sets]
-
-
-class _Pictures:
+class Pictures:
     """The map attached to each reader's report (issue 10): drawn from what that reader may
     see (:func:`judge.render.views.report_picture`), once per distinct view: the public
     picture of a phase is drawn once for all its readers, a Stab! player's private map once
@@ -248,8 +165,9 @@ class _Pictures:
     can move to worker processes without changing what is attached."""
 
     def __init__(self, variant: Any, previous: Position, after: Position, events: list[Event],
-                 title: str, outbox: Outbox) -> None:
+                 title: str, outbox: Outbox, *, hidden: bool) -> None:
         self.variant, self.events, self.title = variant, events, title
+        self.hidden = hidden  # the game's flow hides information (private maps only)
         self.previous = variant.write_position(previous)
         self.after = variant.write_position(after)
         self.phase = str(previous.phase)
@@ -260,7 +178,7 @@ class _Pictures:
         """What :meth:`Outbox.queue` takes for this reader's picture: ``attachments`` (drawn
         here) or ``picture`` (the id of a picture drawn after the transaction)."""
         try:
-            view = report_view(self.variant, self.events, power)
+            view = report_view(self.variant, self.events, power, self.hidden)
         except Exception:  # a picture that cannot be drawn must not stop the report
             log.exception("map for %s %s could not be drawn", self.title, self.phase)
             return {}
@@ -276,7 +194,7 @@ class _Pictures:
     def _draw(self, power: str | None) -> Attachment | int | None:
         try:
             svg = report_picture(self.variant, self.previous, self.after, self.events, power,
-                                 self.title)
+                                 self.title, self.hidden)
             if svg is None:
                 return None
             if self.outbox.defer_pictures:  # rasterised after the commit (judge/service.py)
@@ -286,27 +204,3 @@ class _Pictures:
             log.exception("map for %s %s could not be drawn: the report goes without it",
                           self.title, self.phase)
             return None
-
-
-def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
-    variant = G.get_variant(game["variant"])
-    pos = G.current_position(s, game)
-    plug = flow_of(game["variant"])
-    if plug.start_notice(variant, game, pos, None) is not None:
-        subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
-        for r in readers(s, game):
-            notice = plug.start_notice(variant, game, pos, r.power)
-            assert notice is not None
-            outbox.queue(kind="report", to=r.address, subject=subject, template=notice[0],
-                         context=notice[1], game_id=game["id"],
-                         headers=list_headers(outbox.cfg, game, r.address))
-        return
-    ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
-           "phase_name": pos.phase.long_name, "deadline": game["deadline"],
-           "table": position_context(variant, pos),
-           "players": [(p["power"]) for p in s.players(game["id"])]}
-    subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
-    for r in readers(s, game):
-        outbox.queue(kind="report", to=r.address, subject=subject, template="started.txt.j2",
-                     context={**ctx, "you": r.power, "gmpress": gm_reads_press(game)},
-                     game_id=game["id"], headers=list_headers(outbox.cfg, game, r.address))

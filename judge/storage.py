@@ -21,7 +21,7 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -410,6 +410,10 @@ class Store:
         # the write-ahead log still holds the clear copy until a checkpoint: after a
         # transaction that masked a mail, one that truncates it (_scrub_log)
         self._scrub_pending = False
+        # what the transaction under way has derived from the database and keeps for its
+        # own later use (judge/games/game.py current_position); emptied when one begins
+        # and when it ends, so that nothing derived is ever seen by another transaction
+        self.memo: dict[Hashable, Any] = {}
         self.migrate()
 
     def close(self) -> None:
@@ -457,6 +461,7 @@ class Store:
             yield self
             return
         conn.execute("BEGIN IMMEDIATE")
+        self.memo.clear()
         try:
             yield self
         except BaseException:
@@ -465,6 +470,8 @@ class Store:
             raise
         else:
             conn.execute("COMMIT")
+        finally:
+            self.memo.clear()
         if self._scrub_pending:
             self._scrub_log()
 

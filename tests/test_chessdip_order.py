@@ -24,6 +24,7 @@ import random
 import pytest
 
 from judge.engine.position import Position
+from judge.games.flow import flow_of
 from judge.mail.compose import render
 from judge.reports import phase_report
 from judge.variants.chessdip import VARIANT
@@ -58,7 +59,8 @@ def report_text(position: Position, lines: Lines) -> list[str]:
             continue
     events = VARIANT.rules.events(outcome, orders)
     subject, template, context = phase_report(
-        VARIANT, {"name": "shuffled", "deadline": None}, outcome, events, None)
+        VARIANT, {"name": "shuffled", "deadline": None}, outcome, events, None,
+        classic_names=flow_of("chessdip").classic_names(VARIANT))
     context["no_orders"] = []
     text = render(template, judge_address="judge@example.org", **context)
     out, block = [subject], []

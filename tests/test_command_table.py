@@ -1,5 +1,5 @@
-"""The one command table (judge/commands/table.py): each line is read once, by one spec that the
-command keeps; a variant's flow adds a command with one spec and one handler; a handler's mail
+"""The one command table (the grammar in judge/commands/grammar.py, bound to the handlers in
+judge/games/commands.py): each line is read once, by one spec that the command keeps; a variant's flow adds a command with one spec and one handler; a handler's mail
 held for after the reply goes out after it, and not at all when the command fails."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from mailkit import InProcessJudge
 
-from judge.commands import table as T
-from judge.commands.parse import PASSWORD_COMMANDS, parse_line, parse_lines
 from judge.commands.spec import JUDGE, CommandSpec, Reply
+from judge.games import commands as T
+from judge.games.commands import PASSWORD_COMMANDS, parse_line, parse_lines
 from judge.games.errors import GameError
 from judge.games.flow import GameFlow
 

@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge.commands import parse as commands
 from judge.commands.spec import JUDGE
-from judge.commands.table import table
+from judge.games import commands
+from judge.games.commands import table
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "commands.md"

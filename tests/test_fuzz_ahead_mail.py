@@ -39,10 +39,10 @@ from mailkit import Got, InProcessJudge, compose
 from test_fuzz_mail import _Collect
 from test_fuzz_orders import GARBAGE, SAMPLES, candidates
 
-from judge.commands.parse import parse_line, parse_lines
 from judge.engine import ahead as A
 from judge.games import ahead as AH
 from judge.games import game as G
+from judge.games.commands import parse_line, parse_lines
 from judge.mail.reading import command_lines
 from judge.variants import get_variant
 

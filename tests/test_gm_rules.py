@@ -159,7 +159,7 @@ def test_an_absence_pushes_a_later_phases_deadline(judge):
 
 
 def test_rollback_word_shared_with_dipnomicy():
-    from judge.commands.parse import parse_line
+    from judge.games.commands import parse_line
 
     ours = parse_line("ROLLBACK S1901M")
     theirs = parse_line("ROLLBACK 2")  # Dipnomicy's ROLLBACK <turn>

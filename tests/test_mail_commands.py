@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from mailkit import GM, POWERS, SPRING, InProcessJudge, addr, new_game, only_reply
 
-from judge.commands.parse import parse_duration, parse_line
+from judge.commands.parse import parse_duration
+from judge.games.commands import parse_line
 
 
 @pytest.fixture

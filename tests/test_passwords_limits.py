@@ -22,7 +22,7 @@ from mailkit import (
     only_reply,
 )
 
-from judge.commands.parse import parse_line, parse_lines
+from judge.games.commands import parse_line, parse_lines
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from judge.engine.events import standard_events
 from judge.engine.position import Phase
 from judge.engine.randomgame import random_orders, random_position
 from judge.render.views import report_picture
-from judge.reports import _Pictures
+from judge.reports import Pictures
 from judge.variants import get_variant
 from judge.variants.stab.report import stab_turn_events
 
@@ -58,9 +58,9 @@ def test_a_private_map_shows_only_its_readers_knowledge(seed: int, which: str) -
     after = VARIANT.write_position(outcome.position)
     events = (stab_turn_events(VARIANT.rules, [(outcome, orders)]) if which == "stab"
               else standard_events(outcome))
-    assert report_picture(VARIANT, previous, after, events, None, "g") is None
+    assert report_picture(VARIANT, previous, after, events, None, "g", True) is None
     for power in BOARD.powers:
-        svg = report_picture(VARIANT, previous, after, events, power, "g")
+        svg = report_picture(VARIANT, previous, after, events, power, "g", True)
         assert svg is not None
         units, centres, drawn = picture_content(svg)
         # the board after the phase (the orders drawn on what they produced), theirs only
@@ -81,8 +81,8 @@ def test_a_private_map_shows_only_its_readers_knowledge(seed: int, which: str) -
 def test_reports_attach_private_pictures_and_none_to_the_public() -> None:
     position, orders, outcome = random_turn(99)
     events = stab_turn_events(VARIANT.rules, [(outcome, orders)])
-    pictures = _Pictures(VARIANT, position, outcome.position, events, "g1 Stab!",
-                         SimpleNamespace(defer_pictures=False))
+    pictures = Pictures(VARIANT, position, outcome.position, events, "g1 Stab!",
+                        SimpleNamespace(defer_pictures=False), hidden=True)
     assert pictures.for_reader(None) == {}
     sizes = set()
     for power in BOARD.powers:
@@ -104,7 +104,8 @@ def test_pictures_drawn_after_the_transaction_stay_private() -> None:
         return len(queued)
 
     outbox = SimpleNamespace(defer_pictures=True, add_picture=add_picture)
-    pictures = _Pictures(VARIANT, position, outcome.position, events, "g1 Stab!", outbox)
+    pictures = Pictures(VARIANT, position, outcome.position, events, "g1 Stab!", outbox,
+                        hidden=True)
     assert pictures.for_reader(None) == {}
     ids = {power: pictures.for_reader(power)["picture"] for power in BOARD.powers}
     assert len(set(ids.values())) == len(BOARD.powers) == len(queued)

@@ -66,7 +66,9 @@ def _play(year: int, game: str, variant_name: str = "standard"):
         outcome = variant.adjudicate_lines(pos, lines)
         events = standard_events(outcome,
                                  written_units=variant.write_position(outcome.position)["units"])
-        _, template, context = phase_report(variant, record, outcome, events, None)
+        _, template, context = phase_report(
+            variant, record, outcome, events, None,
+            classic_names=flow_of(variant_name).classic_names(variant))
         body = render(template, judge_address=JUDGE, now=datetime(2026, 11, 25, tzinfo=UTC),
                       tz="UTC", no_orders=[], **context)
         out.append((outcome, body))

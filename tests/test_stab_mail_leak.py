@@ -116,7 +116,7 @@ def test_random_stab_games_by_mail_leak_nothing(tmp_path, mode, monkeypatch):
     # reports' PNGs would triple the test's time).
     from judge import reports
 
-    monkeypatch.setattr(reports._Pictures, "for_reader", lambda self, power: {})
+    monkeypatch.setattr(reports.Pictures, "for_reader", lambda self, power: {})
     rng = random.Random(f"stab-mail-{mode}")
     for n in range(3):
         d = tmp_path / f"g{n}"

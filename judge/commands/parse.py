@@ -1,7 +1,8 @@
 """Command lines -> commands, in the tradition of njudge and DPjudge.
 
-One command per line. A line whose first word is a word of the command table
-(:mod:`judge.commands.table`: the judge's commands and the variants' own) is read, once, by
+One command per line. A line whose first word is a word of the command table it is given
+(a :class:`~judge.commands.grammar.CommandTable`: the judge's commands and the variants' own,
+:func:`judge.games.commands.table`) is read, once, by
 that command's spec into a :class:`~judge.commands.spec.Command` that keeps the spec; any other
 line is an order line for the power the mail signed on as. Parsing never raises: a malformed
 command becomes a Command with ``error`` set to a specific message.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from judge.commands.grammar import PASSWORD_COMMANDS, CommandTable  # noqa: F401
 from judge.commands.spec import (  # noqa: F401 (Command is read from here too)
     END_PRESS,
     ORDER,
@@ -18,7 +20,6 @@ from judge.commands.spec import (  # noqa: F401 (Command is read from here too)
     CommandSpec,
     Form,
 )
-from judge.commands.table import PASSWORD_COMMANDS, table  # noqa: F401
 from judge.durations import (  # noqa: F401 (commands read them from here)
     EXAMPLES,
     parse_duration,
@@ -26,37 +27,37 @@ from judge.durations import (  # noqa: F401 (commands read them from here)
 )
 
 
-def parse_line(line: str) -> Command:
-    cmd = _parse_line(line)
+def parse_line(line: str, table: CommandTable) -> Command:
+    cmd = _parse_line(line, table)
     words = line.split()
     if cmd.hide or not words:
         return cmd
     head = words[0].upper().rstrip(":")
     if cmd.error and any(spec.carries_password for spec in (
-            *table().by_word.get(head, ()), *([cmd.spec] if cmd.spec else []))):
+            *table.by_word.get(head, ()), *([cmd.spec] if cmd.spec else []))):
         # which word is the password is unknown: hide every word after the command word
         first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
         cmd.hide = tuple(range(first, len(words)))
     return cmd
 
 
-def _parse_line(line: str) -> Command:
+def _parse_line(line: str, table: CommandTable) -> Command:
     """The line read by the first spec of its first word whose check passes; when none
     passes, the first one's reason (the judge's ROLLBACK <phase> before Dipnomicy's
     ROLLBACK <turn>)."""
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
-    specs = table().by_word.get(head, ())
+    specs = table.by_word.get(head, ())
     first: Command | None = None
     for spec in specs:
-        cmd = _read(spec, line, words[1:])
+        cmd = _read(spec, line, words[1:], table)
         if not cmd.error:
             return cmd
         first = first or cmd
     return first or Command(ORDER, [], line)
 
 
-def _read(spec: CommandSpec, line: str, args: list[str]) -> Command:
+def _read(spec: CommandSpec, line: str, args: list[str], table: CommandTable) -> Command:
     checked = spec.check(args)
     form = checked if isinstance(checked, Form) else Form(error=checked,
                                                           password_at=spec.password_at)
@@ -67,7 +68,7 @@ def _read(spec: CommandSpec, line: str, args: list[str]) -> Command:
     if form.name == ORDER:
         return Command(ORDER, [], line)
     if form.name:  # SIGNON MASTER <game> <password>: the MASTER command
-        cmd.spec = table().judge[form.name]
+        cmd.spec = table.judge[form.name]
         cmd.name = form.name
     if form.args is not None:
         cmd.args = list(form.args)
@@ -140,9 +141,9 @@ def mark_signoff(cmds: list[Command]) -> None:
         cmd.signoff = True
 
 
-def parse_lines(lines: list[str]) -> list[Command]:
-    """Commands from a mail's lines; stops at SIGNOFF/END; blank lines are skipped; a
-    sign-off at the end is marked (:func:`mark_signoff`)."""
+def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
+    """Commands from a mail's lines, read by ``table``; stops at SIGNOFF/END; blank lines are
+    skipped; a sign-off at the end is marked (:func:`mark_signoff`)."""
     out: list[Command] = []
     block: Command | None = None
     i = 0
@@ -158,7 +159,7 @@ def parse_lines(lines: list[str]) -> list[Command]:
             continue
         if not line:
             continue
-        cmd = parse_line(line)
+        cmd = parse_line(line, table)
         if cmd.name == "END":
             break
         block_end = cmd.spec.block if cmd.spec is not None else ""

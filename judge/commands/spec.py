@@ -1,5 +1,5 @@
 """What a command is: its spec (:class:`CommandSpec`, one per command, in the command table
-:mod:`judge.commands.table`) and a command line read by it (:class:`Command`).
+:mod:`judge.commands.grammar`) and a command line read by it (:class:`Command`).
 
 A spec says everything the judge needs of a command: the words that call it, its usage, which
 grammar it belongs to (the judge's, or a variant's own), how its arguments are checked, where

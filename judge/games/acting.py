@@ -4,7 +4,7 @@ leaves the message 'new' (it is acted on after restart); after the commit it is 
 again. Each command runs in its own savepoint, so a command that fails changes nothing.
 
 A command is carried out by the handler of the spec the parser read it by
-(:mod:`judge.commands.table`); order lines are gathered per power and stored at the end.
+(:mod:`judge.games.commands`); order lines are gathered per power and stored at the end.
 """
 
 from __future__ import annotations
@@ -14,23 +14,22 @@ import re
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import make_msgid
-from typing import Any
 
 from judge import reports
-from judge.commands.parse import PASSWORD_COMMANDS, parse_lines
 from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.engine.ahead import is_header
 from judge.games import ahead as AH
-from judge.games import deadlines, observers, replysignon
+from judge.games import deadlines, observers, replysignon, reporting
 from judge.games import flow as flows
 from judge.games import game as G
+from judge.games.commands import PASSWORD_COMMANDS, parse_lines
 from judge.games.flow import flow_for
 from judge.games.game import GameError, WrongPassword
-from judge.games.mapcmd import MailMaps
+from judge.games.session import MailSession as _Session
+from judge.games.session import PowerContext as _PowerContext
 from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment
@@ -88,47 +87,6 @@ def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False,
             if len(secret) >= 3:
                 text = text.replace(secret, "****")
     return text
-
-
-@dataclass(slots=True)
-class _PowerContext:
-    game: dict
-    power: str
-    lines: list[str] = field(default_factory=list)
-    cleared: bool = False
-    touched: bool = False  # orders or CLEAR in this mail
-    pending_cleared: bool = False  # CLEAR PENDING: the reply lists the (empty) pending orders
-    # CLEAR PENDING inside a PHASE block: that block's PHASE line, so that the order lines
-    # after it stay in a block (they were written under it) rather than replace the orders
-    # for the phase; put back before the next order line, unless that starts a block itself
-    reopen: str | None = None
-
-
-@dataclass(slots=True)
-class _Session:
-    inbound: Inbound
-    inbox_id: int
-    items: list[dict] = field(default_factory=list)
-    contexts: dict[tuple[int, str], _PowerContext] = field(default_factory=dict)
-    current: _PowerContext | None = None
-    signon_failed: bool = False
-    address_refused: bool = False  # the reply address the mail was sent to signed on nothing
-    master: dict | None = None
-    master_failed: bool = False
-    password_failed: bool = False  # a wrong (or locked) password: no later one is checked
-    passwords: int = 0  # commands with a password looked at so far
-    games_touched: set[int] = field(default_factory=set)
-    errors: int = 0
-    later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
-    attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply
-    maps: MailMaps | None = None  # the pictures MAP lines attached (judge/games/mapcmd.py)
-
-    def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
-            data: Any = None) -> None:
-        self.items.append({"echo": cmd.masked if cmd else "", "text": text, "error": error,
-                           "kind": kind, "data": data})
-        if error:
-            self.errors += 1
 
 
 class Actor:
@@ -300,7 +258,7 @@ class Actor:
             observers.requests_sent(self.s, row["id"], message_id)
         for queue in session.later:  # game mail after the reply
             queue()
-        reports.queue_turns(self.outbox, self.s, turns)
+        reporting.queue_turns(self.outbox, self.s, turns)
         note = f"{len(commands)} command(s), {session.errors} error(s)"
         return "done", note if answered else note + ", not answered: reply ceiling"
 
@@ -563,7 +521,7 @@ class Actor:
         ses.later.extend(held)
         return reply
 
-    def _guard(self, scope: str, what: str) -> None:
+    def guard_password(self, scope: str, what: str) -> None:
         """Refuse to check a password for ``scope`` while it is locked."""
         until = self.s.password_lock(scope, self.clock())
         if until is not None:
@@ -613,7 +571,7 @@ class Actor:
                             "MASTER <game> <password>")
         return G.refresh(self.s, ses.master)
 
-    def _set_context(self, ses: _Session, game: dict, power: str) -> None:
+    def set_context(self, ses: _Session, game: dict, power: str) -> None:
         key = (game["id"], power)
         ctx = ses.contexts.get(key)
         if ctx is None:

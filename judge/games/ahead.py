@@ -23,6 +23,7 @@ from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.position import Phase, Position
 from judge.games.flow import GameFlow, flow_of
 from judge.games.settings import zone
+from judge.games.turn import Activation
 from judge.storage import Store
 from judge.variants import get_variant
 
@@ -188,21 +189,6 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
 
 
 # ----------------------------------------------------------------- activating
-@dataclass(slots=True)
-class Activation:
-    """A block taken out of the store when its phase began (or when the game went past it):
-    the lines that stand, the lines left out with the reason, which way each IF went."""
-
-    power: str
-    phase: str
-    phase_name: str
-    lines: list[str]
-    dropped: list[tuple[str, str]]
-    trace: list[tuple[str, bool]]
-    inbox_id: int | None
-    expired: bool = False
-
-
 def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     """The blocks for the phase beginning at ``pos``, decided against it, and the blocks for
     phases the game went past without playing them (a retreat that was not needed); both are

@@ -1,5 +1,5 @@
-"""The handlers of the judge's basic commands (their specs: :mod:`judge.commands.table`): HELP,
-STATUS and MAP; signing on and joining (SIGNON, JOIN, CLEAR); creating and starting a game
+"""The handlers of the judge's basic commands (their specs: :mod:`judge.commands.grammar`,
+bound to these in :mod:`judge.games.commands`): HELP, STATUS and MAP; signing on and joining (SIGNON, JOIN, CLEAR); creating and starting a game
 (CREATE, MASTER, OPEN, START, DEADLINE, DEADLINES).
 
 Each handler is ``(actor, ses, cmd) -> (reply text, kind, data)`` and raises GameError to
@@ -20,18 +20,19 @@ from judge.engine.ahead import split_blocks
 from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import game as G
+from judge.games import reporting
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
 from judge.games.settings import TIME_HELP, in_utc, read_time, zone
-from judge.mail.compose import deadline_text
 from judge.storage import iso, now_utc, parse_iso
+from judge.text import deadline_text
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor, _Session
+    from judge.games.session import CommandContext, MailSession
 
 
-def _reader(ses: _Session, game: dict) -> str | None:
+def _reader(ses: MailSession, game: dict) -> str | None:
     """The power this mail signed on as in ``game`` (what STATUS may show it), if any."""
     for (gid, power) in ses.contexts:
         if gid == game["id"]:
@@ -40,11 +41,11 @@ def _reader(ses: _Session, game: dict) -> str | None:
 
 
 # ----------------------------------------------------------------- anyone
-def help_command(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def help_command(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     return "", "help", None
 
 
-def status(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def status(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     if cmd.args:
         game = G.find_game(s, cmd.args[0])
@@ -57,7 +58,7 @@ def status(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
 
 
-def map_picture(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def map_picture(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if ses.maps is None:
         ses.maps = MailMaps.for_reply(actor.cfg.reply_max_bytes,
                                       defer=actor.outbox.defer_pictures)
@@ -70,13 +71,13 @@ def map_picture(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 # ---------------------------------------------------------------- players
-def signon(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def signon(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     power_text, game_name, password = cmd.args
     game = G.find_game(s, game_name)
     flow_for(game).check_join(game)
-    power, joined = G.sign_on(s, game, power_text, password, ses.inbound.sender, actor._guard)
-    actor._set_context(ses, game, power)
+    power, joined = G.sign_on(s, game, power_text, password, ses.inbound.sender, actor.guard_password)
+    actor.set_context(ses, game, power)
     ses.signon_failed = False
     if joined:
         return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
@@ -84,7 +85,7 @@ def signon(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return f"Signed on as {power.title()} in game {game['name']}.", "text", None
 
 
-def join(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def join(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s, a = actor.s, cmd.args
     flow = flow_for(G.find_game(s, a[0]))
     if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
@@ -93,13 +94,13 @@ def join(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     game = G.find_game(s, game_name)
     flow.check_join(game)
     power = G.join_game(s, game, power_text, password, ses.inbound.sender)
-    actor._set_context(ses, game, power)
+    actor.set_context(ses, game, power)
     return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
             f"SIGNON {power.title()} {game['name']} <password> to send orders.",
             "text", None)
 
 
-def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def clear(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     """CLEAR: the power's orders for the phase (and the mail's lines before it); CLEAR
     PENDING: its orders sent ahead (PHASE blocks stored, and those earlier in the mail)."""
     ctx = ses.current
@@ -129,13 +130,13 @@ def clear(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 # ----------------------------------------------------------- game masters
-def master(actor: Actor, ses: _Session, cmd: Command) -> Reply:
-    game = G.check_master(actor.s, cmd.args[0], cmd.args[1], actor._guard)
+def master(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+    game = G.check_master(actor.s, cmd.args[0], cmd.args[1], actor.guard_password)
     ses.master, ses.master_failed = game, False
     return f"Signed on as master of game {game['name']}.", "text", None
 
 
-def create(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     name, password, *rest = cmd.args
     limit = actor.cfg.limits.games_per_day
     if actor.s.games_created_by(ses.inbound.sender, now_utc() - timedelta(days=1)) >= limit:
@@ -190,28 +191,28 @@ def create(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             + "Send OPEN when players may sign on.", "text", None)
 
 
-def open_game(actor: Actor, ses: _Session, cmd: Command) -> Reply:
-    game = G.open_game(actor.s, actor._master_game(ses))
+def open_game(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+    game = G.open_game(actor.s, actor.master_game(ses))
     how = flow_for(game).join_hint(game)
     return f"Game {game['name']} is open: players join with {how}.", "text", None
 
 
-def start(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def start(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s, now = actor.s, actor.clock()
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     flow = flow_for(game)
     game = flow.start(actor, ses, game, now) or G.start_game(s, game, now)
     ses.games_touched.add(game["id"])
-    ses.later.append(lambda g=game: reports.queue_start(actor.outbox, s, g))
+    ses.later.append(lambda g=game: reporting.queue_start(actor.outbox, s, g))
     tz = zone(game)
     return (f"Game {game['name']} has started: {game['phase']}, deadline "
             f"{deadline_text(game['deadline'], now, tz)}{in_utc(game['deadline'], tz)}. "
             "Every player has been sent the position.", "text", None)
 
 
-def deadline(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def deadline(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     tz = zone(game)
     when = parse_iso(iso(_parse_when(" ".join(cmd.args), now, tz)))  # as it is stored
     if game["status"] not in ("active", "paused"):  # paused: set for when it resumes
@@ -240,8 +241,8 @@ def _parse_when(text: str, now: datetime, tz: str) -> datetime:
     return when
 
 
-def deadlines(actor: Actor, ses: _Session, cmd: Command) -> Reply:
-    game = actor._master_game(ses)
+def deadlines(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+    game = actor.master_game(ses)
     if lengths := flow_for(game).lengths(actor.s, game):  # its deadlines are its rules'
         raise GameError(lengths)
     durations, _ = read_durations(cmd.args)

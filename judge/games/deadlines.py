@@ -29,10 +29,10 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from judge import reports
 from judge.durations import parse_duration
 from judge.games import game as G
 from judge.games import notices as N
+from judge.games import reporting
 from judge.games import settings as S
 from judge.games.flow import Stage, flow_for
 from judge.games.phaseclock import (  # noqa: F401 (read from here too)
@@ -43,11 +43,11 @@ from judge.games.phaseclock import (  # noqa: F401 (read from here too)
     deadline_moved,
     fit_deadline,
 )
-from judge.mail.compose import deadline_text
 from judge.storage import Store, iso, parse_iso
+from judge.text import deadline_text
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor
+    from judge.games.flow import FlowContext
 
 log = logging.getLogger("judge.deadlines")
 
@@ -153,7 +153,7 @@ def move_stage_deadline(s: Store, game: dict, stage: Stage, when: datetime, now:
 
 
 # -------------------------------------------------------------------- the tick
-def tick(actor: Actor, game: dict, now: datetime) -> list[G.Turn]:
+def tick(actor: FlowContext, game: dict, now: datetime) -> list[G.Turn]:
     """Do what is due for one game at ``now`` (inside the caller's transaction)."""
     s = actor.s
     if game["status"] == "paused":
@@ -205,7 +205,7 @@ def reminder_at(s: Store, game: dict, stage: Stage | None = None) -> datetime | 
     return at if stage.started is None or at > stage.started else None
 
 
-def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
+def remind(actor: FlowContext, game: dict, now: datetime, missing: dict[str, list[str]],
            stage: Stage) -> None:
     """The reminder, once it is due: to each power still without complete orders (or,
     in a flow's own stage, without what it asks for: votes)."""
@@ -217,7 +217,7 @@ def remind(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]
         N.reminder(actor, game, missing, stage.deadline, stage.words)
 
 
-def late(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
+def late(actor: FlowContext, game: dict, now: datetime, missing: dict[str, list[str]],
          grace_end: datetime, stage: Stage) -> None:
     """The late notice of the day (the deadline has passed, orders are missing)."""
     s, key = actor.s, stage.key
@@ -229,7 +229,7 @@ def late(actor: Actor, game: dict, now: datetime, missing: dict[str, list[str]],
         N.late(actor, game, missing, grace_end, stage.missed, deadline=stage.deadline)
 
 
-def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: datetime
+def count_misses(actor: FlowContext, game: dict, missing: dict[str, list[str]], now: datetime
                  ) -> None:
     """Missed phases in a row per power; at the game's limit the power is abandoned."""
     s = actor.s
@@ -251,7 +251,7 @@ def count_misses(actor: Actor, game: dict, missing: dict[str, list[str]], now: d
             N.abandoned(actor, G.refresh(s, game), power, missed)
 
 
-def process(actor: Actor, game: dict, now: datetime, why: str,
+def process(actor: FlowContext, game: dict, now: datetime, why: str,
             missing: dict[str, list[str]] | None = None, queue: bool = True
             ) -> list[G.Turn]:
     """Process the game's current stage: its flow's way, else adjudicate the phase.
@@ -266,14 +266,14 @@ def process(actor: Actor, game: dict, now: datetime, why: str,
     own = flow.process(actor, game, now)
     turns = G.adjudicate(s, game, now) if own is None else own
     if own is None and queue:
-        reports.queue_turns(actor.outbox, s, turns)
+        reporting.queue_turns(actor.outbox, s, turns)
     ahead_complete(actor, turns, now)
     log.info("game %s: %s processed (%s)", game["name"],
              ", ".join(str(t.previous.phase) for t in turns) or stage.title, why)
     return [] if own is not None else turns
 
 
-def ahead_complete(actor: Actor, turns: list[G.Turn], now: datetime) -> None:
+def ahead_complete(actor: FlowContext, turns: list[G.Turn], now: datetime) -> None:
     """Orders sent ahead became the new phase's orders (judge/games/ahead.py): when they
     complete every power's orders, the phase is processed early, as if they had just been
     sent (after the settling delay, unless someone waits): the next tick does it."""
@@ -287,7 +287,7 @@ def ahead_complete(actor: Actor, turns: list[G.Turn], now: datetime) -> None:
     s.execute("UPDATE games SET early_at = ? WHERE id = ?", (iso(at), game["id"]))
 
 
-def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.Turn]]:
+def after_orders(actor: FlowContext, game: dict, now: datetime) -> tuple[str, list[G.Turn]]:
     """Orders changed: if everyone has ordered and nobody waits, process now or after the
     settling delay. Returns (what to tell the sender, turns processed now)."""
     s = actor.s
@@ -326,7 +326,7 @@ def after_orders(actor: Actor, game: dict, now: datetime) -> tuple[str, list[G.T
             f"{stage.words} change or someone sends SET WAIT before then.", [])
 
 
-def run_due(actor: Actor, now: datetime) -> int:
+def run_due(actor: FlowContext, now: datetime) -> int:
     """Tick every running game that has something due; store each game's next wake time
     (what the scheduler reads). Returns how many phases were processed. A game whose turn
     raises is contained (:func:`contain_failure`): the games after it go on."""
@@ -340,7 +340,7 @@ def run_due(actor: Actor, now: datetime) -> int:
     return count
 
 
-def _run_game(actor: Actor, gid: int, wake_at: str | None, now: datetime) -> int:
+def _run_game(actor: FlowContext, gid: int, wake_at: str | None, now: datetime) -> int:
     """What is due in one game, in one transaction; how many phases were processed."""
     s = actor.s
     count = 0
@@ -377,7 +377,7 @@ def short_reason(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def contain_failure(actor: Actor, gid: int, exc: BaseException, now: datetime) -> str:
+def contain_failure(actor: FlowContext, gid: int, exc: BaseException, now: datetime) -> str:
     """Doing what was due for game ``gid`` raised ``exc`` (its transaction is rolled back:
     nothing of it was applied). Contain it to that game: log the traceback under a log
     reference, pause the game with the reason (so it is not tried again at every tick; the
@@ -412,7 +412,7 @@ def contain_failure(actor: Actor, gid: int, exc: BaseException, now: datetime) -
     return ref
 
 
-def _pause_failed(actor: Actor, gid: int, exc: BaseException, ref: str, now: datetime,
+def _pause_failed(actor: FlowContext, gid: int, exc: BaseException, ref: str, now: datetime,
                   tell: bool) -> None:
     s = actor.s
     game = s.game_by_id(gid)

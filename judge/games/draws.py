@@ -20,7 +20,7 @@ from judge.games.game import GameError
 from judge.storage import Store
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor
+    from judge.games.flow import FlowContext
 
 
 def survivors(s: Store, game: dict) -> list[str]:
@@ -56,7 +56,7 @@ def _unanimous(s: Store, game: dict, kind: str, voters: list[str]) -> str | None
     return None
 
 
-def finish(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
+def finish(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
     """End the game (draw, concession, or the master's decision) and tell everyone."""
     s = actor.s
     result = f"{how}: {', '.join(p.title() for p in powers)}" if powers else how
@@ -67,7 +67,7 @@ def finish(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
     N.ended(actor, G.refresh(s, game), how, powers)
 
 
-def draw(actor: Actor, game: dict, power: str, names: list[str]) -> str:
+def draw(actor: FlowContext, game: dict, power: str, names: list[str]) -> str:
     s = actor.s
     alive = _check(s, game, power)
     variant = G.get_variant(game["variant"])
@@ -94,13 +94,13 @@ def draw(actor: Actor, game: dict, power: str, names: list[str]) -> str:
             f"processed.")
 
 
-def nodraw(actor: Actor, game: dict, power: str) -> str:
+def nodraw(actor: FlowContext, game: dict, power: str) -> str:
     _check(actor.s, game, power)
     _vote(actor.s, game, power, "draw", None)
     return "Your draw vote is withdrawn."
 
 
-def concede(actor: Actor, game: dict, power: str, to: str) -> str:
+def concede(actor: FlowContext, game: dict, power: str, to: str) -> str:
     s = actor.s
     alive = _check(s, game, power)
     winner = G.power_name(G.get_variant(game["variant"]), to)
@@ -118,7 +118,7 @@ def concede(actor: Actor, game: dict, power: str, to: str) -> str:
             f"survivor concedes; cleared when {game['phase']} is processed).")
 
 
-def noconcede(actor: Actor, game: dict, power: str) -> str:
+def noconcede(actor: FlowContext, game: dict, power: str) -> str:
     _check(actor.s, game, power)
     _vote(actor.s, game, power, "concede", None)
     return "Your concession is withdrawn."

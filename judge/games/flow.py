@@ -18,7 +18,7 @@ What a flow may change (each hook's docstring says more):
   start notice;
 * its own commands (:meth:`GameFlow.commands`: one
   :class:`~judge.commands.spec.CommandSpec` each, added to the command table
-  :mod:`judge.commands.table`);
+  :mod:`judge.games.commands`);
 * its own turn cycle, which the deadline engine drives as it drives any game's: joining
   without a power, START, the phases' deadlines (:meth:`GameFlow.phase_deadline`), a stage
   of its own before a phase (:meth:`GameFlow.stage`: a vote), what "ready" means in it
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from judge.engine.orders import Order
     from judge.engine.position import Position
     from judge.engine.variant import Outcome, Variant
-    from judge.games.game import Turn
+    from judge.games.turn import Turn
     from judge.mail.outbox import Outbox
     from judge.storage import Store
 
@@ -189,7 +189,7 @@ class GameFlow:
 
     # --------------------------------------------------------------- commands
     def commands(self) -> list[CommandSpec]:
-        """The flow's own commands, added to the command table (judge.commands.table) for
+        """The flow's own commands, added to the command table (judge.games.commands) for
         every mail: each a CommandSpec with ``grammar`` the variant's name and a handler
         ``(ctx: FlowContext, ses, cmd) -> (reply text, kind, data)``. A command names its
         game after its word, or the mail's sign-on does. A word the judge has too (ROLLBACK)

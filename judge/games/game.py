@@ -22,6 +22,7 @@ from judge.games.errors import GameError
 from judge.games.flow import flow_of, game_settings
 from judge.games.phaseclock import begin_phase, deadline_moved
 from judge.games.settings import zone
+from judge.games.turn import Turn, stored_orders  # noqa: F401 (read from here too)
 from judge.storage import Store, iso, now_utc, parse_iso
 from judge.variants import get_variant, variant_names
 
@@ -64,10 +65,21 @@ def power_name(variant: Any, text: str) -> str:
 
 
 def current_position(s: Store, game: dict) -> Position:
+    """The game's position in its current phase, read and checked (Variant.read_position)
+    once per transaction: kept in the store's memo with the stored text it was read from,
+    and read again only when that text changed (a phase processed, a ROLLBACK, an EDIT; a
+    savepoint rolled back). The same object is handed to every caller in the transaction:
+    a position is never changed in place (``Position.following`` makes the next one)."""
     row = s.position(game["id"], game["phase"])
     if row is None:
         raise GameError(f"game {game['name']} has not started yet")
-    return get_variant(game["variant"]).read_position(json.loads(row["position"]))
+    key = ("position", game["id"], game["variant"], game["phase"])
+    kept = s.memo.get(key)
+    if kept is not None and kept[0] == row["position"]:
+        return kept[1]
+    pos = get_variant(game["variant"]).read_position(json.loads(row["position"]))
+    s.memo[key] = (row["position"], pos)
+    return pos
 
 
 # --------------------------------------------------------------- game master
@@ -267,21 +279,6 @@ def refuse(entry: dict, error: str) -> None:
     entry["order"] = entry["data"] = None
 
 
-def stored_orders(variant: Any, sets: dict[str, list[dict]]) -> list[tuple[str, Any]]:
-    """The orders standing in ``sets`` (power -> stored lines), power by power: each built
-    from its data, as it was read and checked, with no text read again. A line stored before
-    orders were kept as data (or one a variant's flow keeps as text, to be read when its phase
-    comes) gives its text, which the adjudication reads."""
-    out: list[tuple[str, Any]] = []
-    for power in sorted(sets):
-        for line in sets[power]:
-            if not line.get("order"):
-                continue
-            data = line.get("data")
-            out.append((power, line["order"] if data is None else variant.order_from_data(data)))
-    return out
-
-
 def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) -> list[dict]:
     """Read a power's lines; a later order to the same unit replaces an earlier one (where a
     variant stacks units, a space takes as many orders as it holds units)."""
@@ -451,19 +448,6 @@ def powers_to_order(variant: Any, pos: Position) -> list[str]:
 
 def nothing_to_order(variant: Any, pos: Position) -> bool:
     return all(needs(variant, pos, p) == ([], 0) for p in variant.board.powers)
-
-
-@dataclass(slots=True)
-class Turn:
-    """One adjudicated phase, as the report needs it."""
-
-    game: dict
-    previous: Position
-    outcome: Any
-    orders: dict[str, list[dict]]
-    given: list | None = None  # the orders as adjudicated, when the variant's plug-in keeps them
-    # orders sent ahead that became orders when the next phase began (judge/games/ahead.py)
-    ahead: list[ahead.Activation] = field(default_factory=list)
 
 
 def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:

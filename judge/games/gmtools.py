@@ -1,5 +1,5 @@
-"""The handlers of the game-running commands (their specs: :mod:`judge.commands.table`):
-deadlines and settings (SET), press, observers, draws, queries (LIST, HISTORY, SUMMARY, WHOIS),
+"""The handlers of the game-running commands (their specs: :mod:`judge.commands.grammar`,
+bound to these in :mod:`judge.games.commands`): deadlines and settings (SET), press, observers, draws, queries (LIST, HISTORY, SUMMARY, WHOIS),
 taking over a power, and the game master's toolkit (PROCESS with a phase guard, PREVIEW,
 ROLLBACK, EJECT, REPLACE, ACT, EDIT, ENDGAME, PAUSE/RESUME with notices).
 
@@ -22,7 +22,7 @@ from judge.durations import parse_duration
 from judge.engine.events import visible_events
 from judge.games import ahead as AH
 from judge.games import deadlines as D
-from judge.games import draws
+from judge.games import draws, reporting
 from judge.games import game as G
 from judge.games import notices as N
 from judge.games import observers as O
@@ -32,16 +32,16 @@ from judge.games.auth import hash_password
 from judge.games.flow import flow_for
 from judge.games.game import GameError
 from judge.mail import replytoken
-from judge.mail.compose import deadline_text
 from judge.storage import iso
+from judge.text import deadline_text
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor, _Session
+    from judge.games.session import CommandContext, MailSession
     from judge.storage import Store
 
 
 # ----------------------------------------------------------------- helpers
-def _player(actor: Actor, ses: _Session, what: str) -> tuple[dict, str]:
+def _player(actor: CommandContext, ses: MailSession, what: str) -> tuple[dict, str]:
     ctx = ses.current
     if ctx is None:
         if ses.signon_failed:
@@ -50,7 +50,7 @@ def _player(actor: Actor, ses: _Session, what: str) -> tuple[dict, str]:
     return G.refresh(actor.s, ctx.game), ctx.power
 
 
-def _reader(actor: Actor, ses: _Session, game: dict) -> tuple[str | None, str]:
+def _reader(actor: CommandContext, ses: MailSession, game: dict) -> tuple[str | None, str]:
     """(power, role) of the sender in ``game``: what a query may show them."""
     if ses.master is not None and ses.master["id"] == game["id"]:
         return None, "master"
@@ -71,10 +71,10 @@ def _flow_first(handler: Handler) -> Handler:
     (:meth:`GameFlow.master_command`): it may refuse it, or do it the variant's way."""
 
     @functools.wraps(handler)
-    def asked(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+    def asked(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         if ses.master is not None and not (
                 cmd.name == "SET" and cmd.args and cmd.args[0].upper() in PLAYER_SETTINGS):
-            game = actor._master_game(ses)
+            game = actor.master_game(ses)
             done = flow_for(game).master_command(actor, ses, game, cmd)
             if done is not None:
                 return done
@@ -88,7 +88,7 @@ PLAYER_SETTINGS = ("WAIT", "NOWAIT", "ABSENCE")  # SET by a player, not the mast
 
 # ------------------------------------------------------------------- SET
 @_flow_first
-def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     key = cmd.args[0].upper()
@@ -112,7 +112,7 @@ def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             ses.games_touched.add(game["id"])
             return (f"{power.title()} no longer waits in game {game['name']}.", "text", None)
         return _absence(actor, game, power, cmd.args[1:], now)
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
         if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules', as
             raise GameError(lengths)  # DEADLINES says
@@ -144,7 +144,7 @@ _MATCH = {"zone": "time zone", "time": "deadlines", "days": "deadlines",
           "list": "mailing list", "anonymous": "addresses", "absence": "longest absence"}
 
 
-def _absence(actor: Actor, game: dict, power: str, words: list[str], now: datetime) -> Reply:
+def _absence(actor: CommandContext, game: dict, power: str, words: list[str], now: datetime) -> Reply:
     s = actor.s
     text = " ".join(words)
     upper = text.upper()
@@ -207,10 +207,10 @@ def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: d
 
 
 # ----------------------------------------------------------------- press
-def press(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def press(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     if ses.current is None and ses.master is not None:  # the master's own press
-        game, sender = actor._master_game(ses), P.MASTER
+        game, sender = actor.master_game(ses), P.MASTER
     else:
         game, sender = _player(actor, ses, cmd.name)
     if cmd.name == "BROADCAST":
@@ -227,7 +227,7 @@ def press(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 # ------------------------------------------------------------ observers
-def observe(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def observe(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     game = G.find_game(actor.s, cmd.args[0])
     address = ses.inbound.sender
@@ -247,7 +247,7 @@ def observe(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             "not ask for this, ignore this mail.", "text", None)
 
 
-def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
+def _list_request(actor: CommandContext, ses: MailSession, game: dict, address: str,
                   now: datetime) -> Reply:
     """SET LIST <address>: the list receives reports once it confirms (double opt-in), so a
     master cannot make the judge mail a stranger."""
@@ -273,7 +273,7 @@ def _list_request(actor: Actor, ses: _Session, game: dict, address: str,
             f"(within {O.CONFIRM_DAYS} days).", "text", None)
 
 
-def confirm(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
 
     def take_seat(game: dict, row: dict) -> str:
@@ -287,7 +287,7 @@ def confirm(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return O.confirm(actor.s, cmd.args[0], now, take_seat), "text", None
 
 
-def unobserve(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def unobserve(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = G.find_game(actor.s, cmd.args[0])
     if O.unobserve(actor.s, game, ses.inbound.sender):
         return f"You no longer observe game {game['name']}.", "text", None
@@ -295,29 +295,29 @@ def unobserve(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 # ---------------------------------------------------------------- draws
-def draw(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def draw(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game, power = _player(actor, ses, cmd.name)
     names = [w for part in cmd.args for w in part.split(",") if w]  # "France, Germany"
     return draws.draw(actor, game, power, names), "text", None
 
 
-def nodraw(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def nodraw(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game, power = _player(actor, ses, cmd.name)
     return draws.nodraw(actor, game, power), "text", None
 
 
-def concede(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def concede(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game, power = _player(actor, ses, cmd.name)
     return draws.concede(actor, game, power, cmd.args[0]), "text", None
 
 
-def noconcede(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def noconcede(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game, power = _player(actor, ses, cmd.name)
     return draws.noconcede(actor, game, power), "text", None
 
 
 # -------------------------------------------------------------- queries
-def list_games(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     """LIST: every game; LIST <game>: its settings and players too."""
     s = actor.s
     if not cmd.args:
@@ -337,7 +337,7 @@ def list_games(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return "", "include", data
 
 
-def history(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def history(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     rows = s.all("SELECT phase, results FROM positions WHERE game_id = ? AND results IS NOT "
@@ -372,7 +372,7 @@ def history(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return "", "include", data
 
 
-def summary(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def summary(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     variant = G.get_variant(game["variant"])
@@ -395,7 +395,7 @@ def summary(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return "", "include", data
 
 
-def whois(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def whois(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
     if S.anonymous(game) and _reader(actor, ses, game)[1] != "master":
@@ -412,7 +412,7 @@ def whois(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 # ------------------------------------------------------------ takeover
-def takeover(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def takeover(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     power_text, game_name, password = cmd.args
@@ -427,13 +427,13 @@ def takeover(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
     _seat(actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over")
-    actor._set_context(ses, game, power)
+    actor.set_context(ses, game, power)
     ses.games_touched.add(game["id"])
     return (f"You now play {power.title()} in game {game['name']} ({game['phase']}). Your "
             f"orders go in with SIGNON {power.title()} {game['name']} <password>.", "text", None)
 
 
-def _seat(actor: Actor, game: dict, power: str, address: str, password_hash: str,
+def _seat(actor: CommandContext, game: dict, power: str, address: str, password_hash: str,
           now: datetime, change: str) -> None:
     s = actor.s
     if s.player(game["id"], power) is None:
@@ -452,10 +452,10 @@ def _seat(actor: Actor, game: dict, power: str, address: str, password_hash: str
 
 # -------------------------------------------------------------- master
 @_flow_first
-def process(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def process(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     if cmd.args and game["phase"] != cmd.args[0].upper():
         raise GameError(f"{cmd.args[0].upper()} is not the current phase of game "
                         f"{game['name']} (it is {game['phase'] or 'over'}): it has already "
@@ -463,7 +463,7 @@ def process(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     G.check_running(game)
     what = flow_for(game).stage(s, game).title  # the phase, or a flow's own stage (a vote)
     turns = D.process(actor, game, now, "master", queue=False)
-    ses.later.append(lambda t=turns: reports.queue_turns(actor.outbox, s, t))
+    ses.later.append(lambda t=turns: reporting.queue_turns(actor.outbox, s, t))
     ses.games_touched.add(game["id"])
     game = G.refresh(s, game)
     return (f"Processed {', '.join(str(t.previous.phase) for t in turns) or what}; game "
@@ -471,9 +471,9 @@ def process(actor: Actor, ses: _Session, cmd: Command) -> Reply:
             f"been sent to every player.", "text", None)
 
 
-def preview(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def preview(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     G.check_running(game)
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
@@ -495,10 +495,10 @@ def preview(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     if game["status"] == "forming" or game["status"] == "open":
         raise GameError(f"game {game['name']} has not started")
     target = cmd.args[0].upper()
@@ -546,10 +546,10 @@ def rollback(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def eject(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def eject(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
     if s.player(game["id"], power) is None:
         raise GameError(f"{power.title()} in game {game['name']} has no player")
@@ -565,9 +565,9 @@ def eject(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def replace_player(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
     address, password = cmd.args[1], cmd.args[2]
     if len(password) < 4:
@@ -600,18 +600,18 @@ def replace_player(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def act(actor: Actor, ses: _Session, cmd: Command) -> Reply:
-    game = actor._master_game(ses)
+def act(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+    game = actor.master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
-    actor._set_context(ses, game, power)
+    actor.set_context(ses, game, power)
     return (f"You act as {power.title()} in game {game['name']}: the orders and commands that "
             "follow are that power's.", "text", None)
 
 
 @_flow_first
-def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     variant = G.get_variant(game["variant"])
@@ -676,8 +676,8 @@ def edit(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def endgame(actor: Actor, ses: _Session, cmd: Command) -> Reply:
-    game = actor._master_game(ses)
+def endgame(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+    game = actor.master_game(ses)
     if game["status"] == "finished":
         raise GameError(f"game {game['name']} has already ended")
     variant = G.get_variant(game["variant"])
@@ -697,10 +697,10 @@ def endgame(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def pause(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def pause(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
-    game = actor._master_game(ses)
+    game = actor.master_game(ses)
     G.pause_game(s, game, now)
     ses.games_touched.add(game["id"])
     ses.later.append(lambda: N.paused(actor, G.refresh(s, game)))
@@ -709,10 +709,10 @@ def pause(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 
 
 @_flow_first
-def resume(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def resume(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
-    game = G.resume_game(s, actor._master_game(ses), now)
+    game = G.resume_game(s, actor.master_game(ses), now)
     ses.games_touched.add(game["id"])
     ses.later.append(lambda: N.resumed(actor, G.refresh(s, game)))
     stage = flow_for(game).stage(s, game)

@@ -115,7 +115,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
     results = json.loads(row["results"]) if row.get("results") and \
         str(row["phase"]).endswith("M") else []
     svg = map_for(variant.name, position, reader, results,
-                  title=f"{game['name']} {variant.title}",
+                  hidden=flow_of(variant.name).hidden, title=f"{game['name']} {variant.title}",
                   supply_centres=sorted(variant.board.supply_centres),
                   master=is_master and reader is None)
     if svg is None:  # pragma: no cover - every case above has a reader or the master

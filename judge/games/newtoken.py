@@ -16,10 +16,10 @@ from judge.games.game import GameError
 from judge.mail import replytoken
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor, _Session
+    from judge.games.session import CommandContext, MailSession
 
 
-def newtoken(actor: Actor, ses: _Session, cmd: Command) -> Reply:
+def newtoken(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if not replytoken.enabled(actor.cfg):
         raise GameError('this judge sends no reply addresses ([judge] reply_tokens = "off"): '
                         "there is none to replace")

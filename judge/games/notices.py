@@ -16,7 +16,7 @@ from judge.games.observers import list_headers, readers
 from judge.variants import get_variant
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor
+    from judge.games.flow import FlowContext
 
 
 def _base(s: Any, game: dict) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def names_for(game: dict, reader: str | None, role: str) -> dict[str, Any]:
     return {"names": shown, "secret_names": secret and role != "master"}
 
 
-def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subject: str,
+def to_powers(actor: FlowContext, game: dict, powers: list[str], template: str, subject: str,
               context: dict[str, Any], each: dict[str, dict[str, Any]] | None = None
               ) -> None:
     """A private notice to each of ``powers`` that has a player; ``each``: what differs per
@@ -60,7 +60,7 @@ def to_powers(actor: Actor, game: dict, powers: list[str], template: str, subjec
                            game_id=game["id"])
 
 
-def to_all(actor: Actor, game: dict, template: str, subject: str, context: dict[str, Any],
+def to_all(actor: FlowContext, game: dict, template: str, subject: str, context: dict[str, Any],
            roles: tuple[str, ...] = ("player", "master", "observer", "list"),
            about: str | None = None) -> None:
     """A notice to every reader; ``about``: the power it is about, named in ``subject`` as
@@ -80,7 +80,7 @@ def to_all(actor: Actor, game: dict, template: str, subject: str, context: dict[
                            headers=list_headers(actor.cfg, game, r.address))
 
 
-def to_master(actor: Actor, game: dict, template: str, subject: str,
+def to_master(actor: FlowContext, game: dict, template: str, subject: str,
               context: dict[str, Any]) -> None:
     base = _base(actor.s, game)
     actor.outbox.queue(kind="notice", to=game["master_address"], subject=subject,
@@ -89,7 +89,7 @@ def to_master(actor: Actor, game: dict, template: str, subject: str,
                                                    "role": "master"}, game_id=game["id"])
 
 
-def reminder(actor: Actor, game: dict, missing: dict[str, list[str]],
+def reminder(actor: FlowContext, game: dict, missing: dict[str, list[str]],
              deadline: datetime | None = None, words: str = "orders") -> None:
     """The reminder of what each power has still to send (``words``: orders, or what a
     flow's own stage asks for, votes) by ``deadline`` (the stage's; default the phase's)."""
@@ -101,7 +101,7 @@ def reminder(actor: Actor, game: dict, missing: dict[str, list[str]],
               each={power: {"missing": what} for power, what in missing.items()})
 
 
-def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: datetime,
+def late(actor: FlowContext, game: dict, missing: dict[str, list[str]], grace_end: datetime,
          policy: str, processed: bool = False, deadline: datetime | None = None) -> None:
     """The late notice; ``processed``: no grace is left and the phase is processed now
     (civil disorder), which the notice says instead of when grace ends."""
@@ -116,19 +116,19 @@ def late(actor: Actor, game: dict, missing: dict[str, list[str]], grace_end: dat
               {**ctx, "missing": []})
 
 
-def paused(actor: Actor, game: dict, reminder: bool = False) -> None:
+def paused(actor: FlowContext, game: dict, reminder: bool = False) -> None:
     to_all(actor, game, "notices/paused.txt.j2",
            f"{game['name']} - {'still ' if reminder else ''}paused", {"reminder": reminder})
 
 
-def resumed(actor: Actor, game: dict) -> None:
+def resumed(actor: FlowContext, game: dict) -> None:
     # a flow's own notes (a vote open, and until when)
     notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game))
     to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
            {"notes": notes})
 
 
-def failed(actor: Actor, game: dict, what: str, reason: str, ref: str) -> None:
+def failed(actor: FlowContext, game: dict, what: str, reason: str, ref: str) -> None:
     """The judge failed processing ``what`` (the phase, or a flow's stage) and paused the
     game (judge/games/deadlines.py): its master is told what failed, with the log reference
     the host finds the traceback under; everyone else that it is delayed, orders standing."""
@@ -138,19 +138,19 @@ def failed(actor: Actor, game: dict, what: str, reason: str, ref: str) -> None:
            {"what": what}, roles=("player", "observer", "list"))
 
 
-def abandoned(actor: Actor, game: dict, power: str, missed: int) -> None:
+def abandoned(actor: FlowContext, game: dict, power: str, missed: int) -> None:
     to_all(actor, game, "notices/abandoned.txt.j2",
            game["name"] + " - {name} abandoned", {"power": power, "missed": missed},
            about=power)
 
 
-def player_change(actor: Actor, game: dict, power: str, change: str) -> None:
+def player_change(actor: FlowContext, game: dict, power: str, change: str) -> None:
     to_all(actor, game, "notices/player_change.txt.j2",
            game["name"] + " - {name} " + change, {"power": power, "change": change},
            about=power)
 
 
-def edited(actor: Actor, game: dict, changes: list[dict], hidden: bool = False) -> None:
+def edited(actor: FlowContext, game: dict, changes: list[dict], hidden: bool = False) -> None:
     """``changes``: each ``{text, powers}`` (the powers it concerns); ``hidden``: the game
     hides the board, so a player reads only the changes that concern its power."""
     to_all(actor, game, "notices/edited.txt.j2",
@@ -158,7 +158,7 @@ def edited(actor: Actor, game: dict, changes: list[dict], hidden: bool = False) 
            {"changes": changes, "hidden": hidden})
 
 
-def rolled_back(actor: Actor, game: dict, phase: str,
+def rolled_back(actor: FlowContext, game: dict, phase: str,
                 ahead: dict[str, list[str]] | None = None, then: dict | None = None) -> None:
     """``ahead``: by power, the phases whose orders sent ahead are pending again (each
     player reads only his own). ``then``: the phase's name and deadline as the rollback
@@ -168,6 +168,6 @@ def rolled_back(actor: Actor, game: dict, phase: str,
                                                          "ahead": ahead or {}, **(then or {})})
 
 
-def ended(actor: Actor, game: dict, how: str, powers: list[str]) -> None:
+def ended(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
     to_all(actor, game, "notices/ended.txt.j2", f"{game['name']} - game over",
            {"how": how, "powers": powers})

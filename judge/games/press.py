@@ -23,7 +23,7 @@ from judge.games.observers import list_headers, readers
 from judge.storage import Store, iso
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor
+    from judge.games.flow import FlowContext
 
 MASTER = "MASTER"
 
@@ -60,7 +60,7 @@ def _grey(game: dict, flags: list[str]) -> bool:
     return mode == "grey" or (mode == "both" and want_grey)
 
 
-def send(actor: Actor, game: dict, sender: str, targets: list[str] | None, flags: list[str],
+def send(actor: FlowContext, game: dict, sender: str, targets: list[str] | None, flags: list[str],
          body: list[str], now: datetime) -> str:
     """Archive and deliver one message; ``targets`` None is a broadcast. Returns the reply."""
     s = actor.s

@@ -12,10 +12,10 @@ from judge.games.game import GameError, WrongPassword
 from judge.mail import replytoken
 
 if TYPE_CHECKING:
-    from judge.games.acting import Actor, _Session
+    from judge.games.session import CommandContext, MailSession
 
 
-def seat(actor: Actor, ses: _Session, presented: replytoken.Presented) -> str:
+def seat(actor: CommandContext, ses: MailSession, presented: replytoken.Presented) -> str:
     """Sign ``ses`` on as the seat ``presented`` names, or raise GameError saying why not
     (WrongPassword for an address that is none of the seat's: it counts as a guess)."""
     label, sender = presented.label, ses.inbound.sender
@@ -38,7 +38,7 @@ def seat(actor: Actor, ses: _Session, presented: replytoken.Presented) -> str:
                         f" UTC because {why}. Reply to the judge's latest mail instead, "
                         f"or {how}")
     scope = f"{game['id']}:{power}"
-    actor._guard(scope, what)
+    actor.guard_password(scope, what)
     if v.kind == "forged" and v.player is not None:
         raise WrongPassword(f"not signed on: {label} is not a reply address of {what} (it "
                             f"counts as a wrong password); {how}", scope, what,
@@ -48,6 +48,6 @@ def seat(actor: Actor, ses: _Session, presented: replytoken.Presented) -> str:
         raise GameError(f"not signed on: the reply address of {what} works only from its "
                         f"player's own address, and this mail is from {sender}; {how} "
                         "(a password sign-on also makes this address the player's)")
-    actor._set_context(ses, game, power)
+    actor.set_context(ses, game, power)
     ses.signon_failed = False
     return f"Signed on as {power.title()} in game {game['name']} by your reply address."

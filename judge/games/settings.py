@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.durations import parse_duration
 from judge.games.errors import GameError
-from judge.mail.compose import duration_text
 from judge.storage import parse_iso
+from judge.text import duration_text
 
 WEEKDAYS = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"]
 

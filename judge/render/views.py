@@ -5,6 +5,9 @@ not give a player a picture showing more than the report tells them. Rule 5 of S
 player their own units and, after each Autumn, their own centres; the rest of the board is
 unknown to them, so a private map holds only that player's part of the position, and the public
 report gets no map.
+
+Whether a game hides information is its flow's to say (the games layer): it is handed in as
+``hidden``, and nothing here looks up a flow (issue 22).
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import json
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from judge.games.flow import flow_of
 from judge.render.svg import render_svg
 from judge.variants import get_variant
 
@@ -29,16 +31,16 @@ def private_position(position: Mapping[str, Any], power: str) -> dict[str, Any]:
 
 
 def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
-            results: Iterable[Mapping[str, str]] = (), *, title: str = "",
+            results: Iterable[Mapping[str, str]] = (), *, hidden: bool, title: str = "",
             supply_centres: Iterable[str] = (), master: bool = False,
             orders_of: str = "") -> str | None:
     """The SVG ``reader`` (a power, or None for the public and observers) may be shown, or
-    None when there is none for them (the public report of a hidden game).
+    None when there is none for them (the public report of a ``hidden`` game).
 
     In a hidden game a player's map has their own orders only, unmarked: the orders of
     others and the fate of one's own are what the report says, not the picture.
     """
-    if not flow_of(variant).hidden or master:  # a game's master sees the whole board
+    if not hidden or master:  # a game's master sees the whole board
         return render_svg(variant, position, results, title=title,
                           supply_centres=supply_centres, orders_of=orders_of)
     if reader is None:
@@ -50,19 +52,21 @@ def map_for(variant: str, position: Mapping[str, Any], reader: str | None,
                       orders_of=orders_of)
 
 
-def report_view(variant: Any, events: Iterable[Any], reader: str | None) -> Hashable | None:
+def report_view(variant: Any, events: Iterable[Any], reader: str | None, hidden: bool
+                ) -> Hashable | None:
     """What decides one reader's report picture: readers with equal views get the same
     picture (so it is drawn once), None when the reader gets none (the public report of a
     hidden game). In an open game every reader who sees the same orders shares one view."""
     results = tuple(json.dumps(e.fields, sort_keys=True, default=str) for e in events
                     if e.kind == "order" and e.visible_to(reader))
-    if flow_of(variant.name).hidden:
+    if hidden:
         return None if reader is None else (reader, results)
     return (None, results)
 
 
 def report_picture(variant: Any, previous: Mapping[str, Any], after: Mapping[str, Any],
-                   events: Iterable[Any], reader: str | None, title: str) -> str | None:
+                   events: Iterable[Any], reader: str | None, title: str, hidden: bool
+                   ) -> str | None:
     """The SVG for one reader's report of a phase, from the events that reader may see.
 
     One picture shows both the orders and what they did: the board after the phase, with the
@@ -73,5 +77,5 @@ def report_picture(variant: Any, previous: Mapping[str, Any], after: Mapping[str
     """
     results = [dict(e.fields) for e in events if e.kind == "order" and e.visible_to(reader)]
     centres = sorted(get_variant(variant.name).board.supply_centres)
-    return map_for(variant.name, after, reader, results, title=title, supply_centres=centres,
-                   orders_of=str(previous.get("phase") or ""))
+    return map_for(variant.name, after, reader, results, hidden=hidden, title=title,
+                   supply_centres=centres, orders_of=str(previous.get("phase") or ""))

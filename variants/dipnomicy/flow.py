@@ -57,9 +57,9 @@ from judge.games.auth import hash_password
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, Stage
 from judge.games.phaseclock import begin_phase, deadline_moved, fit_deadline
-from judge.mail.compose import deadline_text
-from judge.reports import queue_publication
+from judge.games.reporting import queue_publication
 from judge.storage import Store, iso, parse_iso
+from judge.text import deadline_text
 from judge.variants.dipnomicy import commands, storage
 from judge.variants.dipnomicy.proposals import (
     Proposal,

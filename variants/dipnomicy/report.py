@@ -9,7 +9,7 @@
 
 These functions build plain data from engine values and hand it to the templates; every word
 the judge sends is in a template, rendered by the judge's one Jinja2 environment
-(:func:`judge.mail.compose.environment`; ``templates/`` is the root, so the names are
+(:func:`judge.text.environment`; ``templates/`` is the root, so the names are
 ``dipnomicy/...``).
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from judge.engine.position import Position
 from judge.engine.variant import FAILS, Outcome
-from judge.mail.compose import environment
+from judge.text import environment
 from judge.variants.dipnomicy.catalogue import CATALOGUE, POWERS, module_params
 from judge.variants.dipnomicy.mapdata import BASE_BOARD
 from judge.variants.dipnomicy.orders import notation, place

@@ -26,7 +26,7 @@ from judge.engine.events import Event, private_events, public_events
 from judge.engine.orders import Order
 from judge.engine.position import Phase
 from judge.engine.variant import Outcome
-from judge.mail.compose import environment
+from judge.text import environment
 from judge.variants.stab.rules import StabRules
 from judge.variants.stab.visibility import nmr_events, stab_events
 
@@ -97,7 +97,7 @@ def entry_text(event: Event) -> str:
 
 @cache
 def _environment() -> Environment:
-    """The judge's one environment (:func:`judge.mail.compose.environment`) with Stab!'s
+    """The judge's one environment (:func:`judge.text.environment`) with Stab!'s
     filters laid over it; its templates mark their own whitespace (``{%-``)."""
     env = environment().overlay(trim_blocks=False, lstrip_blocks=False)
     env.filters.update(entry=entry_text, loc=loc_text, unitf=_unit_fields_text)

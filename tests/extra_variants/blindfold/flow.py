@@ -19,7 +19,8 @@ class BlindfoldFlow(GameFlow):
                 for e in events]
 
     def report(self, variant, game, steps, seen: list[Event], reader):
-        return phase_report(variant, game, steps[-1][0], seen, reader)
+        return phase_report(variant, game, steps[-1][0], seen, reader,
+                            classic_names=self.classic_names(variant))
 
     def start_notice(self, variant, game, pos, reader):
         mine = pos.following(pos.units_of(reader) if reader else [])

@@ -1,38 +1,33 @@
-"""The command table: every command the judge reads, one :class:`~judge.commands.spec.CommandSpec`
-each, in one place; the variants' flows add theirs (:meth:`judge.games.flow.GameFlow.commands`).
+"""The judge's command grammar: every command the judge itself reads, one
+:class:`~judge.commands.spec.CommandSpec` each (its words, usage, argument check, password
+word, block), in :data:`JUDGE_GRAMMAR`, and the table the parser reads a mail by
+(:class:`CommandTable`, made by :func:`build` from specs).
 
-The judge's own commands are :data:`JUDGE_COMMANDS` below: each spec with its words, usage,
-argument check (needing no database) and handler; the handlers are in
-:mod:`judge.games.basics` (signing on, creating, starting, the mail loop's queries) and
-:mod:`judge.games.gmtools` (running games: deadlines, the GM toolkit, press, observers, draws).
-:func:`table` is the whole table the parser reads: the judge's commands, then each variant
-flow's.
+The grammar knows no handler: the games layer binds each command to what carries it out
+(:mod:`judge.games.commands`: the judge's handlers, and each variant flow's own commands,
+which come with theirs), so this package never imports the games (issue 22).
 
-To add a command: write its handler (``def handler(actor, ses, cmd) -> Reply``; raise
-GameError to refuse) and add one spec to :data:`JUDGE_COMMANDS` (a variant: to its flow's
+To add a command: add its spec to :data:`JUDGE_GRAMMAR`, write its handler
+(``def handler(actor, ses, cmd) -> Reply``; raise GameError to refuse) and bind it in
+:data:`judge.games.commands.HANDLERS` (a variant: one spec with its handler in its flow's
 ``commands()``); document it in ``docs/commands.md`` (a variant: in its own docs).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
 from judge.commands.spec import (
     JUDGE,
     Check,
     CommandSpec,
     Form,
-    Handler,
     any_arguments,
     no_arguments,
 )
 from judge.durations import EXAMPLES, read_durations
-from judge.games import basics as B
-from judge.games import gmtools as T
-from judge.games.flow import GameFlow, all_flows
-from judge.games.newtoken import newtoken
 
 GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
 PHASE = re.compile(r"^[SFWU]\d{1,4}[MRA]$", re.IGNORECASE)
@@ -174,91 +169,92 @@ def _press(args: list[str]) -> str:
     return ""
 
 
-def _spec(name: str, usage: str, handler: Handler | None, *aliases: str,
-          check: Check = any_arguments, password_at: int | None = None, block: str = "",
-          mail_after_reply: bool = False) -> CommandSpec:
-    """A judge's command: its name, usage, handler and aliases, then what differs from the
-    defaults (any arguments, no password, no block, its mail queued as it goes)."""
-    return CommandSpec(name=name, words=(name, *aliases), usage=usage, handler=handler,
+def _spec(name: str, usage: str, *aliases: str, check: Check = any_arguments,
+          password_at: int | None = None, block: str = "", mail_after_reply: bool = False
+          ) -> CommandSpec:
+    """A judge's command: its name, usage and aliases, then what differs from the defaults
+    (any arguments, no password, no block, its mail queued as it goes); no handler yet (the
+    games layer binds it)."""
+    return CommandSpec(name=name, words=(name, *aliases), usage=usage, handler=None,
                        check=check, grammar=JUDGE, password_at=password_at, block=block,
                        mail_after_reply=mail_after_reply)
 
 
 # ------------------------------------------------------------------- table
-JUDGE_COMMANDS: tuple[CommandSpec, ...] = (
+JUDGE_GRAMMAR: tuple[CommandSpec, ...] = (
     # anyone
-    _spec("HELP", "HELP", B.help_command),
-    _spec("LIST", "LIST [game]", T.list_games, check=_at_most_one_game("LIST")),
-    _spec("STATUS", "STATUS [game]", B.status, check=_at_most_one_game("STATUS")),
-    _spec("MAP", "MAP [game] [phase] [SVG]", B.map_picture, check=_map),
-    _spec("HISTORY", "HISTORY <game> [<phase> [<phase>]]", T.history, check=_history,
+    _spec("HELP", "HELP"),
+    _spec("LIST", "LIST [game]", check=_at_most_one_game("LIST")),
+    _spec("STATUS", "STATUS [game]", check=_at_most_one_game("STATUS")),
+    _spec("MAP", "MAP [game] [phase] [SVG]", check=_map),
+    _spec("HISTORY", "HISTORY <game> [<phase> [<phase>]]", check=_history,
           mail_after_reply=True),
-    _spec("SUMMARY", "SUMMARY <game>", T.summary,
+    _spec("SUMMARY", "SUMMARY <game>",
           check=_exactly(1, "SUMMARY needs one game name"), mail_after_reply=True),
-    _spec("WHOIS", "WHOIS <game> [<power>]", T.whois, check=_whois, mail_after_reply=True),
-    _spec("OBSERVE", "OBSERVE <game>", T.observe, "OBSERVER", "WATCH",
+    _spec("WHOIS", "WHOIS <game> [<power>]", check=_whois, mail_after_reply=True),
+    _spec("OBSERVE", "OBSERVE <game>", "OBSERVER", "WATCH",
           check=_exactly(1, "OBSERVE needs one game name"), mail_after_reply=True),
-    _spec("UNOBSERVE", "UNOBSERVE <game>", T.unobserve, "UNWATCH",
+    _spec("UNOBSERVE", "UNOBSERVE <game>", "UNWATCH",
           check=_exactly(1, "UNOBSERVE needs one game name"), mail_after_reply=True),
-    _spec("CONFIRM", "CONFIRM <code>", T.confirm, check=_confirm, mail_after_reply=True),
-    _spec("END", "END", None, "SIGNOFF", "BYE", "QUIT"),
+    _spec("CONFIRM", "CONFIRM <code>", check=_confirm, mail_after_reply=True),
+    _spec("END", "END", "SIGNOFF", "BYE", "QUIT"),
     # players
-    _spec("SIGNON", "SIGNON <power> <game> <password>", B.signon, "SIGN-ON", "SIGN_ON",
+    _spec("SIGNON", "SIGNON <power> <game> <password>", "SIGN-ON", "SIGN_ON",
           "LOGIN", check=_signon, password_at=3),
-    _spec("JOIN", "JOIN <game> <power> <password>", B.join, check=_join, password_at=3),
-    _spec("TAKEOVER", "TAKEOVER <power> <game> <password>", T.takeover,
+    _spec("JOIN", "JOIN <game> <power> <password>", check=_join, password_at=3),
+    _spec("TAKEOVER", "TAKEOVER <power> <game> <password>",
           check=_exactly(3, "TAKEOVER needs a power, a game and a password"), password_at=3,
           mail_after_reply=True),
-    _spec("CLEAR", "CLEAR [PENDING]", B.clear, "ORDERS-CLEAR", check=_clear),
-    _spec("NEWTOKEN", "NEWTOKEN", newtoken, check=no_arguments("NEWTOKEN")),
+    _spec("CLEAR", "CLEAR [PENDING]", "ORDERS-CLEAR", check=_clear),
+    _spec("NEWTOKEN", "NEWTOKEN", check=no_arguments("NEWTOKEN")),
     _spec("SET", "SET WAIT | SET NOWAIT | SET ABSENCE <from> TO <to> (players); "
-                 "SET <setting> <value> (game masters: send HELP)", T.set_setting,
+                 "SET <setting> <value> (game masters: send HELP)",
           check=_set, mail_after_reply=True),
     _spec("PRESS", "PRESS TO <power>[,<power>...] [GREY|WHITE], then the message, "
-                   "then ENDPRESS", T.press, check=_press, block="ENDPRESS",
+                   "then ENDPRESS", check=_press, block="ENDPRESS",
           mail_after_reply=True),
-    _spec("BROADCAST", "BROADCAST [GREY|WHITE], then the message, then ENDPRESS", T.press,
+    _spec("BROADCAST", "BROADCAST [GREY|WHITE], then the message, then ENDPRESS",
           block="ENDPRESS", mail_after_reply=True),
-    _spec("DRAW", "DRAW [<power> <power> ...]", T.draw, mail_after_reply=True),
-    _spec("NODRAW", "NODRAW", T.nodraw, check=no_arguments("NODRAW"), mail_after_reply=True),
-    _spec("CONCEDE", "CONCEDE <power>", T.concede, "CONCESSION",
+    _spec("DRAW", "DRAW [<power> <power> ...]", mail_after_reply=True),
+    _spec("NODRAW", "NODRAW", check=no_arguments("NODRAW"), mail_after_reply=True),
+    _spec("CONCEDE", "CONCEDE <power>", "CONCESSION",
           check=_exactly(1, "CONCEDE needs one power"), mail_after_reply=True),
-    _spec("NOCONCEDE", "NOCONCEDE", T.noconcede, check=no_arguments("NOCONCEDE"),
+    _spec("NOCONCEDE", "NOCONCEDE", check=no_arguments("NOCONCEDE"),
           mail_after_reply=True),
     # game masters
     _spec("CREATE", "CREATE <game> <password> [VARIANT <name>] [DEADLINES <movement> "
-                    "[<retreat> [<adjustment>]]]", B.create, check=_create, password_at=2),
-    _spec("MASTER", "MASTER <game> <password>", B.master, check=_master, password_at=2),
-    _spec("OPEN", "OPEN", B.open_game, check=no_arguments("OPEN")),
-    _spec("START", "START", B.start, check=no_arguments("START")),
+                    "[<retreat> [<adjustment>]]]", check=_create, password_at=2),
+    _spec("MASTER", "MASTER <game> <password>", check=_master, password_at=2),
+    _spec("OPEN", "OPEN", check=no_arguments("OPEN")),
+    _spec("START", "START", check=no_arguments("START")),
     # the reports of the phases processed go after the reply (a flow's own stage, a vote,
     # queues its results while it runs: held until the reply too)
-    _spec("PROCESS", "PROCESS", T.process, check=_process, mail_after_reply=True),
+    _spec("PROCESS", "PROCESS", check=_process, mail_after_reply=True),
     _spec("DEADLINE", "DEADLINE <duration from now, e.g. 36h or 2 days> | "
-                      "<YYYY-MM-DD HH:MM> [zone] (the game's zone unless written)", B.deadline,
+                      "<YYYY-MM-DD HH:MM> [zone] (the game's zone unless written)",
           check=_deadline),
-    _spec("DEADLINES", "DEADLINES <movement> [<retreat> [<adjustment>]]", B.deadlines,
+    _spec("DEADLINES", "DEADLINES <movement> [<retreat> [<adjustment>]]",
           check=_deadlines),
-    _spec("PAUSE", "PAUSE", T.pause, check=no_arguments("PAUSE"), mail_after_reply=True),
-    _spec("RESUME", "RESUME", T.resume, check=no_arguments("RESUME"), mail_after_reply=True),
-    _spec("PREVIEW", "PREVIEW", T.preview, check=no_arguments("PREVIEW"),
+    _spec("PAUSE", "PAUSE", check=no_arguments("PAUSE"), mail_after_reply=True),
+    _spec("RESUME", "RESUME", check=no_arguments("RESUME"), mail_after_reply=True),
+    _spec("PREVIEW", "PREVIEW", check=no_arguments("PREVIEW"),
           mail_after_reply=True),
-    _spec("ROLLBACK", "ROLLBACK <phase>", T.rollback, check=_rollback, mail_after_reply=True),
-    _spec("EJECT", "EJECT <power>", T.eject, check=_exactly(1, "EJECT needs one power"),
+    _spec("ROLLBACK", "ROLLBACK <phase>", check=_rollback, mail_after_reply=True),
+    _spec("EJECT", "EJECT <power>", check=_exactly(1, "EJECT needs one power"),
           mail_after_reply=True),
-    _spec("REPLACE", "REPLACE <power> <address> <password>", T.replace_player,
+    _spec("REPLACE", "REPLACE <power> <address> <password>",
           check=_replace, password_at=3, mail_after_reply=True),
-    _spec("ACT", "ACT <power>", T.act, "ACTAS", check=_exactly(1, "ACT needs one power"),
+    _spec("ACT", "ACT <power>", "ACTAS", check=_exactly(1, "ACT needs one power"),
           mail_after_reply=True),
     _spec("EDIT", "EDIT ADD <power> <unit> | EDIT REMOVE <unit> | "
-                  "EDIT OWNER <centre> <power|NONE>", T.edit, check=_edit,
+                  "EDIT OWNER <centre> <power|NONE>", check=_edit,
           mail_after_reply=True),
-    _spec("ENDGAME", "ENDGAME [DRAW <power> ... | WINNER <power>]", T.endgame, "TERMINATE",
+    _spec("ENDGAME", "ENDGAME [DRAW <power> ... | WINNER <power>]", "TERMINATE",
           mail_after_reply=True),
 )
 
 # The judge's commands whose line carries a password (masked wherever the line is kept)
-PASSWORD_COMMANDS = frozenset(s.name for s in JUDGE_COMMANDS if s.carries_password)
+PASSWORD_COMMANDS = frozenset(s.name for s in JUDGE_GRAMMAR if s.carries_password)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,9 +272,11 @@ class CommandTable:
         return out
 
 
-def build(flows: tuple[GameFlow, ...]) -> CommandTable:
-    """The table of the judge's commands and these flows' own."""
-    specs = [*JUDGE_COMMANDS, *(spec for f in flows for spec in f.commands())]
+def build(judge: Iterable[CommandSpec], others: Iterable[CommandSpec] = ()) -> CommandTable:
+    """The table of the judge's commands (``judge``) and others (the variants' flows', in
+    their order): a word calls the judge's spec first."""
+    judge = tuple(judge)
+    specs = [*judge, *others]
     by_word: dict[str, tuple[CommandSpec, ...]] = {}
     for spec in specs:
         for word in spec.words:
@@ -286,14 +284,4 @@ def build(flows: tuple[GameFlow, ...]) -> CommandTable:
                 raise ValueError(f"the word {word} is given twice in the {spec.grammar} "
                                  "grammar")
             by_word[word] = (*by_word.get(word, ()), spec)
-    return CommandTable(tuple(specs), by_word, {s.name: s for s in JUDGE_COMMANDS})
-
-
-@cache
-def _table(flows: tuple[GameFlow, ...]) -> CommandTable:
-    return build(flows)
-
-
-def table() -> CommandTable:
-    """The whole command table: the judge's commands and every variant flow's."""
-    return _table(all_flows())
+    return CommandTable(tuple(specs), by_word, {s.name: s for s in judge})
