@@ -13,7 +13,7 @@ What it adds to the standard game flow (:class:`judge.games.flow.GameFlow`):
 * retreats sent with the orders are adjudicated at once; with NEXT_SEASON, the retreats,
   adjustments and movement sent together are adjudicated together;
 * the report of everything adjudicated together is one mail per recipient, rendered from the
-  events that recipient may see (:func:`judge.reports.queue_flow_report`): the public
+  events that recipient may see (:func:`judge.games.reporting.queue_flow_report`): the public
   report (rule 2, 3, 6) for everyone, and below it the reader's private notice (rule 1, 5);
 * STATUS shows other powers' names (pseudonyms) and centre counts only;
 * ROLLBACK to a phase adjudicated with the one before it, from the orders sent there (with
