@@ -152,6 +152,21 @@ def check_season(season: Any) -> dict:
         dup = [k for k, n in ids.items() if n > 1]
         if dup:
             v(None, f"{len(dup)} messages written to the Maildir twice, e.g. {dup[:3]}")
+        # not an invariant, a census: what the judge refused of the master's commands (the
+        # simulated master writes well-formed ones; a refusal is a rule or a defect)
+        refusals: Counter = Counter()
+        for r in c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                           "WHERE o.kind = 'reply' AND i.mail_from LIKE 'gm.%' AND "
+                           "o.subject LIKE '[ERROR]%'"):
+            last = ""
+            for line in _body(r["raw"]).splitlines():
+                if line.startswith("> "):
+                    last = line[2:].split()[0] if line[2:].split() else ""
+                elif line.startswith("ERROR:"):
+                    text = re.sub(r"\b[a-z]+\d+\b", "<game>", line)
+                    text = re.sub(r"\b[SFWU]\d+(BC)?[MRA]\b", "<phase>", text)
+                    refusals[f"{last}: {text[:160]}"] += 1
+        stats["master_refusals"] = dict(refusals.most_common(20))
         # 4. nobody is mailed what the variant hides (Stab!, Gunboat)
         check_hidden(season, c, out_rows, by_gid)
         # 6. each adjudicated phase, every power's lines shuffled, gives the same result
@@ -217,24 +232,35 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
         if not sets:
             continue
         try:
-            # the orders that stand (a later line replaces an earlier one to the same unit:
-            # that order matters by rule), then the same orders listed in another order
-            sets = _standing(variant, pos, sets)
-            a = _adjudicate(variant, pos, sets)
-            shuffled = {}
-            for p in rng.sample(sorted(sets), len(sets)):
-                lines = list(sets[p])
+            # the orders that stand: a later line to the same unit replaces an earlier one
+            # (that order matters by rule: the variant says which it replaced), then the
+            # same orders listed in another order
+            given = _orders(variant, pos, sets)
+            a, outcome = _adjudicate(variant, pos, given)
+            # in an adjustment phase builds and removals beyond the count fail in the order
+            # listed (by rule): the ones that were carried out stand
+            adjusting = pos.phase.kind == "A"
+            standing = [x for x, res in zip(given, outcome.results, strict=False)
+                        if "replaced" not in (res.reason or "")
+                        and not (adjusting and res.result != "succeeds")]
+            by_power: dict[str, list] = defaultdict(list)
+            for x in standing:
+                by_power[x[0]].append(x)
+            shuffled = []
+            for p in rng.sample(sorted(by_power), len(by_power)):
+                lines = list(by_power[p])
                 rng.shuffle(lines)
-                shuffled[p] = lines
-            b = _adjudicate(variant, pos, shuffled)
+                shuffled += lines
+            b, _ = _adjudicate(variant, pos, shuffled)
         except Exception as exc:  # noqa: BLE001
             season.violation(g, f"re-adjudication failed: {exc!r}", r["phase"])
             continue
         done += 1
         if a != b:
-            season.violation(g, "shuffled lines give another result:\n"
-                             f"orders {json.dumps(sets)}\nas given -> {a}\nshuffled -> {b}",
-                             r["phase"])
+            season.violation(g, "shuffled lines give another result:\norders "
+                             f"{json.dumps(sets)}\nstanding, shuffled: "
+                             f"{[(p, str(o)) for p, o in shuffled]}\nas given -> {a}\n"
+                             f"shuffled -> {b}", r["phase"])
     return done
 
 
@@ -246,17 +272,8 @@ def _order_sets(c: Any, gid: int, phase: str) -> dict[str, list[dict]]:
     return out
 
 
-def _standing(variant: Any, pos: Any, sets: dict[str, list[str]]) -> dict[str, list[str]]:
-    from judge.games.game import read_order_lines
-
-    out = {}
-    for p, lines in sets.items():
-        out[p] = [x["text"] for x in read_order_lines(variant, pos, p, lines)
-                  if x.get("order") is not None and not x.get("error")]
-    return out
-
-
-def _adjudicate(variant: Any, pos: Any, sets: dict[str, list[str]]) -> str:
+def _orders(variant: Any, pos: Any, sets: dict[str, list[str]]) -> list[tuple[str, Any]]:
+    """The orders the lines give, power by power, in the order written."""
     from judge.games.game import read_order_lines
 
     orders = []
@@ -265,5 +282,9 @@ def _adjudicate(variant: Any, pos: Any, sets: dict[str, list[str]]) -> str:
             if x.get("order") is not None and not x.get("error"):
                 orders.append((p, variant.read_order(pos, p, x["order"])
                                if isinstance(x["order"], str) else x["order"]))
+    return orders
+
+
+def _adjudicate(variant: Any, pos: Any, orders: list[tuple[str, Any]]) -> tuple[str, Any]:
     outcome = variant.adjudicate(pos, orders)
-    return json.dumps(variant.write_position(outcome.position), sort_keys=True)
+    return json.dumps(variant.write_position(outcome.position), sort_keys=True), outcome
