@@ -444,6 +444,10 @@ class SimGame:
     replay: dict | None = None  # a ROLLBACK waiting to be checked (invariant 7)
     newcomers: int = 0
     offers: list[dict] = field(default_factory=list)  # seats offered by REPLACE, unanswered
+    who: dict[str, str] = field(default_factory=dict)  # every address that played -> power
+    owned: dict[str, set] = field(default_factory=dict)  # power -> provinces (hiddenwatch)
+    observer: str = ""
+    mid_observe: str = ""
     # the players' mails while a phase was current (power, body, subject): a Dipnomicy
     # ROLLBACK undoes a turn's orders, and its players send the same mails again
     mails_by_phase: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
@@ -488,6 +492,9 @@ class Season:
         self.round = 0
         self.replayed = 0
         self.shuffled = 0
+        from hiddenwatch import HiddenWatch
+
+        self.watch = HiddenWatch()
 
     # ------------------------------------------------------------------ helpers
     def violation(self, game: SimGame | None, what: str, phase: str | None = None) -> None:
@@ -605,8 +612,10 @@ class Season:
                     a = f"{p.lower()}.{g.name}@players.test"
                     seat = Seat(p, a, f"pw-{p.lower()}-{g.name}")
                     g.seats[p] = seat
+                    g.who[a] = p
                     self.send(a, f"SIGNON {p} {g.name} {seat.password}", g, "join")
         self.quiet()
+        self.observe()
         for g in self.games:
             self.send(g.gm, f"MASTER {g.name} {g.gm_password}\nSTART", g, "start")
         self.quiet()
@@ -623,6 +632,7 @@ class Season:
                                        (g.gid,)):
                         pw = dict(g.joiners)[r["address"]]
                         g.seats[r["power"]] = Seat(r["power"], r["address"], pw)
+                        g.who[r["address"].lower()] = r["power"]
                 # one power in three games goes silent after a while (NMR, civil disorder,
                 # then abandonment); another power in one game in four is silent from the start
                 powers = sorted(g.seats)
@@ -630,6 +640,28 @@ class Season:
                     g.seats[g.rng.choice(powers)].silent_from = g.rng.randint(2, 6)
                 if g.rng.random() < 0.25:
                     g.seats[g.rng.choice(powers)].silent_from = 0
+
+    def observe(self) -> None:
+        """An observer in every Stab! game (hidden information: invariant 4): OBSERVE, then
+        CONFIRM with the code in the judge's reply, as a person would."""
+        from invariants import _body
+
+        stab = [g for g in self.games if g.variant == "stab"]
+        for g in stab:
+            g.observer = f"obs.{g.name}@players.test"
+            g.mid_observe = self.send(g.observer, f"OBSERVE {g.name}", g, "observe")
+        self.quiet()
+        with contextlib.closing(self.db()) as c:
+            for g in stab:
+                r = c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                              "WHERE i.key LIKE ? AND o.kind = 'reply'",
+                              (g.mid_observe + "%",)).fetchone()
+                m = re.search(r"CONFIRM (\w+)", _body(r["raw"])) if r else None
+                if m is None:
+                    self.violation(g, "OBSERVE: no confirmation code in the reply")
+                    continue
+                self.send(g.observer, f"CONFIRM {m.group(1)}", g, "confirm")
+        self.quiet()
 
     # ------------------------------------------------------------------ playing
     def game_row(self, c: sqlite3.Connection, g: SimGame) -> dict | None:
@@ -682,10 +714,13 @@ class Season:
             key = (phase, d.get("turn"), d.get("voting"), row["status"])
             self.confirm_offers(g)
             fresh = key not in g.acted
+            # the master first: a ROLLBACK is of the last phase adjudicated when the round
+            # began, not of one the players' orders complete later in it (the phase after it
+            # would be reported, then undone, all in one round)
+            self.master_acts(g, row, phase, d, fresh)
             if fresh:
                 g.acted.add(key)
                 self.players_act(g, variant, pos, phase, d)
-            self.master_acts(g, row, phase, d, fresh)
 
     def players_act(self, g: SimGame, variant: Any, pos: Any, phase: str, d: dict) -> None:
         from judge.games import game as G
@@ -799,6 +834,7 @@ class Season:
             seat = g.seats[power]
             seat.address = f"taker{g.newcomers}.{power.lower()}.{g.name}@players.test"
             seat.password = f"take-{g.newcomers}-{g.name}"
+            g.who[seat.address] = power
             self.send(seat.address, f"TAKEOVER {power} {g.name} {seat.password}", g, "takeover")
         elif roll < 0.24:
             self.send(g.gm, f"{head}\nPAUSE", g, "pause")
@@ -977,6 +1013,7 @@ class Season:
             self.send(address, "HELP", g, "hello")
         self.send(g.gm, f"{head}\nREPLACE {power} {address} {password}", g, "replace")
         self.named.add(address)
+        g.who[address] = power  # it is told which power it is offered: its own
         # a later REPLACE of the power replaces the unanswered offer
         g.offers = [o for o in g.offers if o["power"] != power]
         g.offers.append({"power": power, "address": address, "password": password,
@@ -1020,6 +1057,7 @@ class Season:
                     self.send(o["address"], f"CONFIRM {m.group(1)}", g, "confirm")
                 seat = g.seats[o["power"]]
                 seat.address, seat.password = o["address"], o["password"]
+                g.who[seat.address] = o["power"]
                 g.master_log.append(f"{o['address']} confirms {o['power']}")
 
     def advance(self) -> bool:
@@ -1045,6 +1083,7 @@ class Season:
         try:
             self.make_games()
             self.create_all()
+            self.watch.after_round(self)
             budget = 60 * self.years * 4 + 200  # rounds: a game needs a few per phase
             if self.kill_count:
                 # spread over the rounds a game's years take (a dozen a year), several in
@@ -1065,6 +1104,7 @@ class Season:
                 for _ in [m for m in moments if m]:
                     self.kill_now()  # while due games are being processed
                 self.quiet()
+                self.watch.after_round(self)
                 done = sum(1 for g in self.games if self.status(g) == "finished")
                 line = (f"round {self.round}: {self.clock():%Y-%m-%d %H:%M}, {done}/"
                         f"{len(self.games)} finished, {len(self.sent)} mails in, "
@@ -1073,6 +1113,7 @@ class Season:
                     self.progress(line)
                 last = line
             self.quiet()
+            self.watch.after_round(self)
         finally:
             self.judge.stop()
         return self.check_all(time.monotonic() - t0)
@@ -1120,6 +1161,7 @@ class Season:
             "by_variant": stats["by_variant"],
             "shuffled_phases": stats.get("shuffled", 0),
             "master_refusals": stats.get("master_refusals", {}),
+            "hidden_checked": self.watch.checked,
         }
         return out
 
