@@ -184,8 +184,11 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
     for r in c.execute("SELECT game_id, phase, position, results FROM positions WHERE "
                        "adjudicated IS NOT NULL ORDER BY id"):
         g = by_gid.get(r["game_id"])
-        if g is None or g.variant in ("dipnomicy", "stab"):
-            continue  # their phases are adjudicated by their flows (rulesets, hidden orders)
+        if g is None:
+            continue
+        if g.variant == "stab":
+            done += _shuffled_stab(season, c, g, r, rng)
+            continue
         variant = G.get_variant(g.variant)
         try:
             pos = variant.read_position(json.loads(r["position"]))
@@ -194,6 +197,11 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
         sets = {p: [x["text"] for x in ls] for p, ls in
                 _order_sets(c, r["game_id"], r["phase"]).items()}
         if not sets:
+            continue
+        if g.variant == "dipnomicy":
+            done += _shuffled_lines(season, g, r["phase"], variant, pos, {
+                p: [x.get("order") or x["text"] for x in ls]
+                for p, ls in _order_sets(c, r["game_id"], r["phase"]).items()}, rng)
             continue
         try:
             # the orders that stand: a later line to the same unit replaces an earlier one
@@ -226,6 +234,80 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
                              f"{[(p, str(o)) for p, o in shuffled]}\nas given -> {a}\n"
                              f"shuffled -> {b}", r["phase"])
     return done
+
+
+def _shuffled_lines(season: Any, g: Any, phase: str, variant: Any, pos: Any,
+                    sets: dict[str, list[str]], rng: random.Random) -> int:
+    """Dipnomicy: its lines are read at adjudication under the rules in force (the position
+    carries them), so the lines as stored, adjudicated as given and shuffled
+    (Variant.adjudicate_lines: one result per line); a line the variant says a later one
+    replaced, and in adjustments one not carried out, is left out of the shuffle."""
+    given = [(p, x) for p in sorted(sets) for x in sets[p]]
+    try:
+        first = variant.adjudicate_lines(pos, given)
+        a = json.dumps(variant.write_position(first.position), sort_keys=True)
+        adjusting = pos.phase.kind == "A"
+        standing = [x for x, res in zip(given, first.results, strict=False)
+                    if "replaced" not in (res.reason or "")
+                    and not (adjusting and res.result != "succeeds")]
+        by_power: dict[str, list] = defaultdict(list)
+        for x in standing:
+            by_power[x[0]].append(x)
+        shuffled = []
+        for p in rng.sample(sorted(by_power), len(by_power)):
+            lines = list(by_power[p])
+            rng.shuffle(lines)
+            shuffled += lines
+        second = variant.adjudicate_lines(pos, shuffled)
+        b = json.dumps(variant.write_position(second.position), sort_keys=True)
+    except Exception as exc:  # noqa: BLE001
+        season.violation(g, f"re-adjudication failed: {exc!r}", phase)
+        return 0
+    if a != b:
+        season.violation(g, f"shuffled lines give another result:\nlines {given}\nstanding, "
+                         f"shuffled: {shuffled}\nas given -> {a}\nshuffled -> {b}", phase)
+    return 1
+
+
+def _shuffled_stab(season: Any, c: Any, g: Any, r: Any, rng: random.Random) -> int:
+    """Stab!: the phase and those its flow adjudicates with it (retreats sent with the
+    orders, or the next season's), from the stored position and orders, as the flow does
+    (stabkit.FullAdjudication), then with each power's orders shuffled: the same positions.
+    Where the first adjudication says an order was replaced by a later one for the same
+    unit, the listing matters by rule: such a phase is not counted."""
+    from stabkit import PLUGIN, VARIANT
+
+    pos = VARIANT.read_position(json.loads(r["position"]))
+    sets = _order_sets(c, r["game_id"], r["phase"])
+    lines = [(p, x["order"]) for p in sorted(sets) for x in sets[p] if x.get("order")]
+    if not lines:
+        return 0
+    by_power: dict[str, list] = defaultdict(list)
+    for x in lines:
+        by_power[x[0]].append(x)
+    shuffled = []
+    for p in rng.sample(sorted(by_power), len(by_power)):
+        ls = list(by_power[p])
+        rng.shuffle(ls)
+        shuffled += ls
+    try:
+        first = PLUGIN.adjudicate(VARIANT, pos, lines)
+        second = PLUGIN.adjudicate(VARIANT, pos, shuffled)
+    except Exception as exc:  # noqa: BLE001
+        season.violation(g, f"re-adjudication failed: {exc!r}", r["phase"])
+        return 0
+
+    def positions(done: list) -> list[str]:
+        return [json.dumps(VARIANT.write_position(o.position), sort_keys=True)
+                for o, _ in done]
+
+    if positions(first) != positions(second):
+        if any("replaced" in (x.reason or "") for o, _ in first for x in o.results):
+            return 0
+        season.violation(g, f"shuffled lines give another result:\nlines {lines}\nshuffled: "
+                         f"{shuffled}\nas given -> {positions(first)}\nshuffled -> "
+                         f"{positions(second)}", r["phase"])
+    return 1
 
 
 def _order_sets(c: Any, gid: int, phase: str) -> dict[str, list[dict]]:
