@@ -982,6 +982,10 @@ class Season:
                            rp["phase"])
             return
         subject, before, after = got
+        # by reader: a power whose player was replaced between has its report at two
+        # addresses, the first at the old one
+        before = {g.who.get(a, a): t for a, t in before.items()}
+        after = {g.who.get(a, a): t for a, t in after.items()}
         for rcpt in sorted(set(before) | set(after)):
             a, b = before.get(rcpt), after.get(rcpt)
             if a is None or b is None:

@@ -28,9 +28,11 @@ OPEN_BREACHES = [
      "Gunboat: PRESS TO <real power name> is accepted and the reply names the pseudonym"),
 ]
 # Stab! RETREATS WITH_ORDERS: ROLLBACK F1901R + PROCESS sends an 'Autumn 1901 report' with the
-# retreats only (the first one had the movement too); the season's report check then flags
+# retreats only (the first one had the movement too); NEXT_SEASON: the phase played again
+# holds every unit. The season's report check (the oracle, from the stored orders) then flags
 # that report as well
-RETREAT_ROLLBACK = re.compile(r"^ROLLBACK \w+R played again: ")
+RETREAT_ROLLBACK = re.compile(r"^ROLLBACK \w+R played again: |^ROLLBACK \+ PROCESS with the "
+                              r"restored orders")
 
 
 def open_breach(v: dict, everything: list[dict]) -> str | None:
