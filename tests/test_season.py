@@ -14,9 +14,6 @@ from seasonkit import KINDS, Season
 # (kind of game, what the violation says, the defect): found by the season, reported to the
 # lead, not fixed yet; remove an entry once its fix is merged
 OPEN_BREACHES = [
-    ("hoplite", r"^ROLLBACK \w+BC\w refused: .*needs one phase",
-     "judge/commands/table.py PHASE does not read BC years: ROLLBACK S450BCM, PROCESS S450BCM "
-     "(and HISTORY) are refused in Hoplite"),
     ("stab-next", r"^ROLLBACK \+ PROCESS with the restored orders|^ROLLBACK \w+ played again: ",
      "Stab! RETREATS NEXT_SEASON: the movement orders are stored under the retreat or "
      "adjustment phase they came with, so ROLLBACK <movement> restores none and PROCESS "

@@ -18,6 +18,21 @@ from judge.engine.orders import Unit
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 PHASE_TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 _PHASE_RE = re.compile(r"^([SFW])(-?\d+)([MRA])$")
+# A phase code as the judge prints one: S1901M, F1905R, W1903A, and in a calendar of BC years
+# (a variant's Phase subclass prints those) S450BCM, W451BCA
+_PHASE_CODE_RE = re.compile(r"^([SFW])0*(\d{1,4})(BC)?([MRA])$")
+
+
+def phase_code(text: str) -> str | None:
+    """``text`` written as the judge writes a phase code (``s1901m`` -> ``S1901M``,
+    ``s450bcm`` -> ``S450BCM``), or None when it is not one. Only the shape is read: a game
+    knows its phases by these codes, so commands that name a phase (ROLLBACK, PROCESS,
+    HISTORY, MAP) look the code up among the game's own phases."""
+    m = _PHASE_CODE_RE.match(text.strip().upper())
+    if not m:
+        return None
+    season, year, bc, kind = m.groups()
+    return f"{season}{year}{bc or ''}{kind}"
 
 
 def _kind(value: Any) -> str:

@@ -20,6 +20,7 @@ from judge import reports
 from judge.commands.spec import Command, Handler, Reply
 from judge.durations import parse_duration
 from judge.engine.events import visible_events
+from judge.engine.position import phase_code
 from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import draws, reporting
@@ -343,7 +344,7 @@ def history(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     rows = s.all("SELECT phase, results FROM positions WHERE game_id = ? AND results IS NOT "
                  "NULL ORDER BY id", (game["id"],))
     phases = [r["phase"] for r in rows]
-    wanted = [a.upper() for a in cmd.args[1:]]
+    wanted = [phase_code(a) or a.upper() for a in cmd.args[1:]]
     for w in wanted:
         if w not in phases:
             raise GameError(f"game {game['name']} has no processed phase {w} (processed: "
@@ -456,8 +457,9 @@ def process(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     game = actor.master_game(ses)
-    if cmd.args and game["phase"] != cmd.args[0].upper():
-        raise GameError(f"{cmd.args[0].upper()} is not the current phase of game "
+    named = (phase_code(cmd.args[0]) or cmd.args[0].upper()) if cmd.args else None
+    if named is not None and game["phase"] != named:
+        raise GameError(f"{named} is not the current phase of game "
                         f"{game['name']} (it is {game['phase'] or 'over'}): it has already "
                         "been processed, so nothing was done")
     G.check_running(game)
@@ -501,7 +503,7 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = actor.master_game(ses)
     if game["status"] == "forming" or game["status"] == "open":
         raise GameError(f"game {game['name']} has not started")
-    target = cmd.args[0].upper()
+    target = phase_code(cmd.args[0]) or cmd.args[0].upper()
     rows = s.all("SELECT id, phase FROM positions WHERE game_id = ? ORDER BY id", (game["id"],))
     ids = {r["phase"]: r["id"] for r in rows}
     if target not in ids:

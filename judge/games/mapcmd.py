@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from judge.engine.position import Phase
+from judge.engine.position import phase_code
 from judge.games import game as G
 from judge.games.flow import flow_of
 from judge.games.game import GameError
@@ -86,10 +86,9 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         if row is None:
             raise GameError(f"game {game['name']} has no position yet: it has not started")
     else:
-        try:
-            phase = str(Phase.parse(phase_text))
-        except ValueError as exc:
-            raise GameError(str(exc)) from exc
+        phase = phase_code(phase_text)
+        if phase is None:  # the judge's own codes, BC years too (S450BCM)
+            raise GameError(f"not a phase code: {phase_text[:40]!r} (expected e.g. S1901M)")
         row = s.position(game["id"], phase)
         if row is None:
             raise GameError(f"game {game['name']} has no position for {phase}")
