@@ -18,11 +18,10 @@ OPEN_BREACHES = [
      "Stab! RETREATS NEXT_SEASON: the movement orders are stored under the retreat or "
      "adjustment phase they came with, so ROLLBACK <movement> restores none and PROCESS "
      "holds every unit"),
-    ("gunboat", r"^Gunboat: reply .* names the power \w+ while the game runs:(?s:.*)"
-     r"Your draw vote \(",
-     "Gunboat: the reply to DRAW lists the survivors by their real names"),
-    ("gunboat", r"^Gunboat: reply .* ties \w+ to its pseudonym (?s:.*)> PRESS TO ",
-     "Gunboat: PRESS TO <real power name> is accepted and the reply names the pseudonym"),
+    ("gunboat", r"^Gunboat: reply .* ties \w+ to its pseudonym (?s:.*)> PRESS TO \w+\n"
+     r"ERROR: a power named is none of game ",
+     "not the judge's: the season's Gunboat player writes PRESS TO <real name> (refused now) and "
+     "that quoted line beside a DRAW reply listing every pseudonym reads as a tie"),
 ]
 # Stab! RETREATS WITH_ORDERS: ROLLBACK F1901R + PROCESS sends an 'Autumn 1901 report' with the
 # retreats only (the first one had the movement too); NEXT_SEASON: the phase played again
