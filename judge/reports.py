@@ -202,15 +202,18 @@ def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
         **events_context(variant, seen, new), "you": reader,
     }
     names = flow_of(variant.name).classic_names(variant)
-    context["classic"] = None if names is None else classic_context(
-        variant, ClassicNames.from_json(names), game["name"], prev, new, seen)
+    context["classic"] = None if names is None else {
+        **classic_context(variant, ClassicNames.from_json(names), game["name"], prev, new,
+                          seen, game.get("turn")),
+        "deadline": game.get("phase_deadline")}  # the header's: the phase reported on
     # the judges' subject convention, which players' mail filters rely on
     return f"{game['name']} - {prev.phase} results", "report.txt.j2", context
 
 
 def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
-        game = G.refresh(s, turn.game)
+        game = {**G.refresh(s, turn.game), "turn": turn_number(s, turn),
+                "phase_deadline": turn.game.get("deadline")}  # the classic header's
         variant = G.get_variant(game["variant"])
         events = phase_events(variant, turn)
         pictures = _Pictures(variant, turn.previous, turn.outcome.position, events,
@@ -230,6 +233,15 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
                          context=context, game_id=turn.game["id"],
                          **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
+
+
+def turn_number(s: Store, turn: G.Turn) -> int:
+    """The game's turn number of ``turn``'s phase, as the classic judges counted them: the
+    phases adjudicated so far, this one included."""
+    row = s.one("SELECT count(*) AS n FROM positions WHERE game_id = ? AND results IS NOT NULL "
+                "AND id <= (SELECT id FROM positions WHERE game_id = ? AND phase = ?)",
+                (turn.game["id"], turn.game["id"], str(turn.previous.phase)))
+    return int(row["n"]) if row else 0
 
 
 def no_orders(s: Store, game: dict, variant: Any, prev: Position) -> list[str]:
