@@ -9,13 +9,14 @@ method on its rules (``events(outcome, orders) -> list[Event]``); every other va
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from judge import render  # render.svg_to_png looked up when drawn (tests replace it)
 from judge.engine.events import Event, standard_events, visible_events
 from judge.engine.position import Position
-from judge.engine.variant import Outcome
+from judge.engine.variant import OrderResult, Outcome
 from judge.games import ahead
 from judge.games import game as G
 from judge.games.flow import flow_of
@@ -242,6 +243,34 @@ def turn_number(s: Store, turn: G.Turn) -> int:
                 "AND id <= (SELECT id FROM positions WHERE game_id = ? AND phase = ?)",
                 (turn.game["id"], turn.game["id"], str(turn.previous.phase)))
     return int(row["n"]) if row else 0
+
+
+def classic_history(variant: Any, game: dict, rows: list[dict]) -> list[dict] | None:
+    """The archived phases of ``game`` in the classic layout (what jDip's history import
+    reads): for each adjudicated row of ``rows`` (the game's positions in order: phase,
+    position, results) the context of ``templates/_classic.txt.j2``, rebuilt from the stored
+    positions and results. None when the variant has no classic layout."""
+    names = flow_of(variant.name).classic_names(variant)
+    if names is None:
+        return None
+    classic_names = ClassicNames.from_json(names)
+    out = []
+    for k, row in enumerate(rows[:-1]):
+        if row["results"] is None:
+            continue
+        before = variant.read_position(json.loads(row["position"]))
+        after = variant.read_position(json.loads(rows[k + 1]["position"]))
+        results = [OrderResult(x["power"], x["order"], x["result"], x.get("reason", ""),
+                               x.get("stands", True), x.get("given", True))
+                   for x in json.loads(row["results"])]
+        outcome = Outcome(before, after, results,
+                          dislodged=list(after.dislodged) if before.phase.kind == "M" else [])
+        events = standard_events(outcome,
+                                 written_units=variant.write_position(after).get("units"))
+        out.append({**classic_context(variant, classic_names, game["name"], before, after,
+                                      events, len(out) + 1),
+                    "deadline": None, "reported": row["phase"]})
+    return out
 
 
 def no_orders(s: Store, game: dict, variant: Any, prev: Position) -> list[str]:

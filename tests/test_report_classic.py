@@ -493,3 +493,41 @@ def test_the_parser_reads_a_classic_judges_own_mail():
     assert got["dislodged"] == [("German", "Army", "Munich", ["Kiel", "Berlin"]),
                                 ("Turkish", "Army", "Bulgaria", [])]
     assert ("Italy", "Fleet Ionian Sea, No Order Processed", "") in got["orders"]
+
+
+def test_history_classic_gives_the_archived_reports_in_the_classic_layout(tmp_path):
+    """HISTORY <game> CLASSIC: every processed phase as its report's classic block (what
+    jDip's history import reads), the same lines the players got, the header's date left out
+    (the archive has the phases, not their deadlines); HISTORY without it keeps its compact
+    form."""
+    judge = InProcessJudge(tmp_path, address="judge@dip.test")
+    new_game(judge, "hc1")
+    judge.send(addr("ENGLAND"), "SIGNON ENGLAND hc1 pw-england\nF LON - NTH\nA LVP - YOR")
+    judge.send(addr("RUSSIA"), "SIGNON RUSSIA hc1 pw-russia\nA WAR - GAL\nA WAR - UKR")
+    reports = [m for m in judge.send("gm@players.test", "MASTER hc1 masterpw\nPROCESS")
+               if m.subject == "hc1 - S1901M results"]
+    judge.send(addr("ENGLAND"), "SIGNON ENGLAND hc1 pw-england\nF NTH C A YOR - NWY\n"
+                                "A YOR - NWY")
+    reports += [m for m in judge.send("gm@players.test", "MASTER hc1 masterpw\nPROCESS")
+                if m.subject == "hc1 - F1901M results"]
+    assert len(reports) == 16
+    reply = judge.send(addr("FRANCE"), "HISTORY hc1 CLASSIC")[0].body
+    assert "History of game hc1, in the classic judges' layout:" in reply
+    blocks = reply.split(":: Judge: ")[1:]
+    assert len(blocks) == 2
+    for block, report in zip(blocks, (reports[0], reports[-1]), strict=True):
+        ours = [x for x in _classic_part(report.body)
+                if not x.startswith("The deadline for orders will be")]
+        got = (":: Judge: " + block).split("\n")
+        assert got[1] == ours[1][:len(":: Deadline: S1901M")]  # the phase, no date
+        assert got[2:len(ours)] == ours[2:]
+        assert parse_classic(":: Judge: " + block)["orders"] == parse_classic(report.body)[
+            "orders"]
+    assert "England: Army Yorkshire -> North Sea -> Norway." in blocks[1]
+    assert "Russia: Army Warsaw -> Ukraine." in blocks[0]  # the later order stood
+    assert "Warsaw -> Galicia" not in reply
+
+    one = judge.send(addr("FRANCE"), "HISTORY hc1 F1901M CLASSIC")[0].body
+    assert one.count(":: Judge: ") == 1 and "(hc1.002)" in one
+    plain = judge.send(addr("FRANCE"), "HISTORY hc1")[0].body
+    assert ":: Judge:" not in plain and "F NTH C A YOR - NWY: succeeds" in plain

@@ -476,7 +476,10 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         # Usually one phase; a variant may adjudicate several from one set of orders.
         steps = flow_of(game["variant"]).adjudicate(variant, pos, stored_orders(variant, sets))
         for outcome, given in steps:
-            results = [r.to_json() for r in outcome.results]
+            # stands/given when not the default: HISTORY's classic layout lists only the
+            # orders that stood and words a unit without an order as the classic judges did
+            results = [{**r.to_json(), **({} if r.stands else {"stands": False}),
+                        **({} if r.given else {"given": False})} for r in outcome.results]
             s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? "
                       "AND phase = ?", (json.dumps(results), iso(now), game["id"],
                                         str(outcome.previous.phase)))

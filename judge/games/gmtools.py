@@ -340,10 +340,13 @@ def list_games(actor: Actor, ses: _Session, cmd: Command) -> Reply:
 def history(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
-    rows = s.all("SELECT phase, results FROM positions WHERE game_id = ? AND results IS NOT "
-                 "NULL ORDER BY id", (game["id"],))
+    every = s.all("SELECT phase, position, results FROM positions WHERE game_id = ? "
+                  "ORDER BY id", (game["id"],))
+    rows = [r for r in every if r["results"] is not None]
     phases = [r["phase"] for r in rows]
     wanted = [a.upper() for a in cmd.args[1:]]
+    classic = bool(wanted) and wanted[-1] == "CLASSIC"  # the classic judges' layout
+    wanted = wanted[:-1] if classic else wanted
     for w in wanted:
         if w not in phases:
             raise GameError(f"game {game['name']} has no processed phase {w} (processed: "
@@ -364,11 +367,20 @@ def history(actor: Actor, ses: _Session, cmd: Command) -> Reply:
         out.append({"phase": r["phase"], "orders": by_power})
     visible_press = [p for p in P.visible(s, game, power, role)
                      if not wanted or p["phase"] in chosen]
-    if callable(getattr(G.get_variant(game["variant"]).rules, "events", None)):
+    variant = G.get_variant(game["variant"])
+    if callable(getattr(variant.rules, "events", None)):
         # a variant with secrets: its orders are not public, so HISTORY shows only press
         out = []
+    blocks = None
+    if classic:
+        blocks = reports.classic_history(variant, game, every)
+        if blocks is None:
+            raise GameError(f"game {game['name']} has no classic layout ({variant.title} is "
+                            "not a board the classic judges' tools know): send HISTORY "
+                            "without CLASSIC")
+        blocks = [b for b in blocks if b["reported"] in chosen]
     data = {"template": "_history.txt.j2", "game": game["name"], "phases": out,
-            "press": visible_press, "role": role}
+            "press": visible_press, "role": role, "classic": blocks}
     return "", "include", data
 
 
