@@ -19,6 +19,7 @@ from judge.engine.position import Position
 from judge.engine.variant import OrderResult, Outcome
 from judge.games import ahead
 from judge.games import game as G
+from judge.games import settings as S
 from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
 from judge.games.press import gm_reads_press
@@ -229,7 +230,8 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
             if view not in built:
                 built[view] = phase_report(variant, game, turn.outcome, seen, r.power)
             subject, template, shared = built[view]
-            context = {**shared, "you": r.power, "no_orders": absent}
+            context = {**shared, "you": r.power, "no_orders": absent,
+                       "layout": S.layout_for(game, r.address)}  # the reader's (SET LAYOUT)
             outbox.queue(kind="report", to=r.address, subject=subject, template=template,
                          context=context, game_id=turn.game["id"],
                          **pictures.for_reader(r.power),

@@ -71,7 +71,7 @@ def _play(year: int, game: str, variant_name: str = "standard"):
                                  written_units=variant.write_position(outcome.position)["units"])
         _, template, context = phase_report(variant, record, outcome, events, None)
         body = render(template, judge_address=JUDGE, now=datetime(2026, 11, 25, tzinfo=UTC),
-                      tz="UTC", no_orders=[], **context)
+                      tz="UTC", no_orders=[], layout="both", **context)
         out.append((outcome, body))
         pos = outcome.position
     return out
@@ -367,7 +367,7 @@ def test_a_stab_report_by_mail_has_no_classic_part(tmp_path):
 def test_standard_and_stackem_reports_by_mail_open_with_the_classic_part(tmp_path):
     judge = InProcessJudge(tmp_path, address="judge@dip.test")
     new_game(judge, "cl1")
-    sent = judge.send("gm@players.test", "MASTER cl1 masterpw\nPROCESS")
+    sent = judge.send("gm@players.test", "MASTER cl1 masterpw\nSET LAYOUT both\nPROCESS")
     reports = [m for m in sent if m.subject == "cl1 - S1901M results"]
     assert len(reports) == 8
     for m in reports:
@@ -384,7 +384,7 @@ def test_standard_and_stackem_reports_by_mail_open_with_the_classic_part(tmp_pat
     judge.send("gm@players.test", "CREATE st1 masterpw VARIANT stackem\nOPEN")
     for p in POWERS:
         judge.send(addr(p), f"SIGNON {p} st1 pw-{p.lower()}")
-    judge.send("gm@players.test", "MASTER st1 masterpw\nSTART")
+    judge.send("gm@players.test", "MASTER st1 masterpw\nSET LAYOUT both\nSTART")
     judge.send(addr("FRANCE"), "SIGNON FRANCE st1 pw-france\nA PAR - BUR\nA MAR - BUR")
     sent = judge.send("gm@players.test", "MASTER st1 masterpw\nPROCESS")
     body = next(m.body for m in sent if m.subject == "st1 - S1901M results")
@@ -502,6 +502,7 @@ def test_history_classic_gives_the_archived_reports_in_the_classic_layout(tmp_pa
     form."""
     judge = InProcessJudge(tmp_path, address="judge@dip.test")
     new_game(judge, "hc1")
+    judge.send("gm@players.test", "MASTER hc1 masterpw\nSET LAYOUT both")
     judge.send(addr("ENGLAND"), "SIGNON ENGLAND hc1 pw-england\nF LON - NTH\nA LVP - YOR")
     judge.send(addr("RUSSIA"), "SIGNON RUSSIA hc1 pw-russia\nA WAR - GAL\nA WAR - UKR")
     reports = [m for m in judge.send("gm@players.test", "MASTER hc1 masterpw\nPROCESS")
@@ -531,3 +532,49 @@ def test_history_classic_gives_the_archived_reports_in_the_classic_layout(tmp_pa
     assert one.count(":: Judge: ") == 1 and "(hc1.002)" in one
     plain = judge.send(addr("FRANCE"), "HISTORY hc1")[0].body
     assert ":: Judge:" not in plain and "F NTH C A YOR - NWY: succeeds" in plain
+
+
+def _results_twice(body: str) -> tuple[bool, bool]:
+    """(has the classic block, has the readable results) of a report."""
+    return ":: Judge:" in body and "results for" in body, "Orders and results" in body
+
+
+def test_the_master_chooses_the_layout_and_a_player_their_own_copy(tmp_path):
+    """SET LAYOUT: a report prints its results once, in the layout the game's master chose
+    (readable by default, for the players), or both; a player chooses for their own copy,
+    and whoever gets the classic block gets it at the top, where the mapping tools look."""
+    judge = InProcessJudge(tmp_path, address="judge@dip.test")
+    new_game(judge, "lay1")
+    sent = judge.send("gm@players.test", "MASTER lay1 masterpw\nPROCESS")
+    reports = {m.rcpt: m.body for m in sent if m.subject == "lay1 - S1901M results"}
+    assert len(reports) == 8
+    assert all(_results_twice(b) == (False, True) for b in reports.values())  # readable
+
+    reply = judge.send("gm@players.test", "MASTER lay1 masterpw\nSET LAYOUT classic")[0].body
+    assert "Game lay1: report layout: the classic judges' layout." in reply
+    reply = judge.send(addr("FRANCE"), "SIGNON FRANCE lay1 pw-france\nSET LAYOUT both")[0].body
+    assert "France's reports of game lay1 now come in both layouts" in reply
+    reply = judge.send(addr("ITALY"), "SIGNON ITALY lay1 pw-italy\nSET LAYOUT readable")[0].body
+    assert "readable layout" in reply
+    bad = judge.send(addr("ITALY"), "SIGNON ITALY lay1 pw-italy\nSET LAYOUT fancy")[0].body
+    assert "SET LAYOUT: write CLASSIC, READABLE, BOTH or GAME, not 'fancy'" in bad
+    sent = judge.send("gm@players.test", "MASTER lay1 masterpw\nPROCESS")
+    reports = {m.rcpt: m.body for m in sent if m.subject == "lay1 - F1901M results"}
+    assert _results_twice(reports[addr("FRANCE")]) == (True, True)
+    assert reports[addr("FRANCE")].index(SEPARATOR) < reports[addr("FRANCE")].index(
+        "Orders and results")
+    assert _results_twice(reports[addr("ITALY")]) == (False, True)
+    for who in (addr("ENGLAND"), "gm@players.test"):
+        body = reports[who]
+        assert _results_twice(body) == (True, False), body
+        assert body.startswith(":: Judge: judge@dip.test  Game: lay1  Variant: Standard\n")
+        assert SEPARATOR not in body and "Dislodged units" not in body
+        assert body.rstrip().endswith("Send HELP for the commands.")
+    assert "You play England." in reports[addr("ENGLAND")]
+    listing = judge.send(addr("ITALY"), "LIST lay1")[0].body
+    assert "report layout" in listing and "classic" in listing
+    # back to the game's layout
+    judge.send(addr("FRANCE"), "SIGNON FRANCE lay1 pw-france\nSET LAYOUT game")
+    sent = judge.send("gm@players.test", "MASTER lay1 masterpw\nPROCESS")
+    body = next(m.body for m in sent if m.rcpt == addr("FRANCE") and "results" in m.subject)
+    assert _results_twice(body) == (True, False)

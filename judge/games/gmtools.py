@@ -92,6 +92,8 @@ def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     key = cmd.args[0].upper()
+    if key == "LAYOUT" and ses.current is not None:  # a player's own copy of the reports
+        return _own_layout(actor, ses, cmd.args[1:])
     if key in PLAYER_SETTINGS:
         game, power = _player(actor, ses, f"SET {key}")
         G.check_running(game)
@@ -138,7 +140,29 @@ def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     return f"Game {game['name']}: {label}: {shown}.", "text", None
 
 
-_MATCH = {"zone": "time zone", "time": "deadlines", "days": "deadlines",
+def _own_layout(actor: Actor, ses: _Session, words: list[str]) -> Reply:
+    """SET LAYOUT by a player: the layout of their own copy of the reports (GAME: the
+    game's again), kept for the address the reports go to."""
+    game, power = _player(actor, ses, "SET LAYOUT")
+    layout = S.parse_layout(" ".join(words), own=True)
+    player = actor.s.player(game["id"], power)
+    if player is None:
+        raise GameError(f"{power.title()} has no player in game {game['name']}")
+    stored = json.loads(game.get("settings") or "{}")
+    own = dict(stored.get("layouts") or {})
+    own.pop(player["address"].lower(), None)
+    if layout is not None:
+        own[player["address"].lower()] = layout
+    stored["layouts"] = own
+    actor.s.execute("UPDATE games SET settings = ? WHERE id = ?",
+                    (json.dumps(stored), game["id"]))
+    shown = S.LAYOUTS[S.layout_for(G.refresh(actor.s, game), player["address"])]
+    whose = "" if layout else " (the game's)"
+    return (f"{power.title()}'s reports of game {game['name']} now come in {shown}{whose}.",
+            "text", None)
+
+
+_MATCH = {"layout": "report layout", "zone": "time zone", "time": "deadlines", "days": "deadlines",
           "settle": "early processing", "missed": "missed orders", "abandon": "abandoned",
           "gmpress": "master reads", "observerpress": "observers receive", "draw": "draws",
           "list": "mailing list", "anonymous": "addresses", "absence": "longest absence"}

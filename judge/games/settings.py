@@ -36,7 +36,13 @@ DEFAULTS: dict[str, Any] = {
     "list": "",             # an address (mailing list) that receives every public report
     "anonymous": False,     # WHOIS and LIST do not reveal players' addresses
     "absence": 14 * 86400,  # longest absence a player may declare, seconds
+    # how the reports print their results: readable (the judge's own words, written for the
+    # players) | classic (the classic judges' block the mapping tools read) | both
+    "layout": "readable",
+    "layouts": {},          # a player's own choice for their copy: {address (lower): layout}
 }
+LAYOUTS = {"classic": "the classic judges' layout", "readable": "the readable layout",
+           "both": "both layouts, the classic one first"}
 
 _BOOL = {"ON": True, "YES": True, "TRUE": True, "OFF": False, "NO": False, "FALSE": False}
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$|^[^@\s<>]+@localhost$")
@@ -46,7 +52,8 @@ USAGE = ("SET <key> <value>; keys: ZONE <Area/City>, TIME <HH:MM|ANY>, DAYS <MON
          "MON,WED,...>, GRACE <duration>, REMINDER <duration|OFF>, SETTLE <duration>, "
          "MISSED <PROCESS|WAIT>, ABANDON <n|OFF>, PRESS <WHITE|GREY|BOTH|NONE>, "
          "GMPRESS <ON|OFF>, OBSERVERPRESS <ON|OFF>, DRAW <ALL|SUBSET>, LIST <address|OFF>, "
-         "ANONYMOUS <ON|OFF>, ABSENCE <duration>, MOVEMENT/RETREAT/ADJUSTMENT <duration>")
+         "ANONYMOUS <ON|OFF>, ABSENCE <duration>, LAYOUT <CLASSIC|READABLE|BOTH>, "
+         "MOVEMENT/RETREAT/ADJUSTMENT <duration>")
 
 
 def load(game: dict) -> dict[str, Any]:
@@ -62,6 +69,26 @@ def anonymous(game: dict) -> bool:
     settings in the same JSON)."""
     st = load(game)
     return bool(st["anonymous"] or st.get("gunboat"))
+
+
+def layout_for(game: dict, address: str) -> str:
+    """The layout of the reports mailed to ``address``: its player's own choice, else the
+    game's."""
+    st = load(game)
+    own = st["layouts"].get(address.lower()) if isinstance(st["layouts"], dict) else None
+    return str(own if own in LAYOUTS else st["layout"])
+
+
+def parse_layout(value: str, own: bool = False) -> str | None:
+    """``CLASSIC``, ``READABLE``, ``BOTH`` (and, for a player's own copy, ``GAME``: the
+    game's again, None); GameError otherwise."""
+    v = value.strip().lower()
+    if own and v in ("game", "default"):
+        return None
+    if v not in LAYOUTS:
+        choices = "CLASSIC, READABLE, BOTH or GAME" if own else "CLASSIC, READABLE or BOTH"
+        raise GameError(f"SET LAYOUT: write {choices}, not {value.strip()!r}")
+    return v
 
 
 def zone(game: dict) -> str:
@@ -226,6 +253,8 @@ def parse_setting(key: str, words: list[str]) -> tuple[str, Any]:
         return "list", value
     if k == "ABSENCE":
         return "absence", _duration(k, value)
+    if k == "LAYOUT":
+        return "layout", parse_layout(value)
     raise GameError(f"SET {k}: no such setting; write: {USAGE}")
 
 
@@ -255,4 +284,5 @@ def describe(game: dict, settle_default: int) -> list[tuple[str, str]]:
         ("mailing list", st["list"] or "none"),
         ("players' addresses", "hidden" if st["anonymous"] else "shown"),
         ("longest absence", duration_text(st["absence"])),
+        ("report layout", LAYOUTS.get(st["layout"], st["layout"])),
     ]
