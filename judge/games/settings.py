@@ -282,7 +282,7 @@ def describe(game: dict, settle_default: int) -> list[tuple[str, str]]:
         ("observers receive broadcast press", "yes" if st["observerpress"] else "no"),
         ("draws", "all survivors" if st["draw"] == "all" else "any subset of survivors"),
         ("mailing list", st["list"] or "none"),
-        ("players' addresses", "hidden" if st["anonymous"] else "shown"),
+        ("players' addresses", "hidden" if anonymous(game) else "shown"),
         ("longest absence", duration_text(st["absence"])),
         ("report layout", LAYOUTS.get(st["layout"], st["layout"])),
     ]

@@ -263,10 +263,16 @@ class StabFlow(GameFlow):
     def summary(self, info: dict, reader: str | None) -> dict:
         """Other powers: name and centre count (public: rule 3 gives the counts every
         Winter, and centres change hands only then); units, and whether orders are in, only
-        for the reader's own power. Sorted by the name shown, so pseudonyms give nothing away."""
+        for the reader's own power. Sorted by the name shown, so pseudonyms give nothing away.
+        In Gunboat another power's row is its pseudonym alone: the counts are public by power
+        (SUMMARY, the Winter report), so a count beside a pseudonym would name its power
+        (Russia alone starts with 4)."""
         for entry in info["powers"]:
             if entry["power"] != reader:
-                for key in ("units", "to_order", "orders"):
+                hidden = ["units", "to_order", "orders"]
+                if entry["label"] != entry["power"].title():  # a pseudonym
+                    hidden.append("centres")
+                for key in hidden:
                     entry.pop(key, None)
         info["powers"].sort(key=lambda e: e["label"])
         return info
