@@ -514,7 +514,13 @@ class StabFlow(GameFlow):
                      ) -> tuple[str, dict]:
         settings = game_settings(game)
         homes = sorted(variant.board.home_centres.get(reader, ())) if reader else []
+        # the example placement must be one the judge accepts from this power: a fleet on a
+        # coast (Austria's first home, Budapest, is inland), else an army
+        coastal = [h for h in homes if variant.board.can_stand("F", h)]
+        example = f"PLACE F {coastal[0]}" if coastal else (f"PLACE A {homes[0]}" if homes
+                                                           else "")
         return "stab/started_mail.txt.j2", {
+            "example": example,
             "game": game["name"], "variant": variant.title, "deadline": game["deadline"],
             "phase": str(pos.phase), "phase_name": _season_name(pos.phase),
             "you": self.label(settings, reader, reader) if reader else None,
