@@ -21,7 +21,7 @@ from judge.games.auth import hash_password, verify_password
 from judge.games.errors import GameError
 from judge.games.flow import flow_of, game_settings
 from judge.games.phaseclock import begin_phase, deadline_moved
-from judge.games.settings import zone
+from judge.games.settings import phase_lengths, zone
 from judge.storage import Store, iso, now_utc, parse_iso
 from judge.variants import get_variant, variant_names
 
@@ -537,5 +537,8 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
     if info["paused_why"]:  # paused by the judge, processing it failed (judge/games/deadlines.py)
         info["notes"] = [f"Paused by the judge: {info['paused_why']}. The master has been "
                          "told, and processes it again with RESUME.", *info["notes"]]
-    info["lengths"] = plug.lengths(s, game)
+    # the flow's own words, else the lengths of the phases the variant has (no retreat
+    # length for Chess Dip, which has no retreats)
+    info["lengths"] = plug.lengths(s, game) or phase_lengths(
+        variant, game["movement_seconds"], game["retreat_seconds"], game["adjustment_seconds"])
     return plug.summary(info, reader)

@@ -118,6 +118,9 @@ def set_setting(actor: Actor, ses: _Session, cmd: Command) -> Reply:
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
         if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules', as
             raise GameError(lengths)  # DEADLINES says
+        variant = G.get_variant(game["variant"])
+        if key[0] not in S.phase_kinds(variant):
+            raise GameError(f"{variant.title} has no {key.lower()} phase")
         seconds = parse_duration(" ".join(cmd.args[1:]))
         if not seconds:
             raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h or "

@@ -110,6 +110,38 @@ TIME_HELP = ("write 2026-11-25 18:00, read in the game's time zone, or with a zo
              "18:00 CET, 18:00 UTC, 18:00 +01:00, 18:00 Europe/London")
 
 
+def time_help(now: datetime | None, tz: str) -> str:
+    """:data:`TIME_HELP` with an example still to come: tomorrow at 18:00 in the game's zone
+    (a refusal must not suggest a date already past)."""
+    if now is None:
+        return TIME_HELP
+    try:
+        local = now.astimezone(ZoneInfo(tz))
+    except (ZoneInfoNotFoundError, ValueError):
+        local = now.astimezone(UTC)
+    day = (local + timedelta(days=1)).strftime("%Y-%m-%d")
+    return TIME_HELP.replace("2026-11-25 18:00", f"{day} 18:00", 1)
+
+
+PHASE_WORDS = (("M", "movement"), ("R", "retreat"), ("A", "adjustment"))
+
+
+def phase_kinds(variant: Any) -> set[str]:
+    """The kinds of phase (M, R, A) the variant's calendar has; all three when it says
+    none (Chess Dip has no retreats)."""
+    calendar = getattr(getattr(variant, "rules", None), "calendar", None) or ("M", "R", "A")
+    return {str(c)[-1] for c in calendar}
+
+
+def phase_lengths(variant: Any, movement: int, retreat: int, adjustment: int) -> str:
+    """``Phase lengths: movement 2 days, retreat 1 day, adjustment 1 day.``, naming only the
+    phases the variant has."""
+    kinds = phase_kinds(variant)
+    seconds = {"M": movement, "R": retreat, "A": adjustment}
+    parts = [f"{word} {duration_text(seconds[k])}" for k, word in PHASE_WORDS if k in kinds]
+    return f"Phase lengths: {', '.join(parts)}."
+
+
 def written_zone(text: str) -> timezone | ZoneInfo:
     """The zone a player wrote after a time: ``CET``, ``UTC``, ``+01:00``, ``Europe/London``;
     GameError when it is none."""
@@ -128,13 +160,14 @@ def written_zone(text: str) -> timezone | ZoneInfo:
     raise GameError(f"{t!r} is not a time zone (write e.g. CET, UTC, +01:00 or Europe/London)")
 
 
-def read_time(text: str, tz: str, end_of_day: bool = False) -> datetime:
+def read_time(text: str, tz: str, end_of_day: bool = False,
+              now: datetime | None = None) -> datetime:
     """``2026-11-25 18:00`` (or a whole day, ``2026-11-25``), in the game's zone ``tz`` unless
     a zone is written after it (``18:00 CET``, ``18:00 +01:00``, ``18:00 Europe/London``);
     returned in UTC. A whole day ends at midnight after it when ``end_of_day``."""
     m = _AT.match(" ".join(text.split()))
     if not m:
-        raise GameError(f"{text.strip()!r} is not a date and time ({TIME_HELP})")
+        raise GameError(f"{text.strip()!r} is not a date and time ({time_help(now, tz)})")
     date, hour, minute, second, rest = m.groups()
     rest = rest.strip().strip("()").strip()
     where = written_zone(rest) if rest else ZoneInfo(tz)
@@ -142,7 +175,7 @@ def read_time(text: str, tz: str, end_of_day: bool = False) -> datetime:
         local = datetime.strptime(date, "%Y-%m-%d").replace(
             hour=int(hour or 0), minute=int(minute or 0), second=int(second or 0))
     except ValueError:
-        raise GameError(f"{text.strip()!r} is not a date and time ({TIME_HELP})") from None
+        raise GameError(f"{text.strip()!r} is not a date and time ({time_help(now, tz)})") from None
     if hour is None and end_of_day:
         local += timedelta(days=1)
     return local.replace(tzinfo=where).astimezone(UTC)
