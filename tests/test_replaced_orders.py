@@ -4,6 +4,7 @@ as the adjudicator obeys, so that the lines kept give one result however they ar
 
 from __future__ import annotations
 
+import pytest
 from chessdip_helpers import VARIANT as CHESS
 from chessdip_helpers import position as chess_position
 
@@ -24,3 +25,26 @@ def test_castling_is_an_order_for_the_king_and_the_rook() -> None:
         alone = CHESS.adjudicate_lines(pos, kept).position
         given = CHESS.adjudicate_lines(pos, [("ITALY", x) for x in lines]).position
         assert CHESS.write_position(alone) == CHESS.write_position(given)
+
+
+@pytest.mark.xfail(strict=True, reason="found by review: Stack 'em's mail reader counts "
+                   "'2A WAR - UKR' as one order (replaced_by_later counts orders, not units), "
+                   "so it keeps both lines of a mail for two armies and the adjudicator then "
+                   "fails whichever comes second")
+@pytest.mark.parametrize("lines", [["2A WAR - UKR", "A WAR - SIL"],
+                                   ["A WAR - SIL", "2A WAR - UKR"]])
+def test_stackem_a_counted_order_is_an_order_for_each_unit_of_its_count(lines) -> None:
+    """Stack 'em: a mail for two armies in Warsaw giving '2A WAR - UKR' and 'A WAR - SIL'
+    orders three units. Every line the reader keeps must be obeyed by the adjudicator (the
+    reply said both were accepted; one then failed 'already has an order', which one by the
+    listing)."""
+    from judge.variants import get_variant
+
+    stackem = get_variant("stackem")
+    pos = stackem.read_position({"variant": "stackem", "phase": "S1901M",
+                                 "units": {"RUSSIA": ["2A WAR"]}})
+    read = read_order_lines(stackem, pos, "RUSSIA", lines)
+    kept = [("RUSSIA", x["text"]) for x in read if not x["error"]]
+    results = stackem.adjudicate_lines(pos, kept).results
+    refused = [(r.order, r.reason) for r in results if r.result == "fails"]
+    assert refused == [], refused
