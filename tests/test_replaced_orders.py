@@ -48,3 +48,45 @@ def test_stackem_a_counted_order_is_an_order_for_each_unit_of_its_count(lines) -
     results = stackem.adjudicate_lines(pos, kept).results
     refused = [(r.order, r.reason) for r in results if r.result == "fails"]
     assert refused == [], refused
+
+
+def _kept_and_all(variant, pos, power: str, lines: list[str]) -> tuple[dict, dict]:
+    """The next position from the lines the mail reader keeps, and from all the lines."""
+    read = read_order_lines(variant, pos, power, lines)
+    kept = [(power, x["text"]) for x in read if not x["error"]]
+    alone = variant.adjudicate_lines(pos, kept).position
+    given = variant.adjudicate_lines(pos, [(power, x) for x in lines]).position
+    return variant.write_position(alone)["units"], variant.write_position(given)["units"]
+
+
+@pytest.mark.xfail(strict=True, reason="found by review: the mail reader refuses a second "
+                   "build on one centre ('PAR already has an order in this mail'), which "
+                   "Multiplicity's rules allow and its adjudicator makes")
+def test_multiplicity_two_builds_on_one_centre_in_one_mail_both_stand() -> None:
+    """Multiplicity: "several builds may go on one centre, except in the initial placement"
+    (description.md); 'BUILD A PAR' twice is a 2A PAR by judge adjudicate, an A PAR by mail."""
+    from judge.variants import get_variant
+
+    multi = get_variant("multiplicity")
+    pos = multi.read_position({"variant": "multiplicity", "phase": "W1901A",
+                               "units": {"FRANCE": ["A BUR"]},
+                               "centres": {"FRANCE": ["BRE", "MAR", "PAR", "SPA"]}})
+    kept, given = _kept_and_all(multi, pos, "FRANCE", ["BUILD A PAR", "BUILD A PAR"])
+    assert given["FRANCE"] == ["A BUR", "2A PAR"]
+    assert kept == given
+
+
+@pytest.mark.xfail(strict=True, reason="found by review: the mail reader counts removals by "
+                   "lines, so it keeps 'REMOVE A/F BER' (two removals, one due: the "
+                   "adjudicator fails it) and refuses 'REMOVE A RUH'; civil disorder then "
+                   "removes A PIC, a unit the player never named")
+def test_multiplicity_a_removal_too_large_does_not_push_out_one_that_fits() -> None:
+    from judge.variants import get_variant
+
+    multi = get_variant("multiplicity")
+    pos = multi.read_position({"variant": "multiplicity", "phase": "W1901A",
+                               "units": {"GERMANY": ["A/F BER", "A PIC", "A RUH"]},
+                               "centres": {"GERMANY": ["BER", "KIE", "MUN"]}})
+    kept, given = _kept_and_all(multi, pos, "GERMANY", ["REMOVE A/F BER", "REMOVE A RUH"])
+    assert given["GERMANY"] == ["A/F BER", "A PIC"]
+    assert kept == given
