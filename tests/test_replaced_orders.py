@@ -27,27 +27,33 @@ def test_castling_is_an_order_for_the_king_and_the_rook() -> None:
         assert CHESS.write_position(alone) == CHESS.write_position(given)
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: Stack 'em's mail reader counts "
-                   "'2A WAR - UKR' as one order (replaced_by_later counts orders, not units), "
-                   "so it keeps both lines of a mail for two armies and the adjudicator then "
-                   "fails whichever comes second")
-@pytest.mark.parametrize("lines", [["2A WAR - UKR", "A WAR - SIL"],
-                                   ["A WAR - SIL", "2A WAR - UKR"]])
-def test_stackem_a_counted_order_is_an_order_for_each_unit_of_its_count(lines) -> None:
-    """Stack 'em: a mail for two armies in Warsaw giving '2A WAR - UKR' and 'A WAR - SIL'
-    orders three units. Every line the reader keeps must be obeyed by the adjudicator (the
-    reply said both were accepted; one then failed 'already has an order', which one by the
-    listing)."""
+@pytest.mark.xfail(strict=True, reason="found by review: Stack 'em's adjudicator obeys the "
+                   "first order for a unit (rule 2: 'an order for a stack that already has an "
+                   "order for every unit fails'), its mail reader keeps the last "
+                   "(replaced_by_later), and counts '2A WAR - UKR' as one order: judge "
+                   "adjudicate and a mail rule the same lines differently")
+@pytest.mark.parametrize("units, lines", [
+    (["A VIE"], ["A VIE - GAL", "A VIE - BOH"]),
+    (["2A WAR"], ["2A WAR - UKR", "A WAR - SIL"]),
+    (["2A WAR"], ["A WAR - SIL", "2A WAR - UKR"]),
+], ids=["one army ordered twice", "2A then A", "A then 2A"])
+def test_stackem_the_lines_a_mail_keeps_give_the_ruling_of_all_its_lines(units, lines) -> None:
+    """Stack 'em: the lines the mail reader keeps, adjudicated, give what all the lines give
+    (judge adjudicate); with '2A WAR - UKR' and 'A WAR - SIL' the reply accepted both and one
+    then failed 'already has an order', which one by the listing."""
     from judge.variants import get_variant
 
     stackem = get_variant("stackem")
     pos = stackem.read_position({"variant": "stackem", "phase": "S1901M",
-                                 "units": {"RUSSIA": ["2A WAR"]}})
+                                 "units": {"RUSSIA": units}})
+    kept, given = _kept_and_all(stackem, pos, "RUSSIA", lines)
+    assert kept == given
     read = read_order_lines(stackem, pos, "RUSSIA", lines)
-    kept = [("RUSSIA", x["text"]) for x in read if not x["error"]]
-    results = stackem.adjudicate_lines(pos, kept).results
-    refused = [(r.order, r.reason) for r in results if r.result == "fails"]
-    assert refused == [], refused
+    results = stackem.adjudicate_lines(pos, [("RUSSIA", x["text"]) for x in read
+                                             if not x["error"]]).results
+    unbound = [(r.order, r.reason) for r in results if "without an order" in r.reason
+               or "already has an order" in r.reason]
+    assert unbound == [], unbound  # every line the reply accepted is obeyed
 
 
 def _kept_and_all(variant, pos, power: str, lines: list[str]) -> tuple[dict, dict]:
