@@ -96,3 +96,22 @@ def test_multiplicity_a_removal_too_large_does_not_push_out_one_that_fits() -> N
     kept, given = _kept_and_all(multi, pos, "GERMANY", ["REMOVE A/F BER", "REMOVE A RUH"])
     assert given["GERMANY"] == ["A/F BER", "A PIC"]
     assert kept == given
+
+
+@pytest.mark.xfail(strict=True, reason="found by review: Hoplite's adjudicator does not let a "
+                   "later order for the unit in Delphi replace SACK DELPHI (it obeys both), "
+                   "its mail reader does: judge adjudicate sacks Delphi, the game does not")
+def test_hoplite_a_later_order_for_the_sacking_unit_replaces_the_sack_in_both() -> None:
+    from judge.variants import get_variant
+
+    hoplite = get_variant("hoplite")
+    pos = hoplite.read_position({"variant": "hoplite", "phase": "S450BCM",
+                                 "units": {"ARGOLIS": ["A DEL"]}, "centres": {}})
+    lines = ["SACK DELPHI", "A DEL H"]
+    read = read_order_lines(hoplite, pos, "ARGOLIS", lines)
+    assert [x["error"] for x in read] == ["replaced by the later order A DEL H", None]
+    kept = [("ARGOLIS", x["text"]) for x in read if not x["error"]]
+    alone = hoplite.write_position(hoplite.adjudicate_lines(pos, kept).position)
+    given = hoplite.write_position(
+        hoplite.adjudicate_lines(pos, [("ARGOLIS", x) for x in lines]).position)
+    assert alone.get("delphi_sacked_by") == given.get("delphi_sacked_by")
