@@ -340,6 +340,11 @@ class DipnomicyRules:
         position.variant = "dipnomicy"
         return position
 
+    def validate_position(self, position: Position) -> None:
+        """What play could not have produced, as the standard rules check it (the calendar,
+        dislodged units only in a retreat phase): called by ``Variant.read_position``."""
+        self.turn_rules(position).validate_position(position)
+
     def write_position(self, position: Position) -> dict:
         return position.to_json()
 
