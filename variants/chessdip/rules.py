@@ -100,12 +100,14 @@ class ChessRules(StandardRules):
 
     # ------------------------------------------------------------ positions
     def initial_position(self) -> Position:
-        b = self.board
-        units = [Unit(p, u.split()[0], u.split()[1]) for p, us in b.starting_units.items()
-                 for u in us]
-        position = Position(b.name, Phase("S", 1901, "M"), units, {})
+        """The pieces of :attr:`starting_units` (or the map's), the centres they count."""
+        position = super().initial_position()
         position.centres = self._count_centres(position, {}, {})
         return position
+
+    def starting_unit(self, power: str, text: str) -> Unit:
+        kind, square = text.split()
+        return Unit(power, kind, square)
 
     def read_position(self, data: dict) -> Position:
         """A position from the contract's JSON, pieces written ``K e1`` (``e2`` alone is a
@@ -319,16 +321,30 @@ class ChessRules(StandardRules):
         return {sq: p for p, sqs in (position.extra.get("home_centres") or {}).items()
                 for sq in sqs}
 
-    def build_squares(self, position: Position, power: str) -> list[str]:
+    def build_sites(self, position: Position, power: str) -> set[str]:
         """Where ``power`` may build now: unoccupied home-rank centres of its side not taken
         by a promotion, and unoccupied centres it gained by promotion."""
         position = normalise(position)
         taken = self.captured(position)
         occupied = {u.location for u in position.units}
         side = self.board.side(power)
-        out = [c for c in self.board.home_rank_centres[side] if c not in taken]
-        out += [c for c, p in taken.items() if p == power]
-        return sorted(c for c in out if c not in occupied)
+        out = {c for c in self.board.home_rank_centres[side] if c not in taken}
+        out |= {c for c, p in taken.items() if p == power}
+        return out - occupied
+
+    def build_squares(self, position: Position, power: str) -> list[str]:
+        """:meth:`build_sites`, sorted."""
+        return sorted(self.build_sites(position, power))
+
+    def build_site_refusal(self, position: Position, power: str, province: str) -> str:
+        if any(u.location == province for u in position.units):
+            return f"{province} is occupied"
+        taken = self.captured(normalise(position)).get(province)
+        if taken and taken != power:
+            return f"{province} is {taken}'s home centre now (a pawn promoted there)"
+        if province not in self.board.supply_centres:
+            return f"{province} is not a supply centre"
+        return f"{province} is not a home centre of {power}'s side"
 
     def adjustment_count(self, position: Position, power: str) -> int:
         position = normalise(position)
@@ -337,7 +353,7 @@ class ChessRules(StandardRules):
         delta = owned - units
         if delta <= 0:
             return delta
-        return min(delta, len(self.build_squares(position, power)))
+        return min(delta, len(self.build_sites(position, power)))
 
     def promotions_due(self, position: Position) -> list[Unit]:
         b = self.board
@@ -381,15 +397,8 @@ class ChessRules(StandardRules):
             raise OrderError(f"say which piece to build on {sq}: K, N, B, R or P")
         if kind not in self.board.buildable_kinds:
             raise OrderError(f"{kind} is not a Chess Dip piece")
-        if any(u.location == sq for u in position.units):
-            raise OrderError(f"{sq} is occupied")
-        if sq not in self.build_squares(position, power):
-            taken = self.captured(position).get(sq)
-            if taken and taken != power:
-                raise OrderError(f"{sq} is {taken}'s home centre now (a pawn promoted there)")
-            if sq not in self.board.supply_centres:
-                raise OrderError(f"{sq} is not a supply centre")
-            raise OrderError(f"{sq} is not a home centre of {power}'s side")
+        if sq not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, sq))
         return Build(UnitRef(kind, sq))
 
     # ------------------------------------------------------------ adjudication

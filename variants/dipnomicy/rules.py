@@ -297,10 +297,9 @@ class DipnomicyRules:
         (rule 12). Both are recorded so that the move report can name them.
         """
         ruleset = ruleset or initial_ruleset()
-        b = self.board
         position = Position(
             variant="dipnomicy", phase=turn_phase(1),
-            units=[Unit.parse(p, u) for p, us in b.starting_units.items() for u in us],
+            units=[Unit.parse(p, u) for p, us in self.board.starting_units.items() for u in us],
             centres={},
             extra={**ruleset.to_position_keys(), "seed": int(seed)},
         )

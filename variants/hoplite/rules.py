@@ -189,9 +189,8 @@ class HopliteRules(MultiplicityRules):
         """Winter 451 BC: every major and minor owns its home cities and places its units
         freely (rule 1); Megara and the Towns are neutral."""
         return Position(
-            variant=self.board.name, phase=self.first_phase, units=[],
-            centres={p: set(cs) for p, cs in self.board.home_centres.items()},
-            extra={"seed": 0})
+            variant=self.board.name, phase=self.first_phase, units=self.initial_units(),
+            centres=self.initial_centres(), extra={"seed": 0})
 
     def read_position(self, data: dict) -> Position:
         data = dict(data)
@@ -472,12 +471,20 @@ class HopliteRules(MultiplicityRules):
             return math.ceil(delta) if self.build_sites(position, power) else 0
         return math.floor(delta)
 
-    def build_sites(self, position: Position, power: str) -> list[str]:
+    def build_sites(self, position: Position, power: str) -> set[str]:
         """Rule 9: any City or Town the state owns (captured, home or colony) that no other
         player's unit holds; never Delphi."""
-        foreign = {u.province for u in position.units
-                   if self.player_of(u.power) != self.player_of(power)}
-        return sorted(c for c in position.centres.get(power, ()) if c not in foreign)
+        return {c for c in position.centres.get(power, ())
+                if c != self.shrine and not self.build_site_taken(position, power, c)}
+
+    def build_site_refusal(self, position: Position, power: str, province: str) -> str:
+        if province == self.shrine:
+            return "units may not be built in Delphi"
+        if province not in position.centres.get(power, set()):
+            return (f"{power} does not own {self.name(province)}: builds go in a City or Town "
+                    "the state owns (rule 9)")
+        return self.build_site_taken(position, power, province) or \
+            f"{power} cannot build in {self.name(province)} now"
 
     def adjusting_powers(self, position: Position) -> list[str]:
         return sorted(set(position.powers()) | set(self.majors) | set(self.minors))
@@ -533,9 +540,8 @@ class HopliteRules(MultiplicityRules):
                              "garrison (G)")
         if prov == self.shrine:
             raise OrderError("units may not be built in Delphi")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name}: builds go in a City or Town the "
-                             "state owns (rule 9)")
+        if prov not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, prov))
         a, f, g = parse_kind(ref.kind)
         if sum(1 for n in (a, f, g) if n) > 1:
             raise OrderError("build one kind of unit per order")

@@ -29,7 +29,7 @@ Rule choices where the text is silent, each kept in one method so a variant can 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -107,6 +107,8 @@ class MultiplicityRules(StandardRules):
     #: Rule 1 (Multiplicity): one unit per home centre in the initial placement.
     initial_stacking = False
     first_phase = Phase("W", 1900, "A")
+    #: Rule 1: no units on the board; the game opens with the builds in the home centres.
+    starting_units: Mapping[str, Sequence[str]] | None = {}
 
     def __init__(self, board: Board) -> None:
         super().__init__(board)
@@ -133,9 +135,8 @@ class MultiplicityRules(StandardRules):
     # ------------------------------------------------------------- positions
     def initial_position(self) -> Position:
         """Rule 1: players choose armies or fleets, so the game opens with the builds."""
-        b = self.board
-        return Position(variant="multiplicity", phase=self.first_phase, units=[],
-                        centres={p: set(cs) for p, cs in b.home_centres.items()})
+        return Position(variant="multiplicity", phase=self.first_phase,
+                        units=self.initial_units(), centres=self.initial_centres())
 
     def read_position(self, data: dict) -> Position:
         """The contract's JSON, with units written as the rules write them (``2A BUR``,
@@ -844,12 +845,12 @@ class MultiplicityRules(StandardRules):
         """Whether several builds may go on one centre this winter."""
         return self.initial_stacking or position.phase != self.first_phase
 
-    def build_sites(self, position: Position, power: str) -> list[str]:
-        """Owned home centres not held by another player's unit (rule 3: own units join)."""
-        owned = position.centres.get(power, set())
-        foreign = {u.province for u in position.units
-                   if self.player_of(u.power) != self.player_of(power)}
-        return [c for c in self.board.home_centres.get(power, ()) if c in owned and c not in foreign]
+    def build_site_taken(self, position: Position, power: str, province: str) -> str:
+        # Rule 3: a build joins the power's own unit there; only another player's closes it.
+        if any(u.province == province and self.player_of(u.power) != self.player_of(power)
+               for u in position.units):
+            return f"{self.name(province)} is occupied by another power's unit"
+        return ""
 
     def _check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
         count = self.adjustment_count(position, power)
@@ -881,7 +882,6 @@ class MultiplicityRules(StandardRules):
 
     def build_ref(self, position: Position, power: str, ref: UnitRef) -> UnitRef:
         """The unit a build order makes, checked (the built components, at their place)."""
-        b = self.board
         prov = ref.province
         name = self.name(prov)
         if ref.kind is None:
@@ -889,10 +889,8 @@ class MultiplicityRules(StandardRules):
         a, f, g = parse_kind(ref.kind)
         if g:
             raise OrderError("garrisons exist only in Hoplite Wars")
-        if prov not in b.home_centres.get(power, ()):
-            raise OrderError(f"{name} is not one of {power}'s home centres")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name} now")
+        if prov not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, prov))
         return self._place_build(position, power, prov, ref, a, f, g)
 
     def _place_build(self, position: Position, power: str, prov: str, ref: UnitRef,

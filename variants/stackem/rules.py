@@ -341,18 +341,6 @@ class StackRules(StandardRules):
         return Retreat(ref, dest)
 
     # ------------------------------------------------------------ adjustments
-    def adjustment_count(self, position: Position, power: str) -> int:
-        """Builds (> 0) or removals (< 0). Rule 11: a home centre held by the power's own
-        units is open for a build, so only centres another power holds are not."""
-        centres = position.centres.get(power, set())
-        delta = len(centres) - sum(1 for u in position.units if u.power == power)
-        if delta <= 0:
-            return delta
-        foreign = {u.province for u in position.units if u.power != power}
-        free = sum(1 for c in self.board.home_centres.get(power, ())
-                   if c in centres and c not in foreign)
-        return min(delta, free)
-
     def _check_stack_adjustment(self, position: Position, power: str, order: Order,
                                 count: int) -> Order:
         if isinstance(order, Remove | Disband):
@@ -366,8 +354,8 @@ class StackRules(StandardRules):
         return self._check_adjustment(position, power, order)
 
     def build_site_taken(self, position: Position, power: str, province: str) -> str:
-        # Rule 11: a home centre held by the power's own units is open for a build; only
-        # another power's units close it.
+        # Rule 11: a home centre held by the power's own units is open for a build (and
+        # counts for the builds due); only another power's units close it.
         others = {u.power for u in position.units if u.province == province and u.power != power}
         if others:
             return f"{self.name(province)} is occupied by {others.pop()}'s units"

@@ -13,7 +13,7 @@ hooks"). The DATC choices are listed in ``docs/adjudication.md``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -101,14 +101,37 @@ class StandardRules:
         self._convoy_reach: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------ positions
+    #: The start, as data (as python-chess's ``starting_fen``): power -> the units it starts
+    #: with, written as the map writes them (``"F STP/SC"``); None: the map's
+    #: ``starting_units``. A variant that starts elsewhere sets this alone.
+    starting_units: Mapping[str, Sequence[str]] | None = None
+    #: power -> the supply centres it owns at the start; None: the map's home centres.
+    starting_centres: Mapping[str, Iterable[str]] | None = None
+
     def initial_position(self) -> Position:
-        b = self.board
-        return Position(
-            variant=b.name,
-            phase=Phase("S", 1901, "M"),
-            units=[Unit.parse(p, u) for p, us in b.starting_units.items() for u in us],
-            centres={p: set(cs) for p, cs in b.home_centres.items()},
-        )
+        """Hook: the first position, :attr:`first_phase` with :meth:`initial_units` and
+        :meth:`initial_centres`."""
+        return Position(variant=self.board.name, phase=self.first_phase,
+                        units=self.initial_units(), centres=self.initial_centres())
+
+    def initial_units(self) -> list[Unit]:
+        """The units on the board at the start: :attr:`starting_units`, else the map's,
+        each read by :meth:`starting_unit`."""
+        units = self.board.starting_units if self.starting_units is None \
+            else self.starting_units
+        return [self.starting_unit(power, text) for power, texts in units.items()
+                for text in texts]
+
+    def starting_unit(self, power: str, text: str) -> Unit:
+        """Hook: one unit of :attr:`starting_units` (Chess Dip writes pieces ``K e1``)."""
+        return Unit.parse(power, text)
+
+    def initial_centres(self) -> dict[str, set[str]]:
+        """The supply centres each power owns at the start: :attr:`starting_centres`, else
+        the map's home centres."""
+        centres = self.board.home_centres if self.starting_centres is None \
+            else self.starting_centres
+        return {power: set(cs) for power, cs in centres.items()}
 
     def read_position(self, data: dict) -> Position:
         position = Position.from_json(data)
@@ -392,10 +415,27 @@ class StandardRules:
         delta = len(centres) - units
         if delta <= 0:
             return delta
-        occupied = {u.province for u in position.units}
-        free = sum(1 for c in self.board.home_centres.get(power, ())
-                   if c in centres and c not in occupied)
-        return min(delta, free)
+        return min(delta, len(self.build_sites(position, power)))
+
+    def build_sites(self, position: Position, power: str) -> set[str]:
+        """Hook: the provinces where ``power`` may build this winter. In standard play its
+        home centres that it owns and that :meth:`build_site_taken` finds free. A variant
+        that builds elsewhere overrides this (and :meth:`build_site_refusal` for the words);
+        the count of builds and the checking of build orders follow it."""
+        owned = position.centres.get(power, set())
+        return {c for c in self.board.home_centres.get(power, ())
+                if c in owned and not self.build_site_taken(position, power, c)}
+
+    def build_site_refusal(self, position: Position, power: str, province: str) -> str:
+        """Hook: why ``province``, not one of :meth:`build_sites`, takes no build of
+        ``power``'s (the refusal the player reads)."""
+        name = self.name(province)
+        if province not in self.board.home_centres.get(power, ()):
+            return f"{name} is not one of {power}'s home centres"
+        if province not in position.centres.get(power, set()):
+            return f"{power} does not own {name} now"
+        return self.build_site_taken(position, power, province) or \
+            f"{power} cannot build in {name} now"
 
     def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
         count = self.adjustment_count(position, power)
@@ -419,13 +459,8 @@ class StandardRules:
             raise OrderError(f"{power} has no builds this winter")
         if ref.kind is None:
             raise OrderError(f"say what to build in {name}: an army (A) or a fleet (F)")
-        if prov not in b.home_centres.get(power, ()):
-            raise OrderError(f"{name} is not one of {power}'s home centres")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name} now")
-        taken = self.build_site_taken(position, power, prov)
-        if taken:
-            raise OrderError(taken)
+        if prov not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, prov))
         if ref.kind == ARMY:
             if b.is_sea(prov):
                 raise OrderError(f"an army cannot be built at sea in {name}")
@@ -441,8 +476,8 @@ class StandardRules:
         return Build(UnitRef(FLEET, prov))
 
     def build_site_taken(self, position: Position, power: str, province: str) -> str:
-        """Why ``power`` cannot build in its free-looking home centre ``province`` ('' when
-        it can): in standard play, any unit there."""
+        """Hook: why ``power`` cannot build in its owned home centre ``province`` ('' when
+        it can), for :meth:`build_sites`: in standard play, any unit there."""
         if any(u.province == province for u in position.units):
             return f"{self.name(province)} is occupied"
         return ""
