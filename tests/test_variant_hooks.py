@@ -1,11 +1,15 @@
 """The contract a variant writer meets (issue 22): a variant that changes where a game starts
 or where a power builds is its folder alone, a few lines on the rules' public hooks
 (``starting_units``, ``build_sites``; docs/engine.md "How each variant plugs in"), played by
-mail (tests/extra_variants/piedmont, tests/extra_variants/anywhere)."""
+mail (tests/extra_variants/piedmont, tests/extra_variants/anywhere); and no variant reaches
+into its base class by overriding a private method."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -103,3 +107,39 @@ def test_builds_anywhere_is_its_build_sites_and_builds_in_a_captured_centre(tmp_
     after = game.position()
     assert after["phase"] == "S1903M"
     assert "F TUN" in after["units"]["ITALY"], after["units"]
+
+
+def _variant_classes() -> list[type]:
+    """Every class defined in every variant folder's modules."""
+    found = []
+    for info in pkgutil.walk_packages(judge.variants.__path__, "judge.variants."):
+        module = importlib.import_module(info.name)
+        found += [c for _, c in inspect.getmembers(module, inspect.isclass)
+                  if c.__module__ == module.__name__]
+    return found
+
+
+def test_no_variant_overrides_a_private_method_of_its_base() -> None:
+    overrides = []
+    for cls in _variant_classes():
+        for name in vars(cls):
+            if not name.startswith("_") or name.startswith("__"):
+                continue
+            for base in cls.__mro__[1:]:
+                if name in vars(base):
+                    overrides.append(f"{cls.__module__}.{cls.__qualname__}.{name} overrides "
+                                     f"{base.__module__}.{base.__qualname__}.{name}")
+                    break
+    assert not overrides, "\n".join(overrides)
+
+
+def test_the_check_sees_the_rules_and_movement_classes_of_every_variant() -> None:
+    from judge.variants.standard.movement import MovementPhase
+    from judge.variants.standard.rules import StandardRules
+
+    classes = _variant_classes()
+    rules = {c.__module__.split(".")[2] for c in classes if issubclass(c, StandardRules)}
+    movement = {c.__module__.split(".")[2] for c in classes if issubclass(c, MovementPhase)}
+    assert rules >= {"standard", "stackem", "multiplicity", "hoplite", "chessdip", "stab",
+                     "dipnomicy"}
+    assert movement >= {"standard", "stackem", "dipnomicy"}

@@ -216,12 +216,12 @@ class ChessRules(StandardRules):
         """Order validation (rules §3.3): the true order, or OrderError with the reason."""
         kind = position.phase.kind
         if kind == "M":
-            return self._check_movement(position, power, order)
+            return self._check_piece_order(position, power, order)
         if kind == "A":
-            return self._check_adjustment(position, power, order)
+            return self.check_adjustment(position, power, order)
         raise OrderError("Chess Dip has no retreat phase: dislodged pieces are disbanded")
 
-    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef,
+    def _bind_piece(self, at: dict[str, Unit], power: str, ref: UnitRef,
               empty: str | None = "P") -> tuple[Unit, UnitRef]:
         """The piece ``ref`` names. Rules §3.3: an empty piece letter means a pawn; a removal
         (``empty=None``) may name the piece by its square alone."""
@@ -236,14 +236,14 @@ class ChessRules(StandardRules):
                              f"(it is {unit.power}'s)")
         return unit, UnitRef(unit.kind, unit.location)
 
-    def _check_movement(self, position: Position, power: str, order: Order) -> Order:
+    def _check_piece_order(self, position: Position, power: str, order: Order) -> Order:
         if not isinstance(order, MOVEMENT):
             raise OrderError(f"'{order}' is not a movement order")
         b = self.board
         at = {u.location: u for u in position.units}
         if isinstance(order, Castle):
             return self._check_castle(position, at, power, order)
-        unit, ref = self._bind(at, power, order.unit)
+        unit, ref = self._bind_piece(at, power, order.unit)
         here, what = unit.location, PIECE_NAMES[unit.kind]
         if isinstance(order, ChessHold):
             return ChessHold(ref)
@@ -367,10 +367,10 @@ class ChessRules(StandardRules):
             return [u for u in position.units if u.power == power]
         return [u for u in self.promotions_due(position) if u.power == power]
 
-    def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def check_adjustment(self, position: Position, power: str, order: Order) -> Order:
         if isinstance(order, Promote):
             at = {u.location: u for u in position.units}
-            unit, ref = self._bind(at, power, order.unit)
+            unit, ref = self._bind_piece(at, power, order.unit)
             if unit.kind != "P" or int(unit.location[1]) != self.board.promotion_rank(power):
                 raise OrderError(f"the pawn on {unit.location} is not on its last rank")
             if order.kind not in self.board.promotion_kinds:
@@ -385,7 +385,7 @@ class ChessRules(StandardRules):
             if count >= 0:
                 raise OrderError(f"{power} has no pieces to remove this winter")
             at = {u.location: u for u in position.units}
-            unit, ref = self._bind(at, power, order.unit, empty=None)
+            unit, ref = self._bind_piece(at, power, order.unit, empty=None)
             return Remove(ref)
         if not isinstance(order, Build):
             raise OrderError(f"'{order}' is not possible in the build phase: build, remove, "
@@ -423,18 +423,18 @@ class ChessRules(StandardRules):
             return (c.king_from, c.rook_from)
         return (order.unit.location,)  # type: ignore[union-attr]
 
-    def _adjudicate_movement(self, position: Position,
+    def adjudicate_movement(self, position: Position,
                              orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
         key = {u.location: i for i, u in enumerate(units)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         # One line per order as given: None for one refused or replaced.
         lines: list[tuple[str, Order] | None] = [None] * len(results)
         for i, k in slot.items():
             lines[k] = (results[k].power, chosen[i])
         phase = ChessMovement(self.board, units, lines)
-        self._verdicts(phase, slot, results)  # type: ignore[arg-type]
+        self.write_verdicts(phase, slot, results)  # type: ignore[arg-type]
         return self.board_after_moves(position, phase, results,  # type: ignore[arg-type]
                                       details=phase)
 
@@ -468,7 +468,7 @@ class ChessRules(StandardRules):
                                "via": phase.inter[o][0], "to": where})
         _set_or_drop(nxt.extra, "moved", sorted(moved_now))
         _set_or_drop(nxt.extra, "en_passant", sorted(passes, key=lambda p: p["to"]))
-        self._advance(nxt, outcome)
+        self.advance_calendar(nxt, outcome)
         return outcome
 
     def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
@@ -523,7 +523,7 @@ class ChessRules(StandardRules):
         return mine[:count]
 
     # ---------------------------------------------------------------- calendar
-    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+    def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
         phase = nxt.phase
         if phase.kind == "M" and phase.season == "S":
             nxt.phase = Phase("F", phase.year, "M")

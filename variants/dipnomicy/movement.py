@@ -81,11 +81,11 @@ class DipnomicyMovement(MovementPhase):
         return (self.via[i] or "").partition("/")[0]
 
     # ------------------------------------------------------------ supports
-    def _support_given(self, s: int, r: Resolver) -> bool:
+    def support_given(self, s: int, r: Resolver) -> bool:
         # P1: "without a mechanism for cutting support".
         return self.target[s] >= 0
 
-    def _count_supports(self, i: int, r: Resolver, exclude_power: str | None = None) -> int:
+    def count_supports(self, i: int, r: Resolver, exclude_power: str | None = None) -> int:
         n = 0
         power, weight = self.power, self.weight
         for s in self.supports[i]:
@@ -131,13 +131,13 @@ class DipnomicyMovement(MovementPhase):
         j = self.at.get(self.dest[i])  # type: ignore[arg-type]
         w = self.weight[i]
         if j is None or (self.kind[j] == MOVE and not self.head_to_head(i, j) and r.resolve(j)):
-            return w + self._count_supports(i, r)
+            return w + self.count_supports(i, r)
         if self.power[j] == self.power[i]:
             return 0
-        return w + self._count_supports(i, r, exclude_power=self.power[j])
+        return w + self.count_supports(i, r, exclude_power=self.power[j])
 
     def defend_strength(self, i: int, r: Resolver) -> int:
-        return self.weight[i] + self._count_supports(i, r)
+        return self.weight[i] + self.count_supports(i, r)
 
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
@@ -145,7 +145,7 @@ class DipnomicyMovement(MovementPhase):
         j = self.at.get(self.dest[i])  # type: ignore[arg-type]
         if j is not None and self.head_to_head(i, j) and r.resolve(j):
             return 0
-        return self.weight[i] + self._count_supports(i, r)
+        return self.weight[i] + self.count_supports(i, r)
 
     def hold_strength(self, province: str, r: Resolver) -> int:
         j = self.at.get(province)
@@ -153,9 +153,9 @@ class DipnomicyMovement(MovementPhase):
             return 0
         if self.kind[j] == MOVE:
             return 0 if r.resolve(j) else self.weight[j]
-        return self.weight[j] + self._count_supports(j, r)
+        return self.weight[j] + self.count_supports(j, r)
 
-    def _move_succeeds(self, i: int, r: Resolver) -> bool:
+    def move_succeeds(self, i: int, r: Resolver) -> bool:
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
@@ -188,9 +188,9 @@ class DipnomicyMovement(MovementPhase):
             return
         super().backup(cycle, r)
 
-    def _move_failure(self, i: int) -> str:
+    def move_failure(self, i: int) -> str:
         if self.via[i] is not None:
             if i in self.paradox or not self.resolver.result[self.passage[i]]:
                 return f"could not pass through {self.via_province(i)}"
             return "bounced"
-        return super()._move_failure(i)
+        return super().move_failure(i)

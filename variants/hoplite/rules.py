@@ -311,7 +311,7 @@ class HopliteRules(MultiplicityRules):
         return super().check_movement(at, power, order)
 
     # ------------------------------------------------------------------ movement
-    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         plain: list[tuple[str, Order]] = []
         sacks: dict[int, str] = {}
         claims: dict[int, tuple[str, list[str]]] = {}
@@ -333,7 +333,7 @@ class HopliteRules(MultiplicityRules):
                 position.units, centres=position.centres, dislodged=position.dislodged,
                 standoffs=position.standoffs, winner=position.winner,
                 extra={**position.extra, "claims": pending})
-        outcome = super()._adjudicate_movement(position, plain)
+        outcome = super().adjudicate_movement(position, plain)
         nxt = outcome.position
         found = {f.province: f for f in self.forces(nxt.units)}
         for k, power in sacks.items():
@@ -357,7 +357,7 @@ class HopliteRules(MultiplicityRules):
         return outcome
 
     # ------------------------------------------------------------------ calendar, centres
-    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+    def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
         phase = nxt.phase
         if phase.season == "S" and phase.kind in "MR":
             self.update_centres(nxt, outcome, towns_only=True)
@@ -515,7 +515,7 @@ class HopliteRules(MultiplicityRules):
             return self._check_transform(position, power, order)
         return super().check(position, power, order)
 
-    def _check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
         if isinstance(order, (Remove, Disband)):
             ref = self._removable(position, power, order.unit)
             a, f, g = parse_kind(ref.kind or "")
@@ -530,7 +530,7 @@ class HopliteRules(MultiplicityRules):
                     u.power == power and "G" in u.kind for u in position.units):
                 raise OrderError(f"{power} has no builds this winter")
             return Build(self.build_ref(position, power, order.unit))
-        return super()._check_multi_adjustment(position, power, order)
+        return super().check_multi_adjustment(position, power, order)
 
     def build_ref(self, position: Position, power: str, ref: UnitRef) -> UnitRef:
         prov = ref.province
@@ -642,8 +642,8 @@ class HopliteRules(MultiplicityRules):
         return Unit(power, kind, ref.location if "F" in kind else province_of(ref.location))
 
     # ------------------------------------------------------------------ retreats
-    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
-        outcome = super()._adjudicate_retreats(position, orders)
+    def adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+        outcome = super().adjudicate_retreats(position, orders)
         sacker = position.extra.get("delphi_sacked_by")
         if sacker and outcome.disbanded:
             # The sack's units are lost only by annihilation: count the sacker's losses.

@@ -261,7 +261,7 @@ class MultiplicityRules(StandardRules):
             return self.check_movement(self.force_at(position), power, order)
         if kind == "R":
             return self._check_multi_retreat(position, power, order)
-        return self._check_multi_adjustment(position, power, order)
+        return self.check_multi_adjustment(position, power, order)
 
     def _own(self, at: dict[str, Force], power: str, ref: UnitRef, what: str = "unit") -> Force:
         force = at.get(ref.province)
@@ -644,7 +644,7 @@ class MultiplicityRules(StandardRules):
         else:
             pc.kind = HOLD
 
-    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         results: list[OrderResult] = []
         forces, pieces, piece_slot = self.pieces_for(position, orders, results)
         phase = MultiMovement(self.board, pieces, self.support_rule(position))
@@ -779,11 +779,11 @@ class MultiplicityRules(StandardRules):
             raise OrderError(f"{ref} cannot retreat to {self.name(dest)}; it may retreat to {where}")
         return Retreat(ref, dest)
 
-    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         forces = self.forces([d.unit for d in position.dislodged])
         key = {f.province: i for i, f in enumerate(forces)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         wanted: dict[str, list[int]] = {}
         for i, order in chosen.items():
             if isinstance(order, Retreat):
@@ -852,7 +852,7 @@ class MultiplicityRules(StandardRules):
             return f"{self.name(province)} is occupied by another power's unit"
         return ""
 
-    def _check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
         count = self.adjustment_count(position, power)
         if isinstance(order, Waive):
             if count <= 0:

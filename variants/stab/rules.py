@@ -284,7 +284,7 @@ class StabRules(StandardRules):
         b = self.board
         unit = order.unit
         if not self.placement_pending(position):
-            unit = self._bind({u.province: u for u in position.units}, power, order.unit)
+            unit = self.bind_unit({u.province: u for u in position.units}, power, order.unit)
             unit = UnitRef(unit.kind, unit.location)
         if unit.kind is None:
             raise OrderError(f"say whether the unit in {self.name(unit.province)} is an "
@@ -378,7 +378,7 @@ class StabRules(StandardRules):
                                   standoffs=position.standoffs, winner=position.winner,
                                   extra={k: v for k, v in position.extra.items()
                                          if k != RETREATED})
-        outcome = StandardRules._adjudicate_movement(self, base, plain)
+        outcome = StandardRules.adjudicate_movement(self, base, plain)
         given = outcome.results[: len(plain)]
         rest = outcome.results[len(plain):]
         merged: list[OrderResult] = []

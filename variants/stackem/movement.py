@@ -58,7 +58,7 @@ class StackMovementPhase(MovementPhase):
         super().__init__(board, units, orders)
 
     # ------------------------------------------------------------ set-up
-    def _read(self, orders: Sequence[Order | None]) -> None:
+    def take_orders(self, orders: Sequence[Order | None]) -> None:
         for i, p in enumerate(self.prov):
             self.stack.setdefault(p, []).append(i)
         for units in self.stack.values():
@@ -81,7 +81,7 @@ class StackMovementPhase(MovementPhase):
         for i in range(len(kind)):
             if kind[i] == MOVE:
                 self.moves_into.setdefault(dest[i], []).append(i)  # type: ignore[arg-type]
-        self._match_supports()
+        self.match_supports()
 
     def movers(self, province: str, destination: str, kind: str | None = None,
                location: str | None = None, exclude: int = -1) -> list[int]:
@@ -113,7 +113,7 @@ class StackMovementPhase(MovementPhase):
             taken[key] = n + 1
             self.target[c] = armies[min(n, len(armies) - 1)]
 
-    def _match_supports(self) -> None:
+    def match_supports(self) -> None:
         kind, target = self.kind, self.target
         for s in sorted(range(len(kind)), key=self.seq.__getitem__):
             k = kind[s]
@@ -186,9 +186,9 @@ class StackMovementPhase(MovementPhase):
                                 and r.resolve(j) for j in occupants):
             # An empty space, one held by the mover's own units (rule 1), or one that all
             # its units leave: every support counts.
-            return 1 + self._count_supports(i, r)
+            return 1 + self.count_supports(i, r)
         # A power's support never helps to dislodge its own units.
-        return 1 + self._count_supports(i, r, exclude_power=self.power[occupants[0]])
+        return 1 + self.count_supports(i, r, exclude_power=self.power[occupants[0]])
 
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
@@ -196,7 +196,7 @@ class StackMovementPhase(MovementPhase):
         for j in self._foreign(i, self.dest[i]):  # type: ignore[arg-type]
             if self.head_to_head(i, j) and r.resolve(j):
                 return 0  # lost a head-to-head battle: no effect on the space
-        return 1 + self._count_supports(i, r)
+        return 1 + self.count_supports(i, r)
 
     def space_defence(self, i: int, r: Resolver) -> int:
         """The strength with which the space move ``i`` goes to resists it (rule 14).
@@ -224,7 +224,7 @@ class StackMovementPhase(MovementPhase):
             total += sum(1 for s in self.hold_supports.get(province, ()) if r.resolve(s))  # type: ignore[arg-type]
         return total
 
-    def _move_succeeds(self, i: int, r: Resolver) -> bool:
+    def move_succeeds(self, i: int, r: Resolver) -> bool:
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
@@ -281,7 +281,7 @@ class StackMovementPhase(MovementPhase):
             assign(s, set())
         return set(cutter.values())
 
-    def _support_given(self, s: int, r: Resolver) -> bool:
+    def support_given(self, s: int, r: Resolver) -> bool:
         if self.target[s] < 0:
             return False
         if self.into_own_space(s):
@@ -296,7 +296,7 @@ class StackMovementPhase(MovementPhase):
         # Not cut by an attack: still lost if the space is taken (rule 14 dislodges all).
         return not any(r.resolve(k) for k in attackers)
 
-    def _dislodged(self, i: int, r: Resolver) -> bool:
+    def is_dislodged(self, i: int, r: Resolver) -> bool:
         if self.kind[i] == MOVE and r.resolve(i):
             return False
         power = self.power[i]

@@ -246,7 +246,7 @@ class StackRules(StandardRules):
         if isinstance(order, Convoy):
             # Rule 10 is about how many armies a fleet carries, decided in adjudication;
             # whether the order can be given at all is the standard check.
-            return self._check_movement(at, power, Convoy(ref, order.target, order.destination))
+            return self.check_movement_order(at, power, Convoy(ref, order.target, order.destination))
         target_prov = order.target.province
         there = stacks.get(target_prov, [])
         target_name = self.name(target_prov)
@@ -351,7 +351,7 @@ class StackRules(StandardRules):
             return Remove(UnitRef(unit.kind, unit.location))
         if count > 1:
             raise OrderError("only one unit can be built on a home centre each year (rule 11)")
-        return self._check_adjustment(position, power, order)
+        return self.check_adjustment(position, power, order)
 
     def build_site_taken(self, position: Position, power: str, province: str) -> str:
         # Rule 11: a home centre held by the power's own units is open for a build (and
@@ -368,7 +368,7 @@ class StackRules(StandardRules):
             return self._adjudicate_stack_movement(position, orders)
         if kind == "R":
             return self._adjudicate_stack_retreats(position, orders)
-        return self._adjudicate_adjustments(position, orders)
+        return self.adjudicate_adjustments(position, orders)
 
     @staticmethod
     def _free(units: list[Unit]) -> dict[tuple[str, str, str], list[int]]:
