@@ -128,7 +128,7 @@ class DipnomicyMovement(MovementPhase):
     def attack_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         w = self.weight[i]
         if j is None or (self.kind[j] == MOVE and not self.head_to_head(i, j) and r.resolve(j)):
             return w + self.count_supports(i, r)
@@ -142,7 +142,7 @@ class DipnomicyMovement(MovementPhase):
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         if j is not None and self.head_to_head(i, j) and r.resolve(j):
             return 0
         return self.weight[i] + self.count_supports(i, r)
@@ -159,8 +159,8 @@ class DipnomicyMovement(MovementPhase):
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
-        d = self.dest[i]
-        j = self.at.get(d)  # type: ignore[arg-type]
+        d = self.dest_of(i)
+        j = self.at.get(d)
         if j is not None and j != i:
             if self.head_to_head(i, j):
                 # Without P1 nothing is beaten out: an exchange simply fails (rule 20).
@@ -168,13 +168,13 @@ class DipnomicyMovement(MovementPhase):
                     return False
             elif not (self.kind[j] == MOVE and r.resolve(j)) and (
                     # The unit there stays: without P1 the move fails (rule 19).
-                    not self.can_beat_out or attack <= self.hold_strength(d, r)):  # type: ignore[arg-type]
+                    not self.can_beat_out or attack <= self.hold_strength(d, r)):
                 return False
-        for k in self.moves_into[d]:  # type: ignore[index]
+        for k in self.moves_into[d]:
             if k != i and attack <= self.prevent_strength(k, r):
                 return False
         # A fleet passing through the destination contests it too (rule 23).
-        return all(attack > self.weight[k] for k in self.through.get(d, ()) if k != i)  # type: ignore[arg-type]
+        return all(attack > self.weight[k] for k in self.through.get(d, ()) if k != i)
 
     # ------------------------------------------------------------- backup
     def backup(self, cycle: list[int], r: Resolver) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from judge.engine.board import Board, province_of
@@ -566,8 +567,8 @@ class MultiplicityRules(StandardRules):
         piece_slot: dict[int, int] = {}
         for k, force in enumerate(forces):
             slots = [o for o in claims.get(k, []) if not results[o].reason.startswith("replaced")]
-            base = dict(force=k, player=force.player, origin=force.province,
-                        location=force.location)
+            piece = partial(Piece, force=k, player=force.player, origin=force.province,
+                            location=force.location)
             left = list(force.parts)
             if len(slots) > 1:
                 for slot in slots:
@@ -582,41 +583,40 @@ class MultiplicityRules(StandardRules):
                         continue
                     take(left, *counts_of(share))
                     results[slot].order = str(part)
-                    pc = Piece(parts=share, line=slot, **base)  # type: ignore[arg-type]
+                    pc = piece(parts=share, line=slot)
                     self._fill(pc, part)
                     piece_slot[len(pieces)] = slot
                     pieces.append(pc)
                 if left:
-                    pieces.append(Piece(parts=tuple(left), **base))  # type: ignore[arg-type]
+                    pieces.append(piece(parts=tuple(left)))
                 continue
-            slot = slots[0] if slots else None
-            order = checked.get(slot) if slot is not None else None
+            order = checked.get(slots[0]) if slots else None
             if order is None:
-                pieces.append(Piece(parts=force.parts, **base))  # type: ignore[arg-type]
+                pieces.append(piece(parts=force.parts))
                 continue
+            slot = slots[0]
             if isinstance(order, Merge):
-                pc = Piece(parts=force.parts, merging=True, line=slot, **base)  # type: ignore[arg-type]
+                pc = piece(parts=force.parts, merging=True, line=slot)
                 if province_of(order.destination) != force.province:
                     pc.kind = MOVE
                     pc.dest = province_of(order.destination)
                     pc.dest_loc = order.destination if force.counts()[1] else pc.dest
-                piece_slot[len(pieces)] = slot  # type: ignore[assignment]
+                piece_slot[len(pieces)] = slot
                 pieces.append(pc)
                 continue
             if isinstance(order, (SupportHold, SupportMove, SupportMerge)):
                 order = self._check_part(at, force, self.support_share(force, order.unit.kind),
                                          order)
-                results[slot].order = str(order)  # type: ignore[index]
+                results[slot].order = str(order)
             sub = order.parts if isinstance(order, Split) else (order,)
             for part in sub:
                 got = take(left, *parse_kind(part.unit.kind or force.kind)) or []  # type: ignore[union-attr]
-                pc = Piece(parts=tuple(got), line=slot, merging=isinstance(order, Split),  # type: ignore[arg-type]
-                           **base)  # type: ignore[arg-type]
+                pc = piece(parts=tuple(got), line=slot, merging=isinstance(order, Split))
                 self._fill(pc, part)
-                piece_slot[len(pieces)] = slot  # type: ignore[assignment]
+                piece_slot[len(pieces)] = slot
                 pieces.append(pc)
             if left:
-                pieces.append(Piece(parts=tuple(left), **base))  # type: ignore[arg-type]
+                pieces.append(piece(parts=tuple(left)))
         return forces, pieces, piece_slot
 
     @staticmethod

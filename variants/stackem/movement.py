@@ -80,7 +80,7 @@ class StackMovementPhase(MovementPhase):
         self._decide_convoy_routes(orders)
         for i in range(len(kind)):
             if kind[i] == MOVE:
-                self.moves_into.setdefault(dest[i], []).append(i)  # type: ignore[arg-type]
+                self.moves_into.setdefault(self.dest_of(i), []).append(i)
         self.match_supports()
 
     def movers(self, province: str, destination: str, kind: str | None = None,
@@ -181,7 +181,7 @@ class StackMovementPhase(MovementPhase):
     def attack_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        occupants = self._foreign(i, self.dest[i])  # type: ignore[arg-type]
+        occupants = self._foreign(i, self.dest_of(i))
         if not occupants or all(self.kind[j] == MOVE and not self.head_to_head(i, j)
                                 and r.resolve(j) for j in occupants):
             # An empty space, one held by the mover's own units (rule 1), or one that all
@@ -193,7 +193,7 @@ class StackMovementPhase(MovementPhase):
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        for j in self._foreign(i, self.dest[i]):  # type: ignore[arg-type]
+        for j in self._foreign(i, self.dest_of(i)):
             if self.head_to_head(i, j) and r.resolve(j):
                 return 0  # lost a head-to-head battle: no effect on the space
         return 1 + self.count_supports(i, r)
@@ -206,8 +206,8 @@ class StackMovementPhase(MovementPhase):
         head to head against ``i``, and the uncut supports to hold once if at least one unit
         holds, supports or convoys.
         """
-        province = self.dest[i]
-        occupants = self._foreign(i, province)  # type: ignore[arg-type]
+        province = self.dest_of(i)
+        occupants = self._foreign(i, province)
         if not occupants:
             return 0
         total = 0
@@ -221,7 +221,7 @@ class StackMovementPhase(MovementPhase):
             elif not r.resolve(j):
                 total += 1
         if staying:
-            total += sum(1 for s in self.hold_supports.get(province, ()) if r.resolve(s))  # type: ignore[arg-type]
+            total += sum(1 for s in self.hold_supports.get(province, ()) if r.resolve(s))
         return total
 
     def move_succeeds(self, i: int, r: Resolver) -> bool:
@@ -232,7 +232,7 @@ class StackMovementPhase(MovementPhase):
         if attack <= self.space_defence(i, r):
             return False
         power = self.power[i]
-        for k in self.moves_into[self.dest[i]]:  # type: ignore[index]
+        for k in self.moves_into[self.dest_of(i)]:
             if k != i and self.power[k] != power and attack <= self.prevent_strength(k, r):
                 return False
         return True

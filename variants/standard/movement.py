@@ -61,6 +61,14 @@ class MovementPhase:
         self.take_orders(orders)
         self.resolver = Resolver(self, n)
 
+    def dest_of(self, i: int) -> str:
+        """The province unit ``i``'s move goes to, or the move it supports or convoys; only
+        for those orders (``dest[i]`` is None for a hold or a support to hold)."""
+        dest = self.dest[i]
+        if dest is None:
+            raise ValueError(f"the order of unit {i} has no destination")
+        return dest
+
     # ------------------------------------------------------------ set-up
     def take_orders(self, orders: Sequence[Order | None]) -> None:
         at = self.at
@@ -84,7 +92,7 @@ class MovementPhase:
         self._decide_convoy_routes(orders)
         for i in range(len(kind)):
             if kind[i] == MOVE:
-                self.moves_into.setdefault(dest[i], []).append(i)  # type: ignore[arg-type]
+                self.moves_into.setdefault(self.dest_of(i), []).append(i)
         self.match_supports()
 
     def _decide_convoy_routes(self, orders: Sequence[Order | None]) -> None:
@@ -104,7 +112,7 @@ class MovementPhase:
             if kind[i] != MOVE or self.units[i].kind != ARMY:
                 continue
             assert isinstance(order, Move)
-            adjacent = board.can_move(ARMY, self.prov[i], dest[i])  # type: ignore[arg-type]
+            adjacent = board.can_move(ARMY, self.prov[i], self.dest_of(i))
             fleets = fleets_for.get(i, [])
             # 2023 rules (DATC 4.A.3): an army next to its destination goes by convoy only
             # when its order says so or a fleet of its own power convoys it (6.G.6).
@@ -137,7 +145,7 @@ class MovementPhase:
         """
         prov = self.prov
         seas = {prov[c]: c for c in fleets if self.board.is_sea(prov[c])}
-        needed = self.board.convoy_routes(prov[i], self.dest[i], seas)  # type: ignore[arg-type]
+        needed = self.board.convoy_routes(prov[i], self.dest_of(i), seas)
         return sorted(seas[p] for p in needed) if needed else None
 
     def match_supports(self) -> None:
@@ -234,7 +242,7 @@ class MovementPhase:
     def attack_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         if j is None or (self.kind[j] == MOVE and not self.head_to_head(i, j) and r.resolve(j)):
             return 1 + self.count_supports(i, r)
         if self.power[j] == self.power[i]:
@@ -247,7 +255,7 @@ class MovementPhase:
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         if j is not None and self.head_to_head(i, j) and r.resolve(j):
             return 0
         return 1 + self.count_supports(i, r)
@@ -264,14 +272,14 @@ class MovementPhase:
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
-        d = self.dest[i]
-        j = self.at.get(d)  # type: ignore[arg-type]
+        d = self.dest_of(i)
+        j = self.at.get(d)
         if j is not None and self.head_to_head(i, j):
             if attack <= self.defend_strength(j, r):
                 return False
-        elif attack <= self.hold_strength(d, r):  # type: ignore[arg-type]
+        elif attack <= self.hold_strength(d, r):
             return False
-        for k in self.moves_into[d]:  # type: ignore[index]
+        for k in self.moves_into[d]:
             if k != i and attack <= self.prevent_strength(k, r):
                 return False
         return True
