@@ -14,13 +14,14 @@ is the games layer's (:mod:`judge.games.reporting`); nothing here imports it (is
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, Protocol
 
 from judge import render  # render.svg_to_png looked up when drawn (tests replace it)
 from judge.engine.events import Event, standard_events
 from judge.engine.position import Position
-from judge.engine.variant import Outcome
+from judge.engine.variant import OrderResult, Outcome
 from judge.mail.compose import Attachment
 from judge.mail.outbox import Outbox
 from judge.render.classic import ClassicNames, classic_context
@@ -150,10 +151,41 @@ def phase_report(variant: Any, game: dict, outcome: Outcome, seen: list[Event],
         "adjustment_next": new.phase.kind == "A", "retreat_next": new.phase.kind == "R",
         **events_context(variant, seen, new), "you": reader,
     }
-    context["classic"] = None if classic_names is None else classic_context(
-        variant, ClassicNames.from_json(classic_names), game["name"], prev, new, seen)
+    context["classic"] = None if classic_names is None else {
+        **classic_context(variant, ClassicNames.from_json(classic_names), game["name"], prev,
+                          new, seen, game.get("turn")),
+        "deadline": game.get("phase_deadline")}  # the header's: the phase reported on
     # the judges' subject convention, which players' mail filters rely on
     return f"{game['name']} - {prev.phase} results", "report.txt.j2", context
+
+
+def classic_history(variant: Any, game: dict, rows: list[dict],
+                    classic_names: dict | None) -> list[dict] | None:
+    """The archived phases of ``game`` in the classic layout (what jDip's history import
+    reads): for each adjudicated row of ``rows`` (the game's positions in order: phase,
+    position, results) the context of ``templates/_classic.txt.j2``, rebuilt from the stored
+    positions and results. None when the variant has no classic layout (``classic_names``,
+    its flow's)."""
+    if classic_names is None:
+        return None
+    names = ClassicNames.from_json(classic_names)
+    out = []
+    for k, row in enumerate(rows[:-1]):
+        if row["results"] is None:
+            continue
+        before = variant.read_position(json.loads(row["position"]))
+        after = variant.read_position(json.loads(rows[k + 1]["position"]))
+        results = [OrderResult(x["power"], x["order"], x["result"], x.get("reason", ""),
+                               x.get("stands", True), x.get("given", True))
+                   for x in json.loads(row["results"])]
+        outcome = Outcome(before, after, results,
+                          dislodged=list(after.dislodged) if before.phase.kind == "M" else [])
+        events = standard_events(outcome,
+                                 written_units=variant.write_position(after).get("units"))
+        out.append({**classic_context(variant, names, game["name"], before, after,
+                                      events, len(out) + 1),
+                    "deadline": None, "reported": row["phase"]})
+    return out
 
 
 class Pictures:

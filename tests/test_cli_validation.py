@@ -290,3 +290,52 @@ def test_positions_a_game_of_each_variant_passes_through_are_read(tmp_path: Path
             out = adjudicate(tmp_path, name, position)
             assert out.returncode == 0, (name, position["phase"], out.stderr)
             position = json.loads(out.stdout)["position"]
+
+
+def _dipnomicy(**keys: object) -> dict:
+    from judge.variants import get_variant
+
+    v = get_variant("dipnomicy")
+    return {**v.write_position(v.initial_position()), **keys}
+
+
+@pytest.mark.parametrize("keys, message", [
+    ({"phase": "F-5M"}, "F-5M is before the variant's first phase, S1901M"),
+    ({"phase": "S9999999M"}, "S9999999M is out of range"),
+    ({"phase": "W1901M"}, "W1901M is not a phase of this variant"),
+    ({"dislodged": {"GERMANY": [{"unit": "A SIL", "attacker_from": "BER"}]}},
+     "only a retreat phase has dislodged units"),
+], ids=["year negative", "year huge", "winter movement", "dislodged in a movement phase"])
+def test_a_dipnomicy_position_play_cannot_produce_is_refused(
+        tmp_path: Path, keys: dict, message: str) -> None:
+    """Found by review: Dipnomicy had no validate_position hook, so a phase before the game,
+    a Winter movement or dislodged units in a movement phase were adjudicated (exit 0)."""
+    refused(adjudicate(tmp_path, "dipnomicy", _dipnomicy(**keys), "GERMANY:\nA BER - SIL\n"),
+            message)
+
+
+def test_dipnomicy_positions_of_retreats_and_upkeeps_are_still_read(tmp_path: Path) -> None:
+    """Under P1 (beaten out) and P2 (upkeep) play passes through retreat and adjustment
+    phases: every position of random turns, fed back through the command, is read."""
+    import random
+
+    from seasonkit import phase_orders
+    from test_dipnomicy_rules import enact
+
+    from judge.variants import get_variant
+
+    v = get_variant("dipnomicy")
+    seen: set[str] = set()
+    for seed in range(20):
+        rng = random.Random(seed)
+        position = enact(v.initial_position(), "Support actions", "Supply centres",
+                         "Mobile fleets", "Merging units")
+        for _ in range(10):
+            lines = [(p, x) for p in sorted(v.board.powers)
+                     for x in phase_orders("dipnomicy", v, position, p, rng)]
+            position = v.adjudicate_lines(position, lines).position
+            seen.add(position.phase.kind)
+            assert v.read_position(json.loads(json.dumps(v.write_position(position))))
+    assert seen == {"M", "R", "A"}, seen
+    out = adjudicate(tmp_path, "dipnomicy", v.write_position(position))
+    assert out.returncode == 0, out.stderr

@@ -326,3 +326,54 @@ def test_a_message_that_cannot_be_stored_does_not_hold_up_the_mailbox(
     finally:
         imap._logout()
         store.close()
+
+
+class _Unprintable(Exception):
+    """An exception whose message itself raises (a variant's bug in its __str__)."""
+
+    def __str__(self) -> str:
+        raise TypeError("no text")
+
+
+def test_a_mail_whose_exception_cannot_be_printed_does_not_stop_the_inbox(tmp_path, monkeypatch):
+    """Found by review: the failed mail's reason was read outside any guard, so the error
+    out of the exception's own __str__ left the inbox loop: that mail stayed 'new' and no
+    mail after it was ever acted on."""
+    from mailkit import InProcessJudge, only_reply
+
+    from judge.games import acting
+
+    def boom(*args, **kwargs):
+        raise _Unprintable()
+
+    j = InProcessJudge(tmp_path)
+    j.send("alice@players.test", "CREATE crashy secret")
+    monkeypatch.setattr(acting.G, "game_summary", boom)
+    sent = j.send("alice@players.test", "STATUS crashy")
+    assert only_reply(sent, "alice@players.test").subject.startswith("[ERROR]")
+    sent = j.send("bob@players.test", "HELP")
+    assert "HELP" in only_reply(sent, "bob@players.test").body
+    assert j.inbox_states() == ["done", "error", "done"]
+
+
+def test_a_game_whose_exception_cannot_be_printed_is_paused_and_its_master_told(
+        tmp_path, monkeypatch):
+    """Found by review: the master's notice read the exception's message unguarded; the
+    game was paused but nobody was told."""
+    from mailkit import GM, InProcessJudge, new_game
+
+    from judge.games import game as G
+
+    j = InProcessJudge(tmp_path)
+    new_game(j)
+
+    def boom(*args, **kwargs):
+        raise _Unprintable()
+
+    monkeypatch.setattr(G, "adjudicate", boom)
+    game = j.store.game("g1")
+    j.actor.clock = lambda: parse_iso(game["deadline"]) + timedelta(seconds=1)
+    sent = j.run()
+    assert j.store.game("g1")["status"] == "paused"
+    [master] = [m for m in sent if m.rcpt == GM]
+    assert "_Unprintable" in master.flat and "failed" in master.subject, master.body

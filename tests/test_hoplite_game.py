@@ -110,7 +110,7 @@ def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str
         for power in R.adjusting_powers(position):
             count = R.adjustment_count(position, power)
             if count > 0:
-                sites = R.build_sites(position, power)
+                sites = sorted(R.build_sites(position, power))
                 for _ in range(count):
                     site = rng.choice(sites)
                     p = B.provinces[site]

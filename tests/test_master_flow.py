@@ -119,3 +119,31 @@ def test_every_master_command_in_stab_tells_no_player_of_another_powers_unit(tmp
     for m in got:
         if m.rcpt not in (GM, "france@players.test"):
             assert "PIC" not in m.flat.upper().replace("PICTURE", ""), (m.rcpt, m.body)
+
+
+def test_dipnomicy_rollback_of_a_paused_game_leaves_it_paused(tmp_path):
+    """Found by review: Dipnomicy's ROLLBACK set the game 'active' whatever it was, so a
+    paused game ran again (paused_at still set) and its moves were processed at the
+    deadline; the judge's ROLLBACK keeps a paused game paused."""
+    g = DipGame(tmp_path)
+    open_vote(g)
+    g.sg("PAUSE")
+    r = g.sg("ROLLBACK 1")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert (g.game()["status"], g.game()["phase"]) == ("paused", "S1901M")
+    g.clock.to(g.deadline() + timedelta(seconds=1))
+    g.tick()
+    assert (g.game()["status"], g.game()["phase"]) == ("paused", "S1901M")
+
+
+def test_dipnomicy_rollback_of_an_ended_game_clears_its_result(tmp_path):
+    """Found by review: a finished Dipnomicy game rolled back was running again with its
+    old result ('drawn: ...') still recorded, as the judge's ROLLBACK clears it."""
+    g = DipGame(tmp_path)
+    open_vote(g)
+    g.sg("ENDGAME DRAW")
+    assert g.game()["result"]
+    r = g.sg("ROLLBACK 1")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    game = g.game()
+    assert (game["status"], game["result"], game["winner"]) == ("active", None, None)

@@ -1,7 +1,8 @@
 """Every phase code the judge prints for a variant is read back by every command that names a
 phase: ROLLBACK, PROCESS, HISTORY, MAP and PHASE blocks. Hoplite Wars' years are BC
 (``S450BCM``): the master's ROLLBACK and PROCESS refused them ("ROLLBACK needs one phase"),
-HISTORY too, and MAP said it was not a phase code (found by the season simulator)."""
+HISTORY too, and MAP said it was not a phase code (found by the season simulator). The
+classic layout's header codes the winter adjustments F1901B (DPjudge's): read as W1901A."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from mailkit import InProcessJudge
 from judge.engine.ahead import read_phase
 from judge.engine.position import Phase, phase_code
 from judge.games.commands import parse_line
+from judge.games.flow import flow_of
+from judge.render.classic import classic_phase
 from judge.variants import get_variant, variant_names
 
 STANDARD_CALENDAR = ("SM", "SR", "FM", "FR", "WA")
@@ -33,8 +36,14 @@ def printed_phases(name: str) -> list[Phase]:
 def test_every_printed_phase_code_is_read_back_by_every_phase_command(name):
     phases = printed_phases(name)
     first = phases[0]
+    classic = flow_of(name).classic_names(get_variant(name)) is not None
     for phase in phases:
         code = str(phase)
+        if classic:  # the classic layout's header: F1901B for W1901A (DPjudge's)
+            shown = classic_phase(phase)
+            assert phase_code(shown) == code, (name, shown)
+            assert read_phase(f"PHASE {shown}", first) == phase, (name, shown)
+            assert not parse_line(f"ROLLBACK {shown}").error, (name, shown)
         for line in (f"ROLLBACK {code}", f"PROCESS {code}", f"HISTORY g1 {code}",
                      f"HISTORY g1 {code} {code}", f"MAP g1 {code}", f"MAP g1 {code} SVG"):
             cmd = parse_line(line)

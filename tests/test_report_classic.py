@@ -31,6 +31,8 @@ SAMPLES = Path(__file__).parent / "data" / "classic"
 JUDGE = "judge@example.org"
 DEADLINE = "2026-11-28T07:00:00+00:00"
 CLASSIC_DEADLINE = "Sat Nov 28 2026 07:00:00 +0000"
+PHASE_DEADLINE = "2026-11-26T21:30:00+00:00"  # the deadline of the phase reported on
+CLASSIC_PHASE_DEADLINE = "Thu Nov 26 2026 21:30:00 +0000"
 SEPARATOR = "-" * 76
 
 # The orders of one year (written for 1901: the year is moved to the game's own below).
@@ -59,9 +61,10 @@ def _play(year: int, game: str, variant_name: str = "standard"):
     variant = get_variant(variant_name)
     start = variant.initial_position()
     pos = start.following(list(start.units), phase=Phase("S", year, "M"))
-    record = {"name": game, "variant": variant_name, "deadline": DEADLINE}
     out = []
-    for orders in (SPRING, FALL, RETREATS, WINTER):
+    for turn, orders in enumerate((SPRING, FALL, RETREATS, WINTER), 1):
+        record = {"name": game, "variant": variant_name, "deadline": DEADLINE, "turn": turn,
+                  "phase_deadline": PHASE_DEADLINE}
         lines = [(p, o) for p, os in orders.items() for o in os]
         outcome = variant.adjudicate_lines(pos, lines)
         events = standard_events(outcome,
@@ -70,7 +73,7 @@ def _play(year: int, game: str, variant_name: str = "standard"):
             variant, record, outcome, events, None,
             classic_names=flow_of(variant_name).classic_names(variant))
         body = render(template, judge_address=JUDGE, now=datetime(2026, 11, 25, tzinfo=UTC),
-                      tz="UTC", no_orders=[], **context)
+                      tz="UTC", no_orders=[], layout="both", **context)
         out.append((outcome, body))
         pos = outcome.position
     return out
@@ -86,7 +89,7 @@ def _sample(name: str, game: str, year: int) -> list[str]:
     text = (SAMPLES / name).read_text(encoding="utf-8")
     text = text.replace("1901", "{year}").replace("1902", "{next}")
     return text.format(judge=JUDGE, game=game, deadline=CLASSIC_DEADLINE, year=year,
-                       next=year + 1).rstrip("\n").split("\n")
+                       next=year + 1, was=CLASSIC_PHASE_DEADLINE).rstrip("\n").split("\n")
 
 
 @pytest.mark.parametrize(("game", "year"), [("mapper1", 1901), ("ferret", 1907)])
@@ -111,8 +114,9 @@ def test_the_readable_report_follows_the_classic_part():
 
 
 # ----------------------------------------------------------- a parser from the documentation
-HEADING = re.compile(r"^(Movement|Retreat|Adjustment) results for (\w+) of (\d+)\.\s+\((\S+)\)$")
-ORDER = re.compile(r"^([A-Za-z][\w-]*):\s+(.*?)\.(?: \(\*(.+)\*\))?$")
+HEADING = re.compile(r"^(Movement|Retreat|Adjustment) results for (\w+) of (\d+)\.\s+"
+                     r"\((\S+?)(?:\.(\d+))?\)$")
+ORDER = re.compile(r"^([A-Za-z][\w-]*):\s+(.*?)\.(?:\s+\(\*(.+)\*\))?$")
 MOVE_TEXT = re.compile(r"^(Army|Fleet) (.+?)(?: (HOLD)$| (SUPPORT|CONVOY) (?:[A-Z]\w+ )?"
                        r"(?:Army|Fleet) (.+?)(?: -> (.+))?$| -> (.+)$)")
 DISLODGED = re.compile(r"^The (\w+) (Army|Fleet) in (?:the )?(.+?)"
@@ -139,12 +143,19 @@ def parse_classic(text: str) -> dict:
         m = HEADING.match(line)
         if m and "phase" not in got:
             got["phase"] = (m.group(1), m.group(2), int(m.group(3)), m.group(4))
+            got["turn"] = int(m.group(5)) if m.group(5) else None
             i += 1
             while i < len(lines):
                 row = lines[i].strip()
                 if not row:
                     i += 1
                     continue
+                # a long order line goes on over the next (the judges wrap at 78 columns),
+                # its result mark too
+                while i + 1 < len(lines) and lines[i + 1].strip() and (
+                        not row.endswith((".", "*)")) or lines[i + 1].strip().startswith("(*")):
+                    i += 1
+                    row += " " + lines[i].strip()
                 if got["phase"][0] == "Adjustment":
                     a = ADJUST.match(row)
                     if a:
@@ -212,8 +223,8 @@ def test_a_parser_of_the_documented_format_reads_everything_back():
     outcome, body = movement
     got = parse_classic(body)
     assert got["header"] == {"Judge": JUDGE, "Game": "narwhal", "Variant": "Standard",
-                             "Deadline": "F1903R"}
-    assert got["phase"] == ("Movement", "Fall", 1903, "narwhal")
+                             "Deadline": "F1903M"}
+    assert got["phase"] == ("Movement", "Fall", 1903, "narwhal") and got["turn"] == 2
     expected = []
     dislodged = {d.unit.province for d in outcome.dislodged}
     for r in outcome.results:
@@ -233,6 +244,8 @@ def test_a_parser_of_the_documented_format_reads_everything_back():
         kind, place, hold, word, target, to, move = o.groups()
         action = words.get(hold or word or "", "-")
         places = [x for x in (target, to, *(move.split(" -> ") if move else ())) if x]
+        if move:  # the route a convoyed army took is read back in the round trip below
+            places = places[-1:]
         parsed.append((power, kind[0], place, action, places, mark))
     assert parsed == expected
     assert len(parsed) == 22  # one line for each unit on the board
@@ -356,21 +369,24 @@ def test_a_stab_report_by_mail_has_no_classic_part(tmp_path):
 def test_standard_and_stackem_reports_by_mail_open_with_the_classic_part(tmp_path):
     judge = InProcessJudge(tmp_path, address="judge@dip.test")
     new_game(judge, "cl1")
-    sent = judge.send("gm@players.test", "MASTER cl1 masterpw\nPROCESS")
+    sent = judge.send("gm@players.test", "MASTER cl1 masterpw\nSET LAYOUT both\nPROCESS")
     reports = [m for m in sent if m.subject == "cl1 - S1901M results"]
     assert len(reports) == 8
     for m in reports:
         lines = m.body.split("\n")
         assert lines[0] == ":: Judge: judge@dip.test  Game: cl1  Variant: Standard", m.body
-        assert lines[1].startswith(":: Deadline: F1901M ")
-        assert "Movement results for Spring of 1901.  (cl1)" in lines
+        # the phase whose results follow, with its deadline (the classic judges wrote the
+        # header before the phase advanced); the next phase closes the block
+        assert lines[1].startswith(":: Deadline: S1901M "), m.body
+        assert "Movement results for Spring of 1901.  (cl1.001)" in lines
+        assert "The next phase of 'cl1' will be Movement for Fall of 1901." in lines
         assert "Austria: Army Vienna, No Order Processed." in lines
         assert m.body.index(SEPARATOR) < m.body.index("has been adjudicated")
 
     judge.send("gm@players.test", "CREATE st1 masterpw VARIANT stackem\nOPEN")
     for p in POWERS:
         judge.send(addr(p), f"SIGNON {p} st1 pw-{p.lower()}")
-    judge.send("gm@players.test", "MASTER st1 masterpw\nSTART")
+    judge.send("gm@players.test", "MASTER st1 masterpw\nSET LAYOUT both\nSTART")
     judge.send(addr("FRANCE"), "SIGNON FRANCE st1 pw-france\nA PAR - BUR\nA MAR - BUR")
     sent = judge.send("gm@players.test", "MASTER st1 masterpw\nPROCESS")
     body = next(m.body for m in sent if m.subject == "st1 - S1901M results")
@@ -400,3 +416,167 @@ def test_a_stack_line_is_one_classic_line_per_unit():
     got = classic_context(variant, names, "st", pos, outcome.position, partly)
     assert got["orders"] == [["France: Army Paris -> Burgundy.",
                               "France: Army Paris -> Burgundy. (*bounce*)"]]
+
+
+# ------------------------------------------------- a round trip through the classic layout
+WORDS = {"HOLD": "H", "SUPPORT": "S", "CONVOY": "C"}
+
+
+def orders_from_classic(got: dict, board) -> list[tuple[str, str]]:
+    """The orders a reader of the classic block would give the judge again: each line read
+    back into the judge's order syntax (a convoyed army with its route, ``A YOR - NTH - NWY``;
+    a unit with no order processed gives none)."""
+    def at(name: str) -> str:
+        location = board.lookup(name)
+        assert location, name
+        return location
+
+    orders = []
+    for power, text, _mark in got["orders"]:
+        if text.endswith("No Order Processed"):
+            continue
+        o = MOVE_TEXT.match(text)
+        assert o, text
+        kind, place, hold, word, target, to, move = o.groups()
+        unit = f"{kind[0]} {at(place)}"
+        if hold:
+            line = f"{unit} H"
+        elif word:
+            target_kind, target_place = re.match(r"(?:[A-Z]\w+ )?(Army|Fleet) (.+)",
+                                                 text.split(f" {word} ", 1)[1]).groups()
+            target_place = target_place.split(" -> ")[0]
+            line = f"{unit} {WORDS[word]} {target_kind[0]} {at(target_place)}"
+            if to:
+                line += f" - {at(to)}"
+        else:
+            line = unit + "".join(f" - {at(x)}" for x in move.split(" -> "))
+        orders.append((power.upper(), line))
+    return orders
+
+
+@pytest.mark.parametrize("year", [1901, 1905])
+def test_the_classic_block_read_back_adjudicates_to_the_same_outcome(year):
+    """The mapping tools rebuild the game from the classic block alone: read each phase's
+    block back into orders, give them to the judge again on the position before the phase,
+    and the outcome is the judge's (the same position after, the same units dislodged, each
+    unit's order succeeding or failing alike). The Fall's convoyed army is read with the route
+    the judge found for it (the player wrote ``A YOR - NWY``)."""
+    variant = get_variant("standard")
+    phases = _play(year, "trip")
+    fall = parse_classic(phases[1][1])
+    assert ("England", "Army Yorkshire -> North Sea -> Norway", "") in fall["orders"]
+    for outcome, body in phases[:2]:  # the movements: every unit's order is in the block
+        got = parse_classic(body)
+        again = variant.adjudicate_lines(outcome.previous, orders_from_classic(got, variant.board))
+        assert variant.write_position(again.position) == \
+            variant.write_position(outcome.position)
+        assert [(d.unit, d.retreats) for d in again.dislodged] == \
+            [(d.unit, d.retreats) for d in outcome.dislodged]
+        fates = {r.order.split()[1]: r.result for r in outcome.results if r.stands}
+        assert {r.order.split()[1]: r.result for r in again.results if r.stands} == fates
+    outcome, body = phases[1]
+    marks = {text.split(" ")[1]: mark for _, text, mark in parse_classic(body)["orders"]}
+    assert marks["Yorkshire"] == "" and marks["Rumania"] == "dislodged"
+
+
+def test_the_parser_reads_a_classic_judges_own_mail():
+    """The parser that reads our reports back reads a classic judge's mail too (a sample
+    written from the public format description: the judge's code, a Gunboat game, a ``::
+    Map:`` line, two spaces before a mark, lines wrapped at 78 columns)."""
+    got = parse_classic((SAMPLES / "judge_mail.txt").read_text(encoding="utf-8"))
+    assert got["header"]["Deadline"] == "F1902M" and got["header"]["Game"] == "Walrus"
+    assert got["phase"] == ("Movement", "Fall", 1902, "walrus") and got["turn"] == 5
+    assert len(got["orders"]) == 14
+    assert ("England", "Army Yorkshire -> North Sea -> Norway", "") in got["orders"]
+    assert ("England", "Fleet English Channel SUPPORT French Fleet Mid-Atlantic Ocean -> "
+            "Brest", "void") in got["orders"]
+    assert ("Turkey", "Army Bulgaria SUPPORT Russian Army Ukraine -> Rumania",
+            "cut, dislodged") in got["orders"]
+    assert got["dislodged"] == [("German", "Army", "Munich", ["Kiel", "Berlin"]),
+                                ("Turkish", "Army", "Bulgaria", [])]
+    assert ("Italy", "Fleet Ionian Sea, No Order Processed", "") in got["orders"]
+
+
+def test_history_classic_gives_the_archived_reports_in_the_classic_layout(tmp_path):
+    """HISTORY <game> CLASSIC: every processed phase as its report's classic block (what
+    jDip's history import reads), the same lines the players got, the header's date left out
+    (the archive has the phases, not their deadlines); HISTORY without it keeps its compact
+    form."""
+    judge = InProcessJudge(tmp_path, address="judge@dip.test")
+    new_game(judge, "hc1")
+    judge.send("gm@players.test", "MASTER hc1 masterpw\nSET LAYOUT both")
+    judge.send(addr("ENGLAND"), "SIGNON ENGLAND hc1 pw-england\nF LON - NTH\nA LVP - YOR")
+    judge.send(addr("RUSSIA"), "SIGNON RUSSIA hc1 pw-russia\nA WAR - GAL\nA WAR - UKR")
+    reports = [m for m in judge.send("gm@players.test", "MASTER hc1 masterpw\nPROCESS")
+               if m.subject == "hc1 - S1901M results"]
+    judge.send(addr("ENGLAND"), "SIGNON ENGLAND hc1 pw-england\nF NTH C A YOR - NWY\n"
+                                "A YOR - NWY")
+    reports += [m for m in judge.send("gm@players.test", "MASTER hc1 masterpw\nPROCESS")
+                if m.subject == "hc1 - F1901M results"]
+    assert len(reports) == 16
+    reply = judge.send(addr("FRANCE"), "HISTORY hc1 CLASSIC")[0].body
+    assert "History of game hc1, in the classic judges' layout:" in reply
+    blocks = reply.split(":: Judge: ")[1:]
+    assert len(blocks) == 2
+    for block, report in zip(blocks, (reports[0], reports[-1]), strict=True):
+        ours = [x for x in _classic_part(report.body)
+                if not x.startswith("The deadline for orders will be")]
+        got = (":: Judge: " + block).split("\n")
+        assert got[1] == ours[1][:len(":: Deadline: S1901M")]  # the phase, no date
+        assert got[2:len(ours)] == ours[2:]
+        assert parse_classic(":: Judge: " + block)["orders"] == parse_classic(report.body)[
+            "orders"]
+    assert "England: Army Yorkshire -> North Sea -> Norway." in blocks[1]
+    assert "Russia: Army Warsaw -> Ukraine." in blocks[0]  # the later order stood
+    assert "Warsaw -> Galicia" not in reply
+
+    one = judge.send(addr("FRANCE"), "HISTORY hc1 F1901M CLASSIC")[0].body
+    assert one.count(":: Judge: ") == 1 and "(hc1.002)" in one
+    plain = judge.send(addr("FRANCE"), "HISTORY hc1")[0].body
+    assert ":: Judge:" not in plain and "F NTH C A YOR - NWY: succeeds" in plain
+
+
+def _results_twice(body: str) -> tuple[bool, bool]:
+    """(has the classic block, has the readable results) of a report."""
+    return ":: Judge:" in body and "results for" in body, "Orders and results" in body
+
+
+def test_the_master_chooses_the_layout_and_a_player_their_own_copy(tmp_path):
+    """SET LAYOUT: a report prints its results once, in the layout the game's master chose
+    (readable by default, for the players), or both; a player chooses for their own copy,
+    and whoever gets the classic block gets it at the top, where the mapping tools look."""
+    judge = InProcessJudge(tmp_path, address="judge@dip.test")
+    new_game(judge, "lay1")
+    sent = judge.send("gm@players.test", "MASTER lay1 masterpw\nPROCESS")
+    reports = {m.rcpt: m.body for m in sent if m.subject == "lay1 - S1901M results"}
+    assert len(reports) == 8
+    assert all(_results_twice(b) == (False, True) for b in reports.values())  # readable
+
+    reply = judge.send("gm@players.test", "MASTER lay1 masterpw\nSET LAYOUT classic")[0].body
+    assert "Game lay1: report layout: the classic judges' layout." in reply
+    reply = judge.send(addr("FRANCE"), "SIGNON FRANCE lay1 pw-france\nSET LAYOUT both")[0].body
+    assert "France's reports of game lay1 now come in both layouts" in reply
+    reply = judge.send(addr("ITALY"), "SIGNON ITALY lay1 pw-italy\nSET LAYOUT readable")[0].body
+    assert "readable layout" in reply
+    bad = judge.send(addr("ITALY"), "SIGNON ITALY lay1 pw-italy\nSET LAYOUT fancy")[0].body
+    assert "SET LAYOUT: write CLASSIC, READABLE, BOTH or GAME, not 'fancy'" in bad
+    sent = judge.send("gm@players.test", "MASTER lay1 masterpw\nPROCESS")
+    reports = {m.rcpt: m.body for m in sent if m.subject == "lay1 - F1901M results"}
+    assert _results_twice(reports[addr("FRANCE")]) == (True, True)
+    assert reports[addr("FRANCE")].index(SEPARATOR) < reports[addr("FRANCE")].index(
+        "Orders and results")
+    assert _results_twice(reports[addr("ITALY")]) == (False, True)
+    for who in (addr("ENGLAND"), "gm@players.test"):
+        body = reports[who]
+        assert _results_twice(body) == (True, False), body
+        assert body.startswith(":: Judge: judge@dip.test  Game: lay1  Variant: Standard\n")
+        assert SEPARATOR not in body and "Dislodged units" not in body
+        assert body.rstrip().endswith("Send HELP for the commands.")
+    assert "You play England." in reports[addr("ENGLAND")]
+    listing = judge.send(addr("ITALY"), "LIST lay1")[0].body
+    assert "report layout" in listing and "classic" in listing
+    # back to the game's layout
+    judge.send(addr("FRANCE"), "SIGNON FRANCE lay1 pw-france\nSET LAYOUT game")
+    sent = judge.send("gm@players.test", "MASTER lay1 masterpw\nPROCESS")
+    body = next(m.body for m in sent if m.rcpt == addr("FRANCE") and "results" in m.subject)
+    assert _results_twice(body) == (True, False)

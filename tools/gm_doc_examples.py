@@ -146,7 +146,7 @@ def first_steps() -> None:
     doc.send(gm, "MASTER spring26 s3cret\nRESUME", "resume")
     orders = {"AUSTRIA": "A VIE - GAL\nA BUD - SER\nF TRI - ALB",
               "ENGLAND": "F LON - NTH\nF EDI - NWG\nA LVP - YOR",
-              "FRANCE": "A PAR - PIC\nA MAR - BUR\nF BRE - MAO",
+              "FRANCE": "A PAR - PIC\nA MAR - BUR\nF BRE - MAO\nSET LAYOUT BOTH",
               "GERMANY": "A BER - MUN\nA MUN - RUH\nF KIE - DEN",
               "ITALY": "A VEN H\nA ROM - APU\nF NAP - ION",
               "RUSSIA": "A WAR - UKR\nA MOS - STP\nF SEV - BLA\nF STP/SC - BOT"}
@@ -157,7 +157,8 @@ def first_steps() -> None:
     block("process-now")
     out = example(doc, gm, "process", "MASTER spring26 s3cret\nPROCESS")
     block("report")
-    show_got(got_to(out, mary, "results"), "The report France's player gets")
+    show_got(got_to(out, mary, "results"), "The report France's player gets (she chose "
+             "SET LAYOUT BOTH with her orders: the classic block, then the readable report)")
 
 
 def ahead_example() -> None:

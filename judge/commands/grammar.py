@@ -119,8 +119,11 @@ def _confirm(args: list[str]) -> str:
 
 
 def _history(args: list[str]) -> str:
+    if len(args) > 1 and args[-1].upper() == "CLASSIC":  # the classic judges' layout
+        args = args[:-1]
     if not 1 <= len(args) <= 3:
-        return "HISTORY needs a game name and at most two phases"
+        return "HISTORY needs a game name and at most two phases (then CLASSIC for the " \
+            "classic judges' layout)"
     for p in args[1:]:
         if not phase_code(p):
             return f"{p!r} is not a phase (write e.g. S1901M, F1902R, W1903A)"
@@ -187,7 +190,7 @@ JUDGE_GRAMMAR: tuple[CommandSpec, ...] = (
     _spec("LIST", "LIST [game]", check=_at_most_one_game("LIST")),
     _spec("STATUS", "STATUS [game]", check=_at_most_one_game("STATUS")),
     _spec("MAP", "MAP [game] [phase] [SVG]", check=_map),
-    _spec("HISTORY", "HISTORY <game> [<phase> [<phase>]]", check=_history,
+    _spec("HISTORY", "HISTORY <game> [<phase> [<phase>]] [CLASSIC]", check=_history,
           mail_after_reply=True),
     _spec("SUMMARY", "SUMMARY <game>",
           check=_exactly(1, "SUMMARY needs one game name"), mail_after_reply=True),

@@ -155,7 +155,11 @@ class Actor:
             lines, tokens = [], set()
         log.error("acting on inbox message %s failed\n%s", row["id"],
                   _scrub(traceback.format_exc(), lines, words=True, tokens=tokens))
-        why = _scrub(f"{exc}", lines, words=True, tokens=tokens)
+        try:
+            text = f"{exc}"
+        except Exception:  # its own message raises: the type still says what failed
+            text = "(its message could not be read)"
+        why = _scrub(text, lines, words=True, tokens=tokens)
         for answer in (True, False):
             try:
                 with self.s.transaction():

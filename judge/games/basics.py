@@ -13,7 +13,6 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from judge import reports
 from judge.commands.spec import Command, Reply
 from judge.durations import parse_duration, read_durations
 from judge.engine.ahead import split_blocks
@@ -24,9 +23,10 @@ from judge.games import reporting
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
-from judge.games.settings import TIME_HELP, in_utc, read_time, zone
+from judge.games.settings import in_utc, phase_lengths, read_time, time_help, zone
 from judge.storage import iso, now_utc, parse_iso
 from judge.text import deadline_text
+from judge.variants import variant_names
 
 if TYPE_CHECKING:
     from judge.games.session import CommandContext, MailSession
@@ -42,7 +42,7 @@ def _reader(ses: MailSession, game: dict) -> str | None:
 
 # ----------------------------------------------------------------- anyone
 def help_command(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
-    return "", "help", None
+    return "", "help", {"variants": [(n, G.get_variant(n).title) for n in variant_names()]}
 
 
 def status(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
@@ -183,8 +183,7 @@ def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     described = plug.describe(settings)
     # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
     lengths = plug.lengths(actor.s, game) + " " if plug.lengths(actor.s, game) else (
-        f"Phase lengths: movement {reports.duration(durations[0])}, retreat "
-        f"{reports.duration(durations[1])}, adjustment {reports.duration(durations[2])}. ")
+        phase_lengths(G.get_variant(game["variant"]), *durations[:3]) + " ")
     return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
             f"its master. {lengths}"
             + (f"Settings: {described}. " if described else "")
@@ -233,8 +232,8 @@ def _parse_when(text: str, now: datetime, tz: str) -> datetime:
         return now + timedelta(seconds=seconds)
     if not re.match(r"\d{4}-", text.strip()):
         raise GameError(f"{text!r} is neither a duration (36h, 2 days) nor a time "
-                        f"({TIME_HELP})")
-    when = read_time(text, tz)
+                        f"({time_help(now, tz)})")
+    when = read_time(text, tz, now=now)
     if when <= now:
         raise GameError(f"{deadline_text(when, now, tz).split(' (')[0]}{in_utc(when, tz)} "
                         "has already passed")
@@ -247,6 +246,5 @@ def deadlines(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         raise GameError(lengths)
     durations, _ = read_durations(cmd.args)
     game = G.set_durations(actor.s, game, durations)
-    return ("Phase lengths: movement {}, retreat {}, adjustment {}.".format(
-        *(reports.duration(game[k]) for k in ("movement_seconds", "retreat_seconds",
-                                              "adjustment_seconds"))), "text", None)
+    return (phase_lengths(G.get_variant(game["variant"]), game["movement_seconds"],
+                          game["retreat_seconds"], game["adjustment_seconds"]), "text", None)

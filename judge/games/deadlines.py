@@ -373,7 +373,11 @@ def _run_game(actor: FlowContext, gid: int, wake_at: str | None, now: datetime) 
 def short_reason(exc: BaseException, limit: int = 300) -> str:
     """What failed, for the master: the exception's type and message on one line, cut short
     (never the traceback: that is in the log, under the log reference)."""
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    try:
+        message = f"{exc}"
+    except Exception:  # its own message raises: the master still learns its type
+        message = "(its message could not be read)"
+    text = " ".join(f"{type(exc).__name__}: {message}".split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

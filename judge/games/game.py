@@ -21,7 +21,7 @@ from judge.games.auth import hash_password, verify_password
 from judge.games.errors import GameError
 from judge.games.flow import flow_of, game_settings
 from judge.games.phaseclock import begin_phase, deadline_moved
-from judge.games.settings import zone
+from judge.games.settings import phase_lengths, zone
 from judge.games.turn import Turn, stored_orders  # noqa: F401 (read from here too)
 from judge.storage import Store, iso, now_utc, parse_iso
 from judge.variants import get_variant, variant_names
@@ -460,7 +460,10 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
         # Usually one phase; a variant may adjudicate several from one set of orders.
         steps = flow_of(game["variant"]).adjudicate(variant, pos, stored_orders(variant, sets))
         for outcome, given in steps:
-            results = [r.to_json() for r in outcome.results]
+            # stands/given when not the default: HISTORY's classic layout lists only the
+            # orders that stood and words a unit without an order as the classic judges did
+            results = [{**r.to_json(), **({} if r.stands else {"stands": False}),
+                        **({} if r.given else {"given": False})} for r in outcome.results]
             s.execute("UPDATE positions SET results = ?, adjudicated = ? WHERE game_id = ? "
                       "AND phase = ?", (json.dumps(results), iso(now), game["id"],
                                         str(outcome.previous.phase)))
@@ -518,5 +521,8 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
     if info["paused_why"]:  # paused by the judge, processing it failed (judge/games/deadlines.py)
         info["notes"] = [f"Paused by the judge: {info['paused_why']}. The master has been "
                          "told, and processes it again with RESUME.", *info["notes"]]
-    info["lengths"] = plug.lengths(s, game)
+    # the flow's own words, else the lengths of the phases the variant has (no retreat
+    # length for Chess Dip, which has no retreats)
+    info["lengths"] = plug.lengths(s, game) or phase_lengths(
+        variant, game["movement_seconds"], game["retreat_seconds"], game["adjustment_seconds"])
     return plug.summary(info, reader)

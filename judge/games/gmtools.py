@@ -30,7 +30,7 @@ from judge.games import observers as O
 from judge.games import press as P
 from judge.games import settings as S
 from judge.games.auth import hash_password
-from judge.games.flow import flow_for
+from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.mail import replytoken
 from judge.storage import iso
@@ -93,6 +93,8 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     key = cmd.args[0].upper()
+    if key == "LAYOUT" and ses.current is not None:  # a player's own copy of the reports
+        return _own_layout(actor, ses, cmd.args[1:])
     if key in PLAYER_SETTINGS:
         game, power = _player(actor, ses, f"SET {key}")
         G.check_running(game)
@@ -117,6 +119,9 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
         if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules', as
             raise GameError(lengths)  # DEADLINES says
+        variant = G.get_variant(game["variant"])
+        if key[0] not in S.phase_kinds(variant):
+            raise GameError(f"{variant.title} has no {key.lower()} phase")
         seconds = parse_duration(" ".join(cmd.args[1:]))
         if not seconds:
             raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h or "
@@ -139,7 +144,29 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     return f"Game {game['name']}: {label}: {shown}.", "text", None
 
 
-_MATCH = {"zone": "time zone", "time": "deadlines", "days": "deadlines",
+def _own_layout(actor: CommandContext, ses: MailSession, words: list[str]) -> Reply:
+    """SET LAYOUT by a player: the layout of their own copy of the reports (GAME: the
+    game's again), kept for the address the reports go to."""
+    game, power = _player(actor, ses, "SET LAYOUT")
+    layout = S.parse_layout(" ".join(words), own=True)
+    player = actor.s.player(game["id"], power)
+    if player is None:
+        raise GameError(f"{power.title()} has no player in game {game['name']}")
+    stored = json.loads(game.get("settings") or "{}")
+    own = dict(stored.get("layouts") or {})
+    own.pop(player["address"].lower(), None)
+    if layout is not None:
+        own[player["address"].lower()] = layout
+    stored["layouts"] = own
+    actor.s.execute("UPDATE games SET settings = ? WHERE id = ?",
+                    (json.dumps(stored), game["id"]))
+    shown = S.LAYOUTS[S.layout_for(G.refresh(actor.s, game), player["address"])]
+    whose = "" if layout else " (the game's)"
+    return (f"{power.title()}'s reports of game {game['name']} now come in {shown}{whose}.",
+            "text", None)
+
+
+_MATCH = {"layout": "report layout", "zone": "time zone", "time": "deadlines", "days": "deadlines",
           "settle": "early processing", "missed": "missed orders", "abandon": "abandoned",
           "gmpress": "master reads", "observerpress": "observers receive", "draw": "draws",
           "list": "mailing list", "anonymous": "addresses", "absence": "longest absence"}
@@ -341,10 +368,13 @@ def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 def history(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     game = G.find_game(s, cmd.args[0])
-    rows = s.all("SELECT phase, results FROM positions WHERE game_id = ? AND results IS NOT "
-                 "NULL ORDER BY id", (game["id"],))
+    every = s.all("SELECT phase, position, results FROM positions WHERE game_id = ? "
+                  "ORDER BY id", (game["id"],))
+    rows = [r for r in every if r["results"] is not None]
     phases = [r["phase"] for r in rows]
-    wanted = [phase_code(a) or a.upper() for a in cmd.args[1:]]
+    wanted = [a.upper() for a in cmd.args[1:]]
+    classic = bool(wanted) and wanted[-1] == "CLASSIC"  # the classic judges' layout
+    wanted = [phase_code(w) or w for w in (wanted[:-1] if classic else wanted)]
     for w in wanted:
         if w not in phases:
             raise GameError(f"game {game['name']} has no processed phase {w} (processed: "
@@ -365,11 +395,21 @@ def history(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         out.append({"phase": r["phase"], "orders": by_power})
     visible_press = [p for p in P.visible(s, game, power, role)
                      if not wanted or p["phase"] in chosen]
-    if callable(getattr(G.get_variant(game["variant"]).rules, "events", None)):
+    variant = G.get_variant(game["variant"])
+    if callable(getattr(variant.rules, "events", None)):
         # a variant with secrets: its orders are not public, so HISTORY shows only press
         out = []
+    blocks = None
+    if classic:
+        blocks = reports.classic_history(variant, game, every,
+                                         flow_of(variant.name).classic_names(variant))
+        if blocks is None:
+            raise GameError(f"game {game['name']} has no classic layout ({variant.title} is "
+                            "not a board the classic judges' tools know): send HISTORY "
+                            "without CLASSIC")
+        blocks = [b for b in blocks if b["reported"] in chosen]
     data = {"template": "_history.txt.j2", "game": game["name"], "phases": out,
-            "press": visible_press, "role": role}
+            "press": visible_press, "role": role, "classic": blocks}
     return "", "include", data
 
 

@@ -70,6 +70,12 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         kind, args = args[-1].lower(), args[:-1]
     game_name = args[0] if args else None
     phase_text = args[1] if len(args) > 1 else None
+    if len(args) == 1 and phase_code(args[0]) and s.game(args[0]) is None:
+        # MAP S1901M: a phase of the game the mail signed on to, not a game's name
+        if not (power_game or master_game):
+            raise GameError(f"{args[0].upper()} is a phase: name the game too (MAP <game> "
+                            f"{args[0].upper()}), or sign on before it")
+        game_name, phase_text = None, args[0]
     if game_name is None:
         signed = power_game[0] if power_game else master_game
         if signed is None:

@@ -15,6 +15,7 @@ from judge.engine.events import visible_events
 from judge.engine.position import Position
 from judge.games import ahead
 from judge.games import game as G
+from judge.games import settings as S
 from judge.games.flow import flow_of
 from judge.games.observers import list_headers, readers
 from judge.games.press import gm_reads_press
@@ -88,7 +89,8 @@ def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, templa
 
 def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
     for turn in turns:
-        game = G.refresh(s, turn.game)
+        game = {**G.refresh(s, turn.game), "turn": turn_number(s, turn),
+                "phase_deadline": turn.game.get("deadline")}  # the classic header's
         variant = G.get_variant(game["variant"])
         events = reports.phase_events(variant, turn)
         plug = flow_of(variant.name)
@@ -107,11 +109,21 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
                 built[view] = reports.phase_report(variant, game, turn.outcome, seen, r.power,
                                                    classic_names=names)
             subject, template, shared = built[view]
-            context = {**shared, "you": r.power, "no_orders": absent}
+            context = {**shared, "you": r.power, "no_orders": absent,
+                       "layout": S.layout_for(game, r.address)}  # the reader's (SET LAYOUT)
             outbox.queue(kind="report", to=r.address, subject=subject, template=template,
                          context=context, game_id=turn.game["id"],
                          **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
+
+
+def turn_number(s: Store, turn: G.Turn) -> int:
+    """The game's turn number of ``turn``'s phase, as the classic judges counted them: the
+    phases adjudicated so far, this one included."""
+    row = s.one("SELECT count(*) AS n FROM positions WHERE game_id = ? AND results IS NOT NULL "
+                "AND id <= (SELECT id FROM positions WHERE game_id = ? AND phase = ?)",
+                (turn.game["id"], turn.game["id"], str(turn.previous.phase)))
+    return int(row["n"]) if row else 0
 
 
 def no_orders(s: Store, game: dict, variant: Any, prev: Position) -> list[str]:

@@ -36,7 +36,13 @@ DEFAULTS: dict[str, Any] = {
     "list": "",             # an address (mailing list) that receives every public report
     "anonymous": False,     # WHOIS and LIST do not reveal players' addresses
     "absence": 14 * 86400,  # longest absence a player may declare, seconds
+    # how the reports print their results: readable (the judge's own words, written for the
+    # players) | classic (the classic judges' block the mapping tools read) | both
+    "layout": "readable",
+    "layouts": {},          # a player's own choice for their copy: {address (lower): layout}
 }
+LAYOUTS = {"classic": "the classic judges' layout", "readable": "the readable layout",
+           "both": "both layouts, the classic one first"}
 
 _BOOL = {"ON": True, "YES": True, "TRUE": True, "OFF": False, "NO": False, "FALSE": False}
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$|^[^@\s<>]+@localhost$")
@@ -46,7 +52,8 @@ USAGE = ("SET <key> <value>; keys: ZONE <Area/City>, TIME <HH:MM|ANY>, DAYS <MON
          "MON,WED,...>, GRACE <duration>, REMINDER <duration|OFF>, SETTLE <duration>, "
          "MISSED <PROCESS|WAIT>, ABANDON <n|OFF>, PRESS <WHITE|GREY|BOTH|NONE>, "
          "GMPRESS <ON|OFF>, OBSERVERPRESS <ON|OFF>, DRAW <ALL|SUBSET>, LIST <address|OFF>, "
-         "ANONYMOUS <ON|OFF>, ABSENCE <duration>, MOVEMENT/RETREAT/ADJUSTMENT <duration>")
+         "ANONYMOUS <ON|OFF>, ABSENCE <duration>, LAYOUT <CLASSIC|READABLE|BOTH>, "
+         "MOVEMENT/RETREAT/ADJUSTMENT <duration>")
 
 
 def load(game: dict) -> dict[str, Any]:
@@ -62,6 +69,26 @@ def anonymous(game: dict) -> bool:
     settings in the same JSON)."""
     st = load(game)
     return bool(st["anonymous"] or st.get("gunboat"))
+
+
+def layout_for(game: dict, address: str) -> str:
+    """The layout of the reports mailed to ``address``: its player's own choice, else the
+    game's."""
+    st = load(game)
+    own = st["layouts"].get(address.lower()) if isinstance(st["layouts"], dict) else None
+    return str(own if own in LAYOUTS else st["layout"])
+
+
+def parse_layout(value: str, own: bool = False) -> str | None:
+    """``CLASSIC``, ``READABLE``, ``BOTH`` (and, for a player's own copy, ``GAME``: the
+    game's again, None); GameError otherwise."""
+    v = value.strip().lower()
+    if own and v in ("game", "default"):
+        return None
+    if v not in LAYOUTS:
+        choices = "CLASSIC, READABLE, BOTH or GAME" if own else "CLASSIC, READABLE or BOTH"
+        raise GameError(f"SET LAYOUT: write {choices}, not {value.strip()!r}")
+    return v
 
 
 def zone(game: dict) -> str:
@@ -83,6 +110,38 @@ TIME_HELP = ("write 2026-11-25 18:00, read in the game's time zone, or with a zo
              "18:00 CET, 18:00 UTC, 18:00 +01:00, 18:00 Europe/London")
 
 
+def time_help(now: datetime | None, tz: str) -> str:
+    """:data:`TIME_HELP` with an example still to come: tomorrow at 18:00 in the game's zone
+    (a refusal must not suggest a date already past)."""
+    if now is None:
+        return TIME_HELP
+    try:
+        local = now.astimezone(ZoneInfo(tz))
+    except (ZoneInfoNotFoundError, ValueError):
+        local = now.astimezone(UTC)
+    day = (local + timedelta(days=1)).strftime("%Y-%m-%d")
+    return TIME_HELP.replace("2026-11-25 18:00", f"{day} 18:00", 1)
+
+
+PHASE_WORDS = (("M", "movement"), ("R", "retreat"), ("A", "adjustment"))
+
+
+def phase_kinds(variant: Any) -> set[str]:
+    """The kinds of phase (M, R, A) the variant's calendar has; all three when it says
+    none (Chess Dip has no retreats)."""
+    calendar = getattr(getattr(variant, "rules", None), "calendar", None) or ("M", "R", "A")
+    return {str(c)[-1] for c in calendar}
+
+
+def phase_lengths(variant: Any, movement: int, retreat: int, adjustment: int) -> str:
+    """``Phase lengths: movement 2 days, retreat 1 day, adjustment 1 day.``, naming only the
+    phases the variant has."""
+    kinds = phase_kinds(variant)
+    seconds = {"M": movement, "R": retreat, "A": adjustment}
+    parts = [f"{word} {duration_text(seconds[k])}" for k, word in PHASE_WORDS if k in kinds]
+    return f"Phase lengths: {', '.join(parts)}."
+
+
 def written_zone(text: str) -> timezone | ZoneInfo:
     """The zone a player wrote after a time: ``CET``, ``UTC``, ``+01:00``, ``Europe/London``;
     GameError when it is none."""
@@ -101,13 +160,14 @@ def written_zone(text: str) -> timezone | ZoneInfo:
     raise GameError(f"{t!r} is not a time zone (write e.g. CET, UTC, +01:00 or Europe/London)")
 
 
-def read_time(text: str, tz: str, end_of_day: bool = False) -> datetime:
+def read_time(text: str, tz: str, end_of_day: bool = False,
+              now: datetime | None = None) -> datetime:
     """``2026-11-25 18:00`` (or a whole day, ``2026-11-25``), in the game's zone ``tz`` unless
     a zone is written after it (``18:00 CET``, ``18:00 +01:00``, ``18:00 Europe/London``);
     returned in UTC. A whole day ends at midnight after it when ``end_of_day``."""
     m = _AT.match(" ".join(text.split()))
     if not m:
-        raise GameError(f"{text.strip()!r} is not a date and time ({TIME_HELP})")
+        raise GameError(f"{text.strip()!r} is not a date and time ({time_help(now, tz)})")
     date, hour, minute, second, rest = m.groups()
     rest = rest.strip().strip("()").strip()
     where = written_zone(rest) if rest else ZoneInfo(tz)
@@ -115,7 +175,7 @@ def read_time(text: str, tz: str, end_of_day: bool = False) -> datetime:
         local = datetime.strptime(date, "%Y-%m-%d").replace(
             hour=int(hour or 0), minute=int(minute or 0), second=int(second or 0))
     except ValueError:
-        raise GameError(f"{text.strip()!r} is not a date and time ({TIME_HELP})") from None
+        raise GameError(f"{text.strip()!r} is not a date and time ({time_help(now, tz)})") from None
     if hour is None and end_of_day:
         local += timedelta(days=1)
     return local.replace(tzinfo=where).astimezone(UTC)
@@ -226,6 +286,8 @@ def parse_setting(key: str, words: list[str]) -> tuple[str, Any]:
         return "list", value
     if k == "ABSENCE":
         return "absence", _duration(k, value)
+    if k == "LAYOUT":
+        return "layout", parse_layout(value)
     raise GameError(f"SET {k}: no such setting; write: {USAGE}")
 
 
@@ -253,6 +315,7 @@ def describe(game: dict, settle_default: int) -> list[tuple[str, str]]:
         ("observers receive broadcast press", "yes" if st["observerpress"] else "no"),
         ("draws", "all survivors" if st["draw"] == "all" else "any subset of survivors"),
         ("mailing list", st["list"] or "none"),
-        ("players' addresses", "hidden" if st["anonymous"] else "shown"),
+        ("players' addresses", "hidden" if anonymous(game) else "shown"),
         ("longest absence", duration_text(st["absence"])),
+        ("report layout", LAYOUTS.get(st["layout"], st["layout"])),
     ]

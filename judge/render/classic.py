@@ -4,10 +4,15 @@ mapping and tracking tools that read their mail (the Mapper and its successors) 
 The layout is documented in ``docs/commands.md`` (section "The classic layout"); this
 module turns the events of one adjudicated phase (the ones a reader may see) into its lines:
 
-* the heading, ``Movement results for Spring of 1901.  (game)`` (``Retreat results``,
-  ``Adjustment results for Winter of 1901.``);
+* the ``::`` header naming the phase whose results follow (the classic judges wrote it before
+  the phase advanced), coded as the Mapper reads it: DPjudge's ``F1901B`` for the winter
+  adjustments (``W1901A``), the other phases as they are (``F1901M``, ``F1901R``);
+* the heading, ``Movement results for Spring of 1901.  (game.001)`` (``Retreat results``,
+  ``Adjustment results for Winter of 1901.``), with the game's turn number (the phases
+  adjudicated so far, this one included) after its name;
 * the orders that stood, power by power, in the classic words (``Austria: Army Vienna ->
-  Trieste.``) with the classic result marks (``(*bounce*)``, ``(*cut*)``, ``(*void*)``,
+  Trieste.``; a convoyed army with its route, ``Army Yorkshire -> North Sea -> Norway.``, as
+  the player wrote it or as the convoy orders give it) with the classic result marks (``(*bounce*)``, ``(*cut*)``, ``(*void*)``,
   ``(*no convoy*)``, ``(*dislodged*)``; ``(*bounce, destroyed*)`` for a failed retreat);
 * after a movement phase, the units dislodged and where each may retreat;
 * when the year's centres are counted (after the last phase of the fall), the ownership of
@@ -38,6 +43,15 @@ _NEXT_WORD = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}
 _HEADING = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 _UNIT = re.compile(r"(\d*)([AF])")
 _SOME = re.compile(r"(\d+) of (\d+) succeeded; the others: (.*)")
+
+
+def classic_phase(phase: Phase) -> str:
+    """The phase as the ``:: Deadline:`` header codes it: ``F1901B`` for the winter
+    adjustments (DPjudge's renaming, since the Mapper knows no ``W`` season), the others as
+    they are."""
+    if phase.season == "W" and phase.kind == "A":
+        return f"F{phase.year}B"
+    return str(phase)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +191,41 @@ def _marks(reason: str, failed: bool, dislodged: bool) -> list[str]:
     return words
 
 
-def _movement_line(w: _Writer, power: str, f: dict, dislodged: set[str]) -> list[str]:
+def _convoy_route(w: _Writer, ref: _Ref, goal: str, convoys: dict[tuple[str, str], list[str]]
+                  ) -> list[str]:
+    """The seas a convoyed army goes through, as the convoy orders for it give them: the
+    shortest chain of those fleets' seas from the army to ``goal`` (empty when they make none,
+    or when no fleet convoyed it)."""
+    origin, goal = province_of(ref.location), province_of(goal)
+    seas = set(convoys.get((origin, goal), ()))
+    if not seas:
+        return []
+    needed = w.board.convoy_routes(origin, goal, seas)
+    paths: list[list[str]] = [[s] for s in sorted(needed) if origin in w.board.fleet_reach[s]]
+    while paths:
+        path = paths.pop(0)
+        if goal in w.board.fleet_reach[path[-1]]:
+            return path
+        paths.extend([*path, s] for s in sorted(needed)
+                     if s not in path and s in w.board.fleet_reach[path[-1]])
+    return []
+
+
+def _convoys(seen: list[Event]) -> dict[tuple[str, str], list[str]]:
+    """(army's province, destination) -> the seas whose fleets were ordered to convoy it."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for e in seen:
+        if e.kind != "order" or not e.fields.get("stands", True):
+            continue
+        read = read_order_text(e.fields["order"])
+        if read and read[0] == "convoy" and read[1] and read[2]["to"]:
+            key = (province_of(read[2]["target"].location), province_of(read[2]["to"]))
+            out.setdefault(key, []).append(province_of(read[1].location))
+    return out
+
+
+def _movement_line(w: _Writer, power: str, f: dict, dislodged: set[str],
+                   convoys: dict[tuple[str, str], list[str]] | None = None) -> list[str]:
     read = read_order_text(f["order"])
     if read is None or read[1] is None:
         return []
@@ -188,7 +236,12 @@ def _movement_line(w: _Writer, power: str, f: dict, dislodged: set[str]) -> list
     elif action == "hold":
         text += " HOLD"
     elif action == "move":
-        text += "".join(f" -> {w.place(p)}" for p in d["path"])
+        path = d["path"]
+        if len(path) == 1 and w.kind_of(ref) == "A" and convoys:
+            # the route the judge found, when the player named none (the classic judges
+            # print the seas it goes through either way)
+            path = [*_convoy_route(w, ref, path[0], convoys), path[0]]
+        text += "".join(f" -> {w.place(p)}" for p in path)
     elif action in ("support", "convoy"):
         word = " SUPPORT " if action == "support" else " CONVOY "
         text += word + w.other_unit(d["target"], power)
@@ -289,22 +342,26 @@ def year_counted(previous: Phase, new: Phase) -> bool:
 
 
 def classic_context(variant: Any, names: ClassicNames, game: str, before: Position,
-                    after: Position, seen: list[Event]) -> dict[str, Any]:
-    """The classic layout of one phase, as lines for ``templates/_classic.txt.j2``."""
+                    after: Position, seen: list[Event], turn: int | None = None
+                    ) -> dict[str, Any]:
+    """The classic layout of one phase, as lines for ``templates/_classic.txt.j2``;
+    ``turn`` is the game's turn number (the phases adjudicated so far, this one included)."""
     w = _Writer(variant, names, before)
     phase, nxt = before.phase, after.phase
     season = SEASONS[phase.season]
-    heading = f"{_HEADING[phase.kind]} results for {season} of {phase.year}.  ({game})"
+    number = f"{game}.{turn:03d}" if turn else game
+    heading = f"{_HEADING[phase.kind]} results for {season} of {phase.year}.  ({number})"
     dislodged_at = {province_of(e.fields["unit"].split()[-1])
                     for e in seen if e.kind == "dislodged"}
     per_power: dict[str, list[str]] = {}
+    convoys = _convoys(seen) if phase.kind == "M" else {}
     for e in seen:
         if e.kind != "order" or not e.fields.get("stands", True):
             continue
         f = e.fields
         try:
             if phase.kind == "M":
-                lines = _movement_line(w, f["power"], f, dislodged_at)
+                lines = _movement_line(w, f["power"], f, dislodged_at, convoys)
             elif phase.kind == "R":
                 lines = _retreat_line(w, f["power"], f)
             else:
@@ -315,6 +372,8 @@ def classic_context(variant: Any, names: ClassicNames, game: str, before: Positi
     if phase.kind == "A":
         _waived_builds(variant, w, before, seen, per_power)
     orders = [per_power[p] for p in variant.board.powers if per_power.get(p)]
+    if phase.kind != "M" and orders:  # one block: no blank line between powers
+        orders = [[line for lines in orders for line in lines]]
 
     dislodged = []
     for e in seen:
@@ -336,7 +395,8 @@ def classic_context(variant: Any, names: ClassicNames, game: str, before: Positi
     next_line = "" if after.winner else (
         f"The next phase of '{game}' will be {_NEXT_WORD[nxt.kind]} for "
         f"{SEASONS[nxt.season]} of {nxt.year}.")
-    return {"variant": names.variant, "next_phase": str(nxt), "heading": heading,
+    return {"variant": names.variant, "phase": classic_phase(phase),
+            "next_phase": str(nxt), "heading": heading,
             "orders": orders, "dislodged": dislodged, "ownership": ownership,
             "counts": counts, "next_line": next_line}
 

@@ -706,7 +706,11 @@ class DipnomicyFlow(GameFlow):
         _update(s, gid, turn=turn, voting=0, vote_deadline=None, presented=None,
                 vetoes="{}", numbers="{}", report_sent=iso(now))
         pos = RULES.read_position(json.loads(row["position"]))
-        s.execute("UPDATE games SET phase = ?, status = 'active' WHERE id = ?", (phase, gid))
+        # a paused game stays paused; a finished one runs again, its result undone (as the
+        # judge's own ROLLBACK does)
+        status = "paused" if game["status"] == "paused" else "active"
+        s.execute("UPDATE games SET phase = ?, status = ?, winner = NULL, result = NULL "
+                  "WHERE id = ?", (phase, status, gid))
         # a fresh moves period from now (under P5: its days from this notice)
         game = _restart_clock(s, game, pos, now)
         used = G.activate_pending(s, game)  # the turn's own blocks, as when it began

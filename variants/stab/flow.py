@@ -263,10 +263,16 @@ class StabFlow(GameFlow):
     def summary(self, info: dict, reader: str | None) -> dict:
         """Other powers: name and centre count (public: rule 3 gives the counts every
         Winter, and centres change hands only then); units, and whether orders are in, only
-        for the reader's own power. Sorted by the name shown, so pseudonyms give nothing away."""
+        for the reader's own power. Sorted by the name shown, so pseudonyms give nothing away.
+        In Gunboat another power's row is its pseudonym alone: the counts are public by power
+        (SUMMARY, the Winter report), so a count beside a pseudonym would name its power
+        (Russia alone starts with 4)."""
         for entry in info["powers"]:
             if entry["power"] != reader:
-                for key in ("units", "to_order", "orders"):
+                hidden = ["units", "to_order", "orders"]
+                if entry["label"] != entry["power"].title():  # a pseudonym
+                    hidden.append("centres")
+                for key in hidden:
                     entry.pop(key, None)
         info["powers"].sort(key=lambda e: e["label"])
         return info
@@ -508,7 +514,13 @@ class StabFlow(GameFlow):
                      ) -> tuple[str, dict]:
         settings = game_settings(game)
         homes = sorted(variant.board.home_centres.get(reader, ())) if reader else []
+        # the example placement must be one the judge accepts from this power: a fleet on a
+        # coast (Austria's first home, Budapest, is inland), else an army
+        coastal = [h for h in homes if variant.board.can_stand("F", h)]
+        example = f"PLACE F {coastal[0]}" if coastal else (f"PLACE A {homes[0]}" if homes
+                                                           else "")
         return "stab/started_mail.txt.j2", {
+            "example": example,
             "game": game["name"], "variant": variant.title, "deadline": game["deadline"],
             "phase": str(pos.phase), "phase_name": _season_name(pos.phase),
             "you": self.label(settings, reader, reader) if reader else None,
