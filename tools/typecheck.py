@@ -11,6 +11,7 @@ back as the repository's (``variants/stab/flow.py:12: error: ...``).
 
     .venv/bin/python tools/typecheck.py                  # judge/engine and variants/
     .venv/bin/python tools/typecheck.py judge/games      # any paths of the repository
+    .venv/bin/python tools/typecheck.py --warn-unused-ignores   # options go to mypy
 
 Exit status: mypy's (0 when clean, 1 on type errors, 2 on a crash or bad arguments).
 """
@@ -21,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,13 +55,13 @@ def repository_path(line: str) -> str:
     return "variants/" + line[len(prefix):] if line.startswith(prefix) else line
 
 
-def run(paths: list[str]) -> tuple[int, str]:
+def run(paths: list[str], options: Sequence[str] = ()) -> tuple[int, str]:
     """mypy's exit status and its report (repository paths) over ``paths``."""
     with tempfile.TemporaryDirectory(prefix="judge-typecheck-") as tmp:
         staged = Path(tmp)
         stage(staged)
         command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                   *(staged_path(p) for p in paths)]
+                   *options, *(staged_path(p) for p in paths)]
         # the staged tree is what mypy must find `judge` in, not the editable install
         env = {**os.environ, "MYPYPATH": str(staged)}
         done = subprocess.run(command, cwd=staged, env=env, capture_output=True, text=True)
@@ -69,7 +71,9 @@ def run(paths: list[str]) -> tuple[int, str]:
 
 
 def main(argv: list[str]) -> int:
-    status, report = run(argv or DEFAULT_PATHS)
+    options = [a for a in argv if a.startswith("-")]
+    paths = [a for a in argv if not a.startswith("-")]
+    status, report = run(paths or DEFAULT_PATHS, options)
     sys.stdout.write(report)
     return status
 

@@ -21,8 +21,8 @@ _PHASE_RE = re.compile(r"^([SFW])(-?\d+)([MRA])$")
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value),
-                                                                   type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def shown(value: Any) -> str:

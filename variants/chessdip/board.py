@@ -165,6 +165,7 @@ class ChessBoard(Board):
         key = (kind, power, a, b)
         if key in self._reach_paths:
             return self._reach_paths[key]
+        path: tuple[str, ...] | None
         if kind == "P":
             path = () if b in self.pawn_attacks(power, a) else None
         else:

@@ -39,7 +39,18 @@ from typing import Any
 
 from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
-from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Unit, UnitRef, Waive
+from judge.engine.orders import (
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Unit,
+    UnitRef,
+    Waive,
+    unit_of,
+)
 from judge.engine.parse import parse_location, parse_unit
 from judge.engine.position import Phase, Position, shown, year_of
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
@@ -124,7 +135,7 @@ class Claimed:
 
     @property
     def unit(self) -> UnitRef:
-        return self.order.unit  # type: ignore[union-attr]
+        return unit_of(self.order)
 
     def __str__(self) -> str:
         return f"{self.order} FOR {self.power}"
@@ -387,7 +398,7 @@ class HopliteRules(MultiplicityRules):
                 if owner.get(colony):
                     position.centres[owner[colony]].discard(colony)
 
-    def update_centres(self, position: Position, outcome: Outcome,  # type: ignore[override]
+    def update_centres(self, position: Position, outcome: Outcome,
                        towns_only: bool = False) -> None:
         """Rule 8: Towns after every move, Cities after Autumn; rule 5: who of a player's two
         states takes the centre."""
@@ -446,7 +457,7 @@ class HopliteRules(MultiplicityRules):
         return out
 
     # ------------------------------------------------------------------ adjustments
-    def supply(self, position: Position, power: str) -> Fraction:  # type: ignore[override]
+    def supply(self, position: Position, power: str) -> Fraction:
         value = sum((self.values[c] for c in position.centres.get(power, ())), Fraction(0))
         if position.extra.get("delphi_sacked_by") == power:
             value += int(position.extra.get("delphi_units", 0))
