@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +168,7 @@ class HopliteRules(MultiplicityRules):
         self.majors: tuple[str, ...] = board.powers
 
     @classmethod
-    def load(cls, path: Path) -> tuple[Board, HopliteRules]:
+    def load(cls, path: Path | Traversable) -> tuple[Board, HopliteRules]:
         data = json.loads(path.read_text(encoding="utf-8"))
         board = Board(data)
         return board, cls(board, data)
