@@ -99,7 +99,7 @@ class MultiMovement:
         for i, pc in enumerate(self.p):
             self.pieces_at.setdefault(pc.origin, []).append(i)
             if pc.kind == MOVE:
-                self.moves_into.setdefault(cast(str, pc.dest), []).append(i)  # a move's
+                self.moves_into.setdefault(cast(str, pc.dest), []).append(i)  # a move has one
         self.void: dict[int, str] = {}
         self.group = [-1] * n
         self.members: list[list[int]] = []

@@ -692,7 +692,7 @@ class MultiplicityRules(StandardRules):
         gone: dict[int, list[tuple[str, str]]] = {}
         for i, pc in enumerate(pieces):
             if phase.moved(i):
-                key = (pc.player, cast(str, pc.dest))  # a move's
+                key = (pc.player, cast(str, pc.dest))  # a piece that moved has one
                 landed.setdefault(key, []).extend(pc.parts)
                 if "/" in (pc.dest_loc or "") or key not in where:
                     where[key] = cast(str, pc.dest_loc)
