@@ -21,10 +21,15 @@ import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from os import PathLike
 from pathlib import Path
 from typing import Literal
 
 ProvinceKind = Literal["land", "sea", "coast"]
+# A file a variant loads: a path, or one of its package's resources (``files(__name__) /
+# "map.json"``, which need not be a file on disk when the package is installed zipped).
+Source = str | PathLike[str] | Traversable
 ARMY = "A"
 FLEET = "F"
 
@@ -92,9 +97,8 @@ class Board:
         self._distances: dict[str, dict[str, int]] | None = None
 
     @classmethod
-    def load(cls, path: str | Path) -> Board:
-        with open(path, encoding="utf-8") as f:
-            return cls(json.load(f))
+    def load(cls, path: Source) -> Board:
+        return cls(json.loads(read_source(path)))
 
     # ----------------------------------------------------------------- names
     def _build_aliases(self, extra: dict[str, str]) -> None:
@@ -214,3 +218,10 @@ class Board:
                 extend(first)
                 path.pop()
         return needed
+
+
+def read_source(source: Source) -> str:
+    """The text (UTF-8) of a file given as a path or as a package resource."""
+    if isinstance(source, (str, PathLike)):
+        return Path(source).read_text(encoding="utf-8")
+    return source.read_text(encoding="utf-8")

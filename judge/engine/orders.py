@@ -18,8 +18,8 @@ type name in its variant's table (:data:`ORDER_TYPES` here; a variant's rules ex
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
+from typing import Any, ClassVar, Protocol, cast
 
 from judge.engine.board import province_of
 
@@ -62,6 +62,35 @@ class UnitRef:
 
     def __str__(self) -> str:
         return f"{self.kind} {self.location}" if self.kind else self.location
+
+
+# ------------------------------------------------------------------- what an order is
+class Order(Protocol):
+    """What every order is, the standard ones below and each variant's own (a merge, a
+    castling, a placement...): a dataclass, so that it is stored as data by its fields
+    (:func:`order_to_data`), whose ``str()`` is its canonical text. The engine and the judge
+    take and hand on this type; only a variant's rules look inside an order. A protocol, not
+    a base class: a variant's order classes fit it as they are, and a string (an order line
+    not yet read) does not."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    def __str__(self) -> str: ...
+
+
+class OrderWithUnit(Order, Protocol):
+    """An order given to one unit, named as the player wrote it (every order but WAIVE,
+    Chess Dip's castling, Multiplicity's merge, Stab!'s reveal...)."""
+
+    @property
+    def unit(self) -> UnitRef: ...
+
+
+def unit_of(order: Order) -> UnitRef:
+    """The unit ``order`` names, for code that knows the order is given to one (an order of
+    a movement or retreat phase once a variant's orders to no unit are set apart).
+    AttributeError, as ``order.unit`` would raise, for an order to no unit (WAIVE)."""
+    return cast(OrderWithUnit, order).unit
 
 
 # --------------------------------------------------------------- movement orders
@@ -160,7 +189,9 @@ class Waive:
         return "WAIVE"
 
 
-Order = Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build | Remove | Waive
+# the engine's own orders, the ones every variant reads (besides its own)
+StandardOrder = (Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build
+                 | Remove | Waive)
 MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
 RETREAT_ORDERS = (Retreat, Disband)
 ADJUSTMENT_ORDERS = (Build, Remove, Waive)
@@ -176,7 +207,7 @@ ORDER_TYPES: dict[str, type] = {
 }
 
 
-def order_to_data(order: Any, types: Mapping[str, type] = ORDER_TYPES) -> Any:
+def order_to_data(order: Order | Any, types: Mapping[str, type] = ORDER_TYPES) -> Any:
     """``order`` as plain JSON: ``{"type": <name>, <field>: <value>, ...}`` for an order or a
     value it holds (fields left at their default are left out), a list for a tuple, strings,
     numbers, booleans and null as they are. TypeError for a class ``types`` does not name."""

@@ -39,8 +39,8 @@ def phase_code(text: str) -> str | None:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value),
-                                                                   type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def shown(value: Any) -> str:

@@ -79,11 +79,12 @@ def random_orders(board: Board, position: Position, rng: random.Random) -> list[
         for other in units:
             if other is u:
                 continue
-            dest = moves.get(other.province)
-            if dest is not None:
-                dp = province_of(dest)
+            goes_to = moves.get(other.province)
+            if goes_to is not None:
+                dp = province_of(goes_to)
                 if dp != u.province and board.can_reach(u.kind, u.location, dp):
-                    options.append(SupportMove(ref(u), ref(other), dest if other.kind == FLEET else dp))
+                    options.append(SupportMove(ref(u), ref(other),
+                                               goes_to if other.kind == FLEET else dp))
             elif board.can_reach(u.kind, u.location, other.province):
                 options.append(SupportHold(ref(u), ref(other)))
         if options:

@@ -46,6 +46,14 @@ GUESSING = 1
 RESOLVED = 2
 
 
+class Resolving(Protocol):
+    """What evaluating a decision may ask: the value of another decision. :class:`Resolver`
+    answers it; so may a variant's own stand-in (Chess Dip tries each answer of a cycle with
+    one), when its ``decide`` takes this type instead of :class:`Resolver`."""
+
+    def resolve(self, i: int) -> bool: ...
+
+
 class DecisionRules(Protocol):
     """What a variant supplies for one phase."""
 

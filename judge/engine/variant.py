@@ -8,7 +8,7 @@ adjudicates each kind of phase; :func:`judge.variants.get_variant` finds one by 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Protocol
@@ -310,7 +310,7 @@ class Variant:
             orders = [(power, o) for power, os in orders.items() for o in os]
         return self.rules.adjudicate(position, orders)
 
-    def adjudicate_lines(self, position: Position, lines: list[tuple[str, str | Order]]
+    def adjudicate_lines(self, position: Position, lines: Sequence[tuple[str, str | Order]]
                          ) -> Outcome:
         """Adjudicate from order lines as players write them: ``[(power, line), ...]``; a
         line may also be an order already read and checked (stored as data), taken as it is.

@@ -11,9 +11,8 @@ Squares are written in lower case (``e4``); piece kinds are ``K N B R P`` (no qu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from judge.engine.board import Board
+from judge.engine.board import Board, Source, read_source
 
 FILES = "abcdefgh"
 PIECE_NAMES = {"K": "king", "N": "knight", "B": "bishop", "R": "rook", "P": "pawn"}
@@ -94,11 +93,10 @@ class ChessBoard(Board):
         self._reach_paths: dict[tuple[str, str, str, str], tuple[str, ...] | None] = {}
 
     @classmethod
-    def load(cls, path: str | Path) -> ChessBoard:
+    def load(cls, path: Source) -> ChessBoard:
         import json
 
-        with open(path, encoding="utf-8") as f:
-            return cls(json.load(f))
+        return cls(json.loads(read_source(path)))
 
     # ------------------------------------------------------------- sides
     def side(self, power: str) -> str:
@@ -165,6 +163,7 @@ class ChessBoard(Board):
         key = (kind, power, a, b)
         if key in self._reach_paths:
             return self._reach_paths[key]
+        path: tuple[str, ...] | None
         if kind == "P":
             path = () if b in self.pawn_attacks(power, a) else None
         else:

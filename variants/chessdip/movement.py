@@ -74,8 +74,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
-from judge.engine.orders import Order, Unit
-from judge.engine.resolver import Resolver
+from judge.engine.orders import Order, Unit, unit_of
+from judge.engine.resolver import Resolver, Resolving
 from judge.variants.chessdip.board import ChessBoard
 from judge.variants.chessdip.orders import (
     ANY,
@@ -139,7 +139,7 @@ class _Trial:
         if j in self.busy:
             raise _Beyond(j)
         self.busy.add(j)
-        v = self.phase.decide(j, self)  # type: ignore[arg-type]
+        v = self.phase.decide(j, self)
         self.busy.discard(j)
         self.values[j] = v
         return v
@@ -227,11 +227,10 @@ class ChessMovement:
         board = self.board
         ordered: set[int] = set()
         self.line_orders = [[] for _ in lines]
-        live = [n for n, entry in enumerate(lines) if entry is not None]
-        live.sort(key=lambda n: self._first_square(*lines[n]))  # type: ignore[misc]
-        for n in live:
+        live = [(n, entry) for n, entry in enumerate(lines) if entry is not None]
+        live.sort(key=lambda line: self._first_square(*line[1]))
+        for n, (power, order) in live:
             made = self.line_orders[n]
-            power, order = lines[n]  # type: ignore[misc]
             if isinstance(order, Castle):
                 c = board.castlings[power][order.name]
                 k, r = self.piece_at[c.king_from], self.piece_at[c.rook_from]
@@ -241,7 +240,7 @@ class ChessMovement:
                 ordered.update((k, r))
                 self.line_of[k] = self.line_of[r] = n
             else:
-                i = self.piece_at[order.unit.location]  # type: ignore[union-attr]
+                i = self.piece_at[unit_of(order).location]
                 ordered.add(i)
                 self.line_of[i] = n
                 u = self.units[i]
@@ -270,7 +269,7 @@ class ChessMovement:
         """The square of the (first) piece an order line is for: castling, the king's."""
         if isinstance(order, Castle):
             return self.board.castlings[power][order.name].king_from
-        return order.unit.location  # type: ignore[union-attr]
+        return unit_of(order).location
 
     def _index(self) -> None:
         n = len(self.kind)
@@ -300,7 +299,9 @@ class ChessMovement:
                 self._match(s, keyed)
 
     def _match(self, s: int, keyed: dict[tuple[str, str, str, str], int]) -> None:
-        square, action = self.spec[s]  # type: ignore[misc]
+        spec = self.spec[s]
+        assert spec is not None, "every support has its (square, action)"
+        square, action = spec
         i = self.piece_at.get(square)
         if isinstance(action, ConvoyAct):
             codes = (ATTACK, TRAVEL) if action.code == ANY else (action.code,)
@@ -334,7 +335,7 @@ class ChessMovement:
         self.supports[o].append(s)
 
     # --------------------------------------------------------- decisions
-    def decide(self, d: int, r: Resolver) -> bool:
+    def decide(self, d: int, r: Resolving) -> bool:
         o, which = divmod(d, 2)
         k = self.kind[o]
         if k == MOVE:
@@ -353,7 +354,7 @@ class ChessMovement:
             return not any(r.resolve(2 * m) for m in self.moves_into.get(self.sq[o], ()))
         return True  # holds have no decision of their own
 
-    def _sound(self, o: int, passable: int, r: Resolver) -> bool:
+    def _sound(self, o: int, passable: int, r: Resolving) -> bool:
         """Whether order ``o`` (a move or a support) succeeds, taking the square of convoy
         ``passable`` as passable (-1: none): it lands (LAND), every other intermediate square
         of its path is passable, and so is its coupled partner (rules §3.5, §3.7.4)."""
@@ -559,21 +560,21 @@ class ChessMovement:
             values = tuple(bool(bits >> n & 1) for n in range(len(guessed)))
             trial = _Trial(self, {**forced, **dict(zip(guessed, values, strict=True))})
             answer = tuple(trial.resolve(d) for d in members)
-            if all(self.decide(d, trial) == v  # type: ignore[arg-type]
+            if all(self.decide(d, trial) == v
                    for d, v in zip(guessed, values, strict=True)):
                 found.append((answer, trial))
         return found
 
     # --------------------------------------------------------- strengths
-    def path_ok(self, o: int, r: Resolver) -> bool:
+    def path_ok(self, o: int, r: Resolving) -> bool:
         """Rules §3.5: every intermediate square's convoy order holds."""
         return all(r.resolve(2 * c + PATH) for c in self.convoys[o])
 
-    def count_supports(self, o: int, r: Resolver, exclude_power: str | None = None) -> int:
+    def count_supports(self, o: int, r: Resolving, exclude_power: str | None = None) -> int:
         return sum(1 for s in self.supports[o]
                    if self.power[s] != exclude_power and r.resolve(2 * s + MAIN))
 
-    def leaves_square(self, i: int, r: Resolver) -> bool:
+    def leaves_square(self, i: int, r: Resolving) -> bool:
         o = self.leaves[i]
         return o >= 0 and r.resolve(2 * o + MAIN)
 
@@ -589,7 +590,7 @@ class ChessMovement:
                 return k
         return -1
 
-    def hold_strength(self, square: str, r: Resolver) -> int:
+    def hold_strength(self, square: str, r: Resolving) -> int:
         i = self.piece_at.get(square)
         if i is None:
             return 0
@@ -597,7 +598,7 @@ class ChessMovement:
             return 0 if self.leaves_square(i, r) else 1
         return 1 + self.count_supports(self.piece_orders[i][0], r)
 
-    def attack_strength(self, o: int, r: Resolver) -> float:
+    def attack_strength(self, o: int, r: Resolving) -> float:
         """Rules §3.6.2 with the project's travel rule; the path is checked by MAIN."""
         i = self.piece_at.get(self.landing[o])
         travel = self.mtype[o] == TRAVEL
@@ -613,11 +614,11 @@ class ChessMovement:
         n = self.count_supports(o, r, exclude_power=self.units[i].power)
         return n if travel else 1 + n
 
-    def defend_strength(self, o: int, r: Resolver) -> int:
+    def defend_strength(self, o: int, r: Resolving) -> int:
         n = self.count_supports(o, r)
         return n if self.mtype[o] == TRAVEL else 1 + n
 
-    def prevent_strength(self, o: int, r: Resolver) -> int:
+    def prevent_strength(self, o: int, r: Resolving) -> int:
         if not self.path_ok(o, r):
             return 0
         h = self.head_to_head(o)
@@ -625,17 +626,17 @@ class ChessMovement:
             return 0
         return 1 + self.count_supports(o, r)
 
-    def convoy_strength(self, c: int, r: Resolver) -> int:
+    def convoy_strength(self, c: int, r: Resolving) -> int:
         """Rules §3.6.5: the number of successful support-convoy orders."""
         return self.count_supports(c, r)
 
-    def convoy_prevent(self, c: int, r: Resolver) -> int:
+    def convoy_prevent(self, c: int, r: Resolving) -> int:
         s = self.convoy_strength(c, r)
         if s == 0:
             return 0
         return s if r.resolve(2 * c + ACTIVE) else 0
 
-    def _convoy_local(self, c: int, r: Resolver) -> bool:
+    def _convoy_local(self, c: int, r: Resolving) -> bool:
         """No piece stays on the convoy's square, and its strength beats every other's."""
         x = self.sq[c]
         i = self.piece_at.get(x)
@@ -647,7 +648,7 @@ class ChessMovement:
         s = self.convoy_strength(c, r)
         return all(s > self.convoy_strength(c2, r) for c2 in others)
 
-    def _move_lands(self, o: int, r: Resolver) -> bool:
+    def _move_lands(self, o: int, r: Resolving) -> bool:
         a = self.attack_strength(o, r)
         if a == 0:
             return False
@@ -663,7 +664,7 @@ class ChessMovement:
                 return False
         return all(a > self.convoy_prevent(c, r) for c in self.convoys_at.get(square, ()))
 
-    def _support_holds(self, s: int, r: Resolver) -> bool:
+    def _support_holds(self, s: int, r: Resolving) -> bool:
         """Rules §3.7.2: not dislodged, not cut (the path is checked by MAIN)."""
         if self.target[s] < 0:
             return False

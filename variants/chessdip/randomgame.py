@@ -155,9 +155,9 @@ def random_position(board: ChessBoard, rng: random.Random, pieces: int) -> Posit
                 and board.move_path("P", u.power, start, u.location) == (via,)):
             passes.append({"power": u.power, "from": start, "via": via, "to": u.location})
     centres: dict[str, set[str]] = {}
-    for c in sorted(board.supply_centres):
+    for centre in sorted(board.supply_centres):
         if rng.random() < 0.6:
-            centres.setdefault(rng.choice(board.powers), set()).add(c)
+            centres.setdefault(rng.choice(board.powers), set()).add(centre)
     extra = {"en_passant": passes} if passes else {}
     return Position(board.name, Phase("S", 1901, "M"), list(placed.values()), centres,
                     extra=extra)
@@ -182,6 +182,15 @@ def random_phase(board: ChessBoard, rules: ChessRules, seed: int
     return position, lines, shuffled
 
 
+def chess_of(variant: Variant) -> tuple[ChessBoard, ChessRules]:
+    """Chess Dip's board and rules, the only ones these phases are drawn for; TypeError for
+    another variant's."""
+    board, rules = variant.board, variant.rules
+    if not isinstance(board, ChessBoard) or not isinstance(rules, ChessRules):
+        raise TypeError(f"random Chess Dip phases need Chess Dip, not {variant.name}")
+    return board, rules
+
+
 def ruling(variant: Variant, position: Position, lines: Lines) -> dict:
     """Everything a phase's adjudication decides, whatever the listing: the next position (as
     the contract writes it), each order's result and reason, the pieces dislodged (with their
@@ -196,7 +205,7 @@ def ruling(variant: Variant, position: Position, lines: Lines) -> dict:
             orders.append((power.upper(), variant.read_order(position, power.upper(), line)))
         except ValueError:
             continue
-    events = variant.rules.events(outcome, orders)
+    events = chess_of(variant)[1].events(outcome, orders)
     return {
         "position": variant.write_position(outcome.position),
         "results": sorted([r.power, r.order, r.result, r.reason] for r in outcome.results),
@@ -213,7 +222,7 @@ def ruling(variant: Variant, position: Position, lines: Lines) -> dict:
 
 def listing_matters(variant: Variant, seed: int) -> bool:
     """Whether seed ``seed``'s two listings get different rulings."""
-    position, lines, shuffled = random_phase(variant.board, variant.rules, seed)
+    position, lines, shuffled = random_phase(*chess_of(variant), seed)
     return ruling(variant, position, lines) != ruling(variant, position, shuffled)
 
 
@@ -227,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="check this many seeds from SEED on and print a summary")
     args = parser.parse_args(argv)
     if args.count <= 1:
-        position, lines, shuffled = random_phase(VARIANT.board, VARIANT.rules, args.seed)
+        position, lines, shuffled = random_phase(*chess_of(VARIANT), args.seed)
         print(json.dumps(VARIANT.write_position(position)))
         for power, line in lines:
             print(f"{power}: {line}")

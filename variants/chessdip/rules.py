@@ -29,7 +29,7 @@ from typing import Any
 
 from judge.engine.errors import OrderError
 from judge.engine.events import Event, standard_events
-from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive
+from judge.engine.orders import Build, Order, Remove, Unit, UnitRef, Waive, unit_of
 from judge.engine.position import Dislodged, Phase, Position, check_calendar, shown
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.chessdip.board import FILES, PIECE_NAMES, ChessBoard, coords, is_square
@@ -87,7 +87,7 @@ class ChessRules(StandardRules):
     standard skeletons; this class overrides order checking, centres, the calendar and the
     hooks named in ``docs/engine.md``."""
 
-    board: ChessBoard  # type: ignore[assignment]
+    board: ChessBoard
     # what Chess Dip reads: its own orders, and the engine's builds, removals and waives
     order_types = {
         **{name: StandardRules.order_types[name] for name in ("unit", "build", "remove", "waive")},
@@ -96,7 +96,7 @@ class ChessRules(StandardRules):
         "act_hold": HoldAct, "act_move": MoveAct, "act_convoy": ConvoyAct}
 
     def __init__(self, board: ChessBoard) -> None:
-        super().__init__(board)  # type: ignore[arg-type]
+        super().__init__(board)
 
     # ------------------------------------------------------------ positions
     def initial_position(self) -> Position:
@@ -421,7 +421,7 @@ class ChessRules(StandardRules):
         if isinstance(order, Castle):
             c = self.board.castlings[power][order.name]
             return (c.king_from, c.rook_from)
-        return (order.unit.location,)  # type: ignore[union-attr]
+        return (unit_of(order).location,)
 
     def adjudicate_movement(self, position: Position,
                              orders: list[tuple[str, Order]]) -> Outcome:

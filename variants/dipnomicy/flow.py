@@ -890,8 +890,8 @@ class DipnomicyFlow(GameFlow):
             game = _moves_follow_vote(s, game, pos, now)  # moves still wait for the vote
         if game["deadline"] and parse_iso(game["deadline"]) >= now:
             return True
-        days = move_deadline_days(pos) if pos.phase.kind == "M" else None
-        when = now + days * DAY if days is not None else _phase_deadline(game, st, pos, now)
+        move_days = move_deadline_days(pos) if pos.phase.kind == "M" else None
+        when = now + move_days * DAY if move_days is not None else _phase_deadline(game, st, pos, now)
         kind = self.deadline_kind(G.get_variant(game["variant"]), pos)
         begin_phase(s, game, now, kind, when)
         return True

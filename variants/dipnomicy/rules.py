@@ -98,7 +98,7 @@ class TurnRules(StandardRules):
         if position.phase.kind == "M":
             merge = parse_merge(self.board, text)
             if merge is not None:
-                return self.check(position, power, merge)  # type: ignore[arg-type]
+                return self.check(position, power, merge)
         return self.check(position, power, parse_order(self.board, text, position.phase.kind))
 
     def check_movement_order(self, at: dict[str, Unit], power: str, order: Order) -> Order:

@@ -17,9 +17,9 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
+from judge.engine.board import Source, read_source
 from judge.variants.dipnomicy.catalogue import Active, ParameterError, module_params
 
 INITIAL_RULESET_FILE = files(__package__).joinpath("initial_ruleset.toml")
@@ -143,10 +143,10 @@ class Ruleset:
         return cls(rules, settings, int(extra.get("last_rule_number") or 0))
 
 
-def load_ruleset(path: str | Path) -> Ruleset:
+def load_ruleset(path: Source) -> Ruleset:
     """Read a ruleset file (TOML: ``[settings]`` and ``[[rule]]`` tables)."""
     try:
-        return parse_ruleset(Path(path).read_text(encoding="utf-8"))
+        return parse_ruleset(read_source(path))
     except OSError as exc:
         raise RulesetError(f"cannot read ruleset {path}: {exc}") from exc
 

@@ -34,12 +34,24 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
-from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Unit, UnitRef, Waive
+from judge.engine.orders import (
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Unit,
+    UnitRef,
+    Waive,
+    unit_of,
+)
 from judge.engine.parse import parse_location, parse_unit
 from judge.engine.position import Phase, Position, shown, year_of
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
@@ -124,7 +136,7 @@ class Claimed:
 
     @property
     def unit(self) -> UnitRef:
-        return self.order.unit  # type: ignore[union-attr]
+        return unit_of(self.order)
 
     def __str__(self) -> str:
         return f"{self.order} FOR {self.power}"
@@ -156,7 +168,7 @@ class HopliteRules(MultiplicityRules):
         self.majors: tuple[str, ...] = board.powers
 
     @classmethod
-    def load(cls, path: Path) -> tuple[Board, HopliteRules]:
+    def load(cls, path: Path | Traversable) -> tuple[Board, HopliteRules]:
         data = json.loads(path.read_text(encoding="utf-8"))
         board = Board(data)
         return board, cls(board, data)
@@ -387,7 +399,7 @@ class HopliteRules(MultiplicityRules):
                 if owner.get(colony):
                     position.centres[owner[colony]].discard(colony)
 
-    def update_centres(self, position: Position, outcome: Outcome,  # type: ignore[override]
+    def update_centres(self, position: Position, outcome: Outcome,
                        towns_only: bool = False) -> None:
         """Rule 8: Towns after every move, Cities after Autumn; rule 5: who of a player's two
         states takes the centre."""
@@ -446,7 +458,7 @@ class HopliteRules(MultiplicityRules):
         return out
 
     # ------------------------------------------------------------------ adjustments
-    def supply(self, position: Position, power: str) -> Fraction:  # type: ignore[override]
+    def supply(self, position: Position, power: str) -> Fraction:
         value = sum((self.values[c] for c in position.centres.get(power, ())), Fraction(0))
         if position.extra.get("delphi_sacked_by") == power:
             value += int(position.extra.get("delphi_units", 0))

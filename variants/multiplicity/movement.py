@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import cast
 
 from judge.engine.board import Board
 from judge.engine.resolver import Resolver
@@ -98,7 +99,7 @@ class MultiMovement:
         for i, pc in enumerate(self.p):
             self.pieces_at.setdefault(pc.origin, []).append(i)
             if pc.kind == MOVE:
-                self.moves_into.setdefault(pc.dest, []).append(i)  # type: ignore[arg-type]
+                self.moves_into.setdefault(cast(str, pc.dest), []).append(i)  # a move has one
         self.void: dict[int, str] = {}
         self.group = [-1] * n
         self.members: list[list[int]] = []

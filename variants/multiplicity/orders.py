@@ -225,7 +225,7 @@ def _split_part(board: Board, origin: UnitRef, text: str) -> Order:
     if unit.province != origin.province:
         raise OrderSyntaxError(f"'{text}': a component of {origin} is written at "
                                f"{origin.location} when it stays, or at its destination")
-    return replace(order, unit=UnitRef(unit.kind, origin.location))  # type: ignore[call-arg]
+    return replace(order, unit=UnitRef(unit.kind, origin.location))
 
 
 _PREFIX = re.compile(r"^\s*([A-Za-z]+)\s*:\s*(.*)$")

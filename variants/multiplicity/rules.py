@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError
@@ -50,6 +51,7 @@ from judge.engine.orders import (
     Unit,
     UnitRef,
     Waive,
+    unit_of,
 )
 from judge.engine.position import Dislodged, Phase, Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome, replaced_by_later
@@ -377,7 +379,7 @@ class MultiplicityRules(StandardRules):
             if order.unit.kind in (ARMY, FLEET, GARRISON, None):
                 # A bare letter: the whole unit, or one component if the unit is given other
                 # support orders too; that is settled when all orders are known.
-                good = replace(good, unit=UnitRef(order.unit.kind, force.location))  # type: ignore[type-var]
+                good = replace(good, unit=UnitRef(order.unit.kind, force.location))
             return good
         force = self._own(at, power, order.unit)
         return self._check_part(at, force, force.parts, order)
@@ -507,7 +509,7 @@ class MultiplicityRules(StandardRules):
         parts: list[Order] = []
         staying: list[tuple[str, str]] = []
         for part in order.parts:
-            ref = part.unit  # type: ignore[union-attr]
+            ref = unit_of(part)
             taken = take(left, *parse_kind(ref.kind or ""))
             if taken is None:
                 raise OrderError(f"{force} has no {ref.kind} left to split off "
@@ -542,6 +544,7 @@ class MultiplicityRules(StandardRules):
         checked: dict[int, Order] = {}  # result slot -> checked order
         written: dict[int, Order] = {}  # result slot -> order as given
         supports = (SupportHold, SupportMove, SupportMerge)
+        order: Order | None
         for power, order in orders:
             try:
                 good = self.check_movement(at, power, order)
@@ -552,7 +555,7 @@ class MultiplicityRules(StandardRules):
             results.append(OrderResult(power, str(good), SUCCEEDS))
             checked[slot] = good
             written[slot] = order
-            names = good.units if isinstance(good, Merge) else (good.unit,)  # type: ignore[union-attr]
+            names = good.units if isinstance(good, Merge) else (unit_of(good),)
             for ref in names:
                 k = index[ref.province]
                 old = claims.get(k, [])
@@ -576,7 +579,7 @@ class MultiplicityRules(StandardRules):
                     try:
                         share = self.support_share(
                             Force(force.player, force.location, tuple(left)),
-                            order.unit.kind, several=True)  # type: ignore[union-attr]
+                            unit_of(order).kind, several=True)
                         part = self._check_part(at, force, share, order)
                     except OrderError as exc:
                         results[slot].result, results[slot].reason = FAILS, str(exc)
@@ -610,7 +613,7 @@ class MultiplicityRules(StandardRules):
                 results[slot].order = str(order)
             sub = order.parts if isinstance(order, Split) else (order,)
             for part in sub:
-                got = take(left, *parse_kind(part.unit.kind or force.kind)) or []  # type: ignore[union-attr]
+                got = take(left, *parse_kind(unit_of(part).kind or force.kind)) or []
                 pc = piece(parts=tuple(got), line=slot, merging=isinstance(order, Split))
                 self._fill(pc, part)
                 piece_slot[len(pieces)] = slot
@@ -689,10 +692,10 @@ class MultiplicityRules(StandardRules):
         gone: dict[int, list[tuple[str, str]]] = {}
         for i, pc in enumerate(pieces):
             if phase.moved(i):
-                key = (pc.player, pc.dest)
-                landed.setdefault(key, []).extend(pc.parts)  # type: ignore[arg-type]
+                key = (pc.player, cast(str, pc.dest))  # a piece that moved has one
+                landed.setdefault(key, []).extend(pc.parts)
                 if "/" in (pc.dest_loc or "") or key not in where:
-                    where[key] = pc.dest_loc  # type: ignore[assignment]
+                    where[key] = cast(str, pc.dest_loc)
             elif phase.dislodged(pc.origin):
                 gone.setdefault(pc.force, []).extend(pc.parts)
             else:
@@ -785,6 +788,7 @@ class MultiplicityRules(StandardRules):
         results: list[OrderResult] = []
         chosen, slot = self.checked_orders(position, orders, results, key)
         wanted: dict[str, list[int]] = {}
+        order: Order | None
         for i, order in chosen.items():
             if isinstance(order, Retreat):
                 wanted.setdefault(province_of(order.destination), []).append(i)
@@ -819,7 +823,7 @@ class MultiplicityRules(StandardRules):
     def components(self, position: Position, power: str) -> int:
         return sum(sum(parse_kind(u.kind)) for u in position.units if u.power == power)
 
-    def supply(self, position: Position, power: str) -> float:
+    def supply(self, position: Position, power: str) -> int | Fraction:
         """Components a power's centres support (one each here; Hoplite weighs them)."""
         return len(position.centres.get(power, set()))
 
@@ -930,11 +934,11 @@ class MultiplicityRules(StandardRules):
         n = adj.used.get(power, 0)
         text = str(order)
         size = sum(parse_kind(order.unit.kind)) if isinstance(order, (Build, Remove)) \
-            and order.unit.kind else 1  # type: ignore[union-attr]
+            and order.unit.kind else 1
         if n + size > abs(count):
             what = "builds" if count > 0 else "removals"
             left = abs(count) - n
-            reason = (f"{order.unit.kind} would take {size} {what}; {power} has "  # type: ignore[union-attr]
+            reason = (f"{unit_of(order).kind} would take {size} {what}; {power} has "
                       f"{left} left" if left > 0 else f"no more {what} due")
             return OrderResult(power, text, FAILS, reason)
         if isinstance(order, Build):
@@ -943,7 +947,7 @@ class MultiplicityRules(StandardRules):
                 return OrderResult(power, text, FAILS,
                                    f"a unit was already built in {self.name(prov)}")
             adj.taken.add(prov)
-            unit = Unit(power, order.unit.kind, order.unit.location)  # type: ignore[arg-type]
+            unit = Unit(power, cast(str, order.unit.kind), order.unit.location)  # checked
             adj.units = self._add_unit(adj.units, unit)
             adj.built.append(unit)
         elif isinstance(order, Remove):
@@ -951,7 +955,7 @@ class MultiplicityRules(StandardRules):
                 adj.units = self._take_unit(adj.units, power, order.unit)
             except OrderError as exc:
                 return OrderResult(power, text, FAILS, str(exc))
-            adj.removed.append(Unit(power, order.unit.kind, order.unit.location))  # type: ignore[arg-type]
+            adj.removed.append(Unit(power, cast(str, order.unit.kind), order.unit.location))
         adj.used[power] = n + size
         return OrderResult(power, text, SUCCEEDS)
 

@@ -33,7 +33,7 @@ from typing import Any
 from judge.engine.board import province_of
 from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.events import Event
-from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, UnitRef
+from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, UnitRef, unit_of
 from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
@@ -175,7 +175,7 @@ def _ordered_province(rules: StabRules, text: str) -> str | None:
             return rules._read_if_dislodged(m.group(1)).unit.province
         m = _IF.match(text)
         named = parse_order(rules.board, m.group(2) if m else text, "M")
-        return province_of(named.unit.location)  # type: ignore[attr-defined]
+        return province_of(unit_of(named).location)
     except (OrderError, AttributeError):
         return None
 
@@ -288,11 +288,11 @@ class StabFlow(GameFlow):
             # Adjustments are checked against the power's own units only ("REMOVE A MUN" must
             # not answer "it is GERMANY's"); nothing else matters to them, since a home
             # centre the power still owns in Winter holds no other power's unit.
-            own = Position(pos.variant, pos.phase, pos.units_of(power), pos.centres,
-                           [d for d in pos.dislodged if d.unit.power == power],
-                           extra=dict(pos.extra))
+            own_position = Position(pos.variant, pos.phase, pos.units_of(power), pos.centres,
+                                    [d for d in pos.dislodged if d.unit.power == power],
+                                    extra=dict(pos.extra))
             out = []
-            for ol in variant.read_orders(own, power, texts):
+            for ol in variant.read_orders(own_position, power, texts):
                 out.append(order_entry(variant, ol.text, ol.order, _unit_key(ol.order))
                            if ol.order is not None else _refused(ol.text, ol.error or ""))
             return _replace_earlier(out)
@@ -430,7 +430,7 @@ class StabFlow(GameFlow):
                 # As read and checked when it was sent. In the placement, against the units
                 # the power placed: none stand when its placement was refused.
                 if placing and not isinstance(line, STAB_ORDERS) and \
-                        province_of(line.unit.location) not in placed[power]:  # type: ignore[union-attr]
+                        province_of(unit_of(line).location) not in placed[power]:
                     continue
                 orders.append((power, line))
                 continue

@@ -284,8 +284,8 @@ class StabRules(StandardRules):
         b = self.board
         unit = order.unit
         if not self.placement_pending(position):
-            unit = self.bind_unit({u.province: u for u in position.units}, power, order.unit)
-            unit = UnitRef(unit.kind, unit.location)
+            bound = self.bind_unit({u.province: u for u in position.units}, power, order.unit)
+            unit = UnitRef(bound.kind, bound.location)
         if unit.kind is None:
             raise OrderError(f"say whether the unit in {self.name(unit.province)} is an "
                              "army (A) or a fleet (F)")

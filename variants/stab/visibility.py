@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from judge.engine.events import Event, only
-from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, Unit
+from judge.engine.orders import Convoy, Move, Order, SupportHold, SupportMove, Unit, unit_of
 from judge.engine.position import Position
 from judge.engine.variant import Outcome
 from judge.variants.stab.rules import (
@@ -213,7 +213,7 @@ def _order_seq(ph: MovementPhase, orders: Sequence[tuple[str, Order]]) -> list[i
             order = order.order
         if isinstance(order, STAB_ORDERS):
             continue
-        i = ph.at.get(order.unit.province)  # type: ignore[union-attr]
+        i = ph.at.get(unit_of(order).province)
         if i is not None and ph.power[i] == pw:
             seq[i] = k
     return seq

@@ -21,6 +21,7 @@ from judge.engine.orders import (
     SupportHold,
     SupportMove,
     UnitRef,
+    unit_of,
 )
 
 # A count is digits glued to the unit letter ("2A", "3f") or followed by a plural word
@@ -84,7 +85,7 @@ class Stacked:
     @property
     def unit(self) -> UnitRef:
         """The unit the order names, so code that reads ``order.unit`` works unchanged."""
-        return self.order.unit  # type: ignore[union-attr]
+        return unit_of(self.order)
 
     def __str__(self) -> str:
         return counted_text(self.order, self.count, self.target_count)
@@ -94,7 +95,7 @@ def counted_text(order: Order, count: int, target_count: int = 0) -> str:
     """The canonical text of ``order`` with its counts: ``2A MAR S 2A PAR - BUR``."""
     text = str(order)
     if count > 1:
-        unit = str(order.unit)  # type: ignore[union-attr]
+        unit = str(unit_of(order))  # a count is written only for an order to a unit
         text = text.replace(unit, f"{count}{unit}", 1)
     if target_count > 1 and isinstance(order, (SupportMove, Convoy)):
         word = " S " if isinstance(order, SupportMove) else " C "

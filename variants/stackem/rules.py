@@ -154,9 +154,9 @@ class StackRules(StandardRules):
         """Read one line (counts allowed: ``2A PAR-BUR``) and check it against ``position``."""
         plain, count, target_count = split_counts(text)
         order = parse_order(self.board, plain, position.phase.kind)
-        return self.check(position, power, pack(order, count, target_count))  # type: ignore[return-value]
+        return self.check(position, power, pack(order, count, target_count))
 
-    def check(self, position: Position, power: str, order: Order | Stacked) -> Order | Stacked:  # type: ignore[override]
+    def check(self, position: Position, power: str, order: Order | Stacked) -> Order | Stacked:
         base, count, target_count = unpack(order)
         kind = position.phase.kind
         if kind == "M":

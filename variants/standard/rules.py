@@ -36,6 +36,7 @@ from judge.engine.orders import (
     Unit,
     UnitRef,
     Waive,
+    unit_of,
 )
 from judge.engine.parse import parse_order
 from judge.engine.position import (
@@ -548,7 +549,7 @@ class StandardRules:
     def order_keys(self, power: str, order: Order) -> tuple[str, ...]:  # noqa: ARG002
         """Hook: the keys (in :meth:`checked_orders`'s ``key``) of the units ``power``'s checked
         order is for: its unit's province. Chess Dip: castling is for a king and a rook."""
-        return (order.unit.province,)  # type: ignore[union-attr]
+        return (unit_of(order).province,)
 
     def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
@@ -647,6 +648,7 @@ class StandardRules:
         results: list[OrderResult] = []
         chosen, slot = self.checked_orders(position, orders, results, key)
         wanted: dict[str, list[int]] = {}
+        order: Order | None
         for i, order in chosen.items():
             if isinstance(order, Retreat):
                 wanted.setdefault(province_of(order.destination), []).append(i)
