@@ -152,47 +152,26 @@ def check_season(season: Any) -> dict:
         dup = [k for k, n in ids.items() if n > 1]
         if dup:
             v(None, f"{len(dup)} messages written to the Maildir twice, e.g. {dup[:3]}")
-        # 4. nobody is mailed what the variant hides (Stab!, Gunboat)
-        check_hidden(season, c, out_rows, by_gid)
+        # not an invariant, a census: what the judge refused of the master's commands (the
+        # simulated master writes well-formed ones; a refusal is a rule or a defect)
+        refusals: Counter = Counter()
+        for r in c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                           "WHERE o.kind = 'reply' AND i.mail_from LIKE 'gm.%' AND "
+                           "o.subject LIKE '[ERROR]%'"):
+            last = ""
+            for line in _body(r["raw"]).splitlines():
+                if line.startswith("> "):
+                    last = line[2:].split()[0] if line[2:].split() else ""
+                elif line.startswith("ERROR:"):
+                    text = re.sub(r"\b[a-z]+\d+\b", "<game>", line)
+                    text = re.sub(r"\b[SFWU]\d+(BC)?[MRA]\b", "<phase>", text)
+                    refusals[f"{last}: {text[:160]}"] += 1
+        stats["master_refusals"] = dict(refusals.most_common(20))
+        # 4. nobody is mailed what the variant hides (Stab!, Gunboat): checked after every
+        # round, against the database of that moment (tests/hiddenwatch.py)
         # 6. each adjudicated phase, every power's lines shuffled, gives the same result
         stats["shuffled"] = check_shuffled(season, c, by_gid)
     return stats
-
-
-def check_hidden(season: Any, c: Any, out_rows: list, by_gid: dict) -> None:
-    """Stab! and Gunboat: a player's mail holds no other power's private notice; a Gunboat
-    player's mail never names another power by its name (only by its pseudonym)."""
-    seats: dict[int, dict[str, str]] = defaultdict(dict)  # game -> address -> power
-    for r in c.execute("SELECT game_id, power, address FROM players"):
-        seats[r["game_id"]][r["address"].lower()] = r["power"]
-    settings = {r["id"]: json.loads(r.get("settings") or "{}")
-                for r in map(dict, c.execute("SELECT * FROM games"))}
-    named: dict[tuple, list[str]] = defaultdict(list)
-    for r in out_rows:
-        g = by_gid.get(r["game_id"])
-        if g is None or g.variant != "stab":
-            continue
-        power = seats[r["game_id"]].get(r["rcpt"].lower())
-        if power is None:
-            continue
-        body = _body(r["raw"])
-        st = settings.get(r["game_id"], {})
-        names = st.get("pseudonyms") or st.get("names") or {}
-        mine = {power.lower(), str(names.get(power, "")).lower()} - {""}
-        for m in re.finditer(r"private notice for (\w+)", body):
-            if m.group(1).lower() not in mine:
-                season.violation(g, f"{power} was mailed another power's private notice "
-                                 f"({m.group(0)}): {r['subject']!r}")
-        if "GUNBOAT" in g.options:
-            others = [p for p in g.seats if p != power]
-            for p in others:
-                if re.search(rf"\b{p}\b", r["subject"] + "\n" + body, re.I):
-                    named[(g.name, r["kind"], r["subject"], p)].append(power)
-                    break
-    for (name, kind, subject, p), readers in named.items():
-        season.violation(next(g for g in season.games if g.name == name),
-                         f"Gunboat: {kind} {subject!r} names the power {p} (not its "
-                         f"pseudonym) to {', '.join(sorted(readers))}")
 
 
 def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
@@ -205,8 +184,11 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
     for r in c.execute("SELECT game_id, phase, position, results FROM positions WHERE "
                        "adjudicated IS NOT NULL ORDER BY id"):
         g = by_gid.get(r["game_id"])
-        if g is None or g.variant in ("dipnomicy", "stab"):
-            continue  # their phases are adjudicated by their flows (rulesets, hidden orders)
+        if g is None:
+            continue
+        if g.variant == "stab":
+            done += _shuffled_stab(season, c, g, r, rng)
+            continue
         variant = G.get_variant(g.variant)
         try:
             pos = variant.read_position(json.loads(r["position"]))
@@ -216,26 +198,116 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
                 _order_sets(c, r["game_id"], r["phase"]).items()}
         if not sets:
             continue
+        if g.variant == "dipnomicy":
+            done += _shuffled_lines(season, g, r["phase"], variant, pos, {
+                p: [x.get("order") or x["text"] for x in ls]
+                for p, ls in _order_sets(c, r["game_id"], r["phase"]).items()}, rng)
+            continue
         try:
-            # the orders that stand (a later line replaces an earlier one to the same unit:
-            # that order matters by rule), then the same orders listed in another order
-            sets = _standing(variant, pos, sets)
-            a = _adjudicate(variant, pos, sets)
-            shuffled = {}
-            for p in rng.sample(sorted(sets), len(sets)):
-                lines = list(sets[p])
+            # the orders that stand: a later line to the same unit replaces an earlier one
+            # (that order matters by rule: the variant says which it replaced), then the
+            # same orders listed in another order
+            given = _orders(variant, pos, sets)
+            a, outcome = _adjudicate(variant, pos, given)
+            # in an adjustment phase builds and removals beyond the count fail in the order
+            # listed (by rule): the ones that were carried out stand
+            adjusting = pos.phase.kind == "A"
+            standing = [x for x, res in zip(given, outcome.results, strict=False)
+                        if "replaced" not in (res.reason or "")
+                        and not (adjusting and res.result != "succeeds")]
+            by_power: dict[str, list] = defaultdict(list)
+            for x in standing:
+                by_power[x[0]].append(x)
+            shuffled = []
+            for p in rng.sample(sorted(by_power), len(by_power)):
+                lines = list(by_power[p])
                 rng.shuffle(lines)
-                shuffled[p] = lines
-            b = _adjudicate(variant, pos, shuffled)
+                shuffled += lines
+            b, _ = _adjudicate(variant, pos, shuffled)
         except Exception as exc:  # noqa: BLE001
             season.violation(g, f"re-adjudication failed: {exc!r}", r["phase"])
             continue
         done += 1
         if a != b:
-            season.violation(g, "shuffled lines give another result:\n"
-                             f"orders {json.dumps(sets)}\nas given -> {a}\nshuffled -> {b}",
-                             r["phase"])
+            season.violation(g, "shuffled lines give another result:\norders "
+                             f"{json.dumps(sets)}\nstanding, shuffled: "
+                             f"{[(p, str(o)) for p, o in shuffled]}\nas given -> {a}\n"
+                             f"shuffled -> {b}", r["phase"])
     return done
+
+
+def _shuffled_lines(season: Any, g: Any, phase: str, variant: Any, pos: Any,
+                    sets: dict[str, list[str]], rng: random.Random) -> int:
+    """Dipnomicy: its lines are read at adjudication under the rules in force (the position
+    carries them), so the lines as stored, adjudicated as given and shuffled
+    (Variant.adjudicate_lines: one result per line); a line the variant says a later one
+    replaced, and in adjustments one not carried out, is left out of the shuffle."""
+    given = [(p, x) for p in sorted(sets) for x in sets[p]]
+    try:
+        first = variant.adjudicate_lines(pos, given)
+        a = json.dumps(variant.write_position(first.position), sort_keys=True)
+        adjusting = pos.phase.kind == "A"
+        standing = [x for x, res in zip(given, first.results, strict=False)
+                    if "replaced" not in (res.reason or "")
+                    and not (adjusting and res.result != "succeeds")]
+        by_power: dict[str, list] = defaultdict(list)
+        for x in standing:
+            by_power[x[0]].append(x)
+        shuffled = []
+        for p in rng.sample(sorted(by_power), len(by_power)):
+            lines = list(by_power[p])
+            rng.shuffle(lines)
+            shuffled += lines
+        second = variant.adjudicate_lines(pos, shuffled)
+        b = json.dumps(variant.write_position(second.position), sort_keys=True)
+    except Exception as exc:  # noqa: BLE001
+        season.violation(g, f"re-adjudication failed: {exc!r}", phase)
+        return 0
+    if a != b:
+        season.violation(g, f"shuffled lines give another result:\nlines {given}\nstanding, "
+                         f"shuffled: {shuffled}\nas given -> {a}\nshuffled -> {b}", phase)
+    return 1
+
+
+def _shuffled_stab(season: Any, c: Any, g: Any, r: Any, rng: random.Random) -> int:
+    """Stab!: the phase and those its flow adjudicates with it (retreats sent with the
+    orders, or the next season's), from the stored position and orders, as the flow does
+    (stabkit.FullAdjudication), then with each power's orders shuffled: the same positions.
+    Where the first adjudication says an order was replaced by a later one for the same
+    unit, the listing matters by rule: such a phase is not counted."""
+    from stabkit import PLUGIN, VARIANT
+
+    pos = VARIANT.read_position(json.loads(r["position"]))
+    sets = _order_sets(c, r["game_id"], r["phase"])
+    lines = [(p, x["order"]) for p in sorted(sets) for x in sets[p] if x.get("order")]
+    if not lines:
+        return 0
+    by_power: dict[str, list] = defaultdict(list)
+    for x in lines:
+        by_power[x[0]].append(x)
+    shuffled = []
+    for p in rng.sample(sorted(by_power), len(by_power)):
+        ls = list(by_power[p])
+        rng.shuffle(ls)
+        shuffled += ls
+    try:
+        first = PLUGIN.adjudicate(VARIANT, pos, lines)
+        second = PLUGIN.adjudicate(VARIANT, pos, shuffled)
+    except Exception as exc:  # noqa: BLE001
+        season.violation(g, f"re-adjudication failed: {exc!r}", r["phase"])
+        return 0
+
+    def positions(done: list) -> list[str]:
+        return [json.dumps(VARIANT.write_position(o.position), sort_keys=True)
+                for o, _ in done]
+
+    if positions(first) != positions(second):
+        if any("replaced" in (x.reason or "") for o, _ in first for x in o.results):
+            return 0
+        season.violation(g, f"shuffled lines give another result:\nlines {lines}\nshuffled: "
+                         f"{shuffled}\nas given -> {positions(first)}\nshuffled -> "
+                         f"{positions(second)}", r["phase"])
+    return 1
 
 
 def _order_sets(c: Any, gid: int, phase: str) -> dict[str, list[dict]]:
@@ -246,17 +318,8 @@ def _order_sets(c: Any, gid: int, phase: str) -> dict[str, list[dict]]:
     return out
 
 
-def _standing(variant: Any, pos: Any, sets: dict[str, list[str]]) -> dict[str, list[str]]:
-    from judge.games.game import read_order_lines
-
-    out = {}
-    for p, lines in sets.items():
-        out[p] = [x["text"] for x in read_order_lines(variant, pos, p, lines)
-                  if x.get("order") is not None and not x.get("error")]
-    return out
-
-
-def _adjudicate(variant: Any, pos: Any, sets: dict[str, list[str]]) -> str:
+def _orders(variant: Any, pos: Any, sets: dict[str, list[str]]) -> list[tuple[str, Any]]:
+    """The orders the lines give, power by power, in the order written."""
     from judge.games.game import read_order_lines
 
     orders = []
@@ -265,5 +328,9 @@ def _adjudicate(variant: Any, pos: Any, sets: dict[str, list[str]]) -> str:
             if x.get("order") is not None and not x.get("error"):
                 orders.append((p, variant.read_order(pos, p, x["order"])
                                if isinstance(x["order"], str) else x["order"]))
+    return orders
+
+
+def _adjudicate(variant: Any, pos: Any, orders: list[tuple[str, Any]]) -> tuple[str, Any]:
     outcome = variant.adjudicate(pos, orders)
-    return json.dumps(variant.write_position(outcome.position), sort_keys=True)
+    return json.dumps(variant.write_position(outcome.position), sort_keys=True), outcome

@@ -384,6 +384,33 @@ QUOTES = ["On Mon, 23 Nov 2026 the judge wrote:\n> Orders for you\n> A PAR H",
           "> last turn you said\n> A MUN - BER", "-- \nsent by a player's signature"]
 
 
+_DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_MON = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+DATE_RES = [
+    # Mon 30 Nov 2026 10:00 UTC (judge/mail/compose.py deadline_text)
+    re.compile(rf"\b{_DAY}\s+\d{{1,2}}\s+{_MON}\s+\d{{4}}\s+\d{{2}}:\d{{2}}(?:\s+[A-Z][A-Za-z/_+-]*)?"),
+    # Fri Dec 04 2026 10:00:00 +0000 (the classic judges' format: classic_time)
+    re.compile(rf"\b{_DAY}\s+{_MON}\s+\d{{1,2}}\s+\d{{4}}\s+\d{{2}}:\d{{2}}:\d{{2}}\s+[+-]\d{{4}}"),
+    # how far off it is: (in 2 days 3 hours), (3 hours ago)
+    re.compile(r"\s?\((?:in|due\s+in)\s[^)]*\)|\([^)]*\sago\)"),
+]
+
+
+def report_text(text: str) -> str:
+    """A report's text for comparing two adjudications of one phase: its dates (the
+    deadlines of the phase after it, which a ROLLBACK played days later moves) and how far
+    off they are ('in 2 days 3 hours') are normalised, nothing else; the lines are compared
+    as words (a shorter date re-wraps a paragraph)."""
+    text = text.replace("\r\n", "\n")
+    for k, rx in enumerate(DATE_RES):
+        text = rx.sub("" if k == 2 else "<date>", text)
+    return text
+
+
+def same_words(a: str, b: str) -> bool:
+    return a.split() == b.split()
+
+
 # ------------------------------------------------------------------------------ the season
 @dataclass
 class Seat:
@@ -417,6 +444,10 @@ class SimGame:
     replay: dict | None = None  # a ROLLBACK waiting to be checked (invariant 7)
     newcomers: int = 0
     offers: list[dict] = field(default_factory=list)  # seats offered by REPLACE, unanswered
+    who: dict[str, str] = field(default_factory=dict)  # every address that played -> power
+    owned: dict[str, set] = field(default_factory=dict)  # power -> provinces (hiddenwatch)
+    observer: str = ""
+    mid_observe: str = ""
     # the players' mails while a phase was current (power, body, subject): a Dipnomicy
     # ROLLBACK undoes a turn's orders, and its players send the same mails again
     mails_by_phase: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
@@ -461,6 +492,9 @@ class Season:
         self.round = 0
         self.replayed = 0
         self.shuffled = 0
+        from hiddenwatch import HiddenWatch
+
+        self.watch = HiddenWatch()
 
     # ------------------------------------------------------------------ helpers
     def violation(self, game: SimGame | None, what: str, phase: str | None = None) -> None:
@@ -476,7 +510,7 @@ class Season:
         return c
 
     def send(self, frm: str, body: str, game: SimGame | None, subject: str = "orders",
-             headers: dict[str, str] | None = None) -> None:
+             headers: dict[str, str] | None = None) -> str:
         self.mail_no += 1
         m = EmailMessage()
         m["From"], m["To"] = frm, self.judge.cfg.address
@@ -503,6 +537,7 @@ class Season:
         self.sent.append({"mid": mid, "from": frm.lower(), "game": game.name if game else None,
                           "body": body})
         self.wrote.add(frm.lower())
+        return mid
 
     def quiet(self, timeout: float = 60.0) -> bool:
         """Wait until the judge has stored and acted on every mail, sent every message, and
@@ -553,9 +588,15 @@ class Season:
 
         for g in self.games:
             opts = f"VARIANT {g.variant} {g.options}".strip()
-            body = f"CREATE {g.name} {g.gm_password} {opts}\nSET REMINDER 12h\nOPEN"
+            # every deadline at 10:00 and no settling delay in three games of four: the
+            # games' wakes fall together (a round serves them all), not one round per game
+            # drifted apart by its own early processing
+            body = f"CREATE {g.name} {g.gm_password} {opts}\nSET REMINDER 12h\nSET TIME 10:00"
+            if g.rng.random() < 0.75:
+                body += "\nSET SETTLE 0"
             if g.rng.random() < 0.5:
-                body = body.replace("\nOPEN", "\nSET GRACE 6h\nOPEN")
+                body += "\nSET GRACE 6h"
+            body += "\nOPEN"
             self.send(g.gm, body, g, "new game")
         self.quiet()
         for g in self.games:
@@ -571,8 +612,10 @@ class Season:
                     a = f"{p.lower()}.{g.name}@players.test"
                     seat = Seat(p, a, f"pw-{p.lower()}-{g.name}")
                     g.seats[p] = seat
+                    g.who[a] = p
                     self.send(a, f"SIGNON {p} {g.name} {seat.password}", g, "join")
         self.quiet()
+        self.observe()
         for g in self.games:
             self.send(g.gm, f"MASTER {g.name} {g.gm_password}\nSTART", g, "start")
         self.quiet()
@@ -589,6 +632,7 @@ class Season:
                                        (g.gid,)):
                         pw = dict(g.joiners)[r["address"]]
                         g.seats[r["power"]] = Seat(r["power"], r["address"], pw)
+                        g.who[r["address"].lower()] = r["power"]
                 # one power in three games goes silent after a while (NMR, civil disorder,
                 # then abandonment); another power in one game in four is silent from the start
                 powers = sorted(g.seats)
@@ -596,6 +640,28 @@ class Season:
                     g.seats[g.rng.choice(powers)].silent_from = g.rng.randint(2, 6)
                 if g.rng.random() < 0.25:
                     g.seats[g.rng.choice(powers)].silent_from = 0
+
+    def observe(self) -> None:
+        """An observer in every Stab! game (hidden information: invariant 4): OBSERVE, then
+        CONFIRM with the code in the judge's reply, as a person would."""
+        from invariants import _body
+
+        stab = [g for g in self.games if g.variant == "stab"]
+        for g in stab:
+            g.observer = f"obs.{g.name}@players.test"
+            g.mid_observe = self.send(g.observer, f"OBSERVE {g.name}", g, "observe")
+        self.quiet()
+        with contextlib.closing(self.db()) as c:
+            for g in stab:
+                r = c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                              "WHERE i.key LIKE ? AND o.kind = 'reply'",
+                              (g.mid_observe + "%",)).fetchone()
+                m = re.search(r"CONFIRM (\w+)", _body(r["raw"])) if r else None
+                if m is None:
+                    self.violation(g, "OBSERVE: no confirmation code in the reply")
+                    continue
+                self.send(g.observer, f"CONFIRM {m.group(1)}", g, "confirm")
+        self.quiet()
 
     # ------------------------------------------------------------------ playing
     def game_row(self, c: sqlite3.Connection, g: SimGame) -> dict | None:
@@ -647,10 +713,14 @@ class Season:
             d = dip.get(g.gid, {})
             key = (phase, d.get("turn"), d.get("voting"), row["status"])
             self.confirm_offers(g)
-            if key not in g.acted:
+            fresh = key not in g.acted
+            # the master first: a ROLLBACK is of the last phase adjudicated when the round
+            # began, not of one the players' orders complete later in it (the phase after it
+            # would be reported, then undone, all in one round)
+            self.master_acts(g, row, phase, d, fresh)
+            if fresh:
                 g.acted.add(key)
                 self.players_act(g, variant, pos, phase, d)
-            self.master_acts(g, row, phase, d)
 
     def players_act(self, g: SimGame, variant: Any, pos: Any, phase: str, d: dict) -> None:
         from judge.games import game as G
@@ -719,7 +789,9 @@ class Season:
             if rng.random() < 0.1:
                 text += "\n\n" + rng.choice(QUOTES)
             self.send(seat.address, text, g, f"{g.name} {phase}")
-            g.mails_by_phase.setdefault(phase, []).append((power, text, f"{g.name} {phase}"))
+            if not g.paused:  # a paused game refuses orders: they are not the phase's
+                g.mails_by_phase.setdefault(phase, []).append((power, text,
+                                                               f"{g.name} {phase}"))
 
     def end_game(self, g: SimGame, row: dict) -> None:
         g.ending = True
@@ -731,7 +803,11 @@ class Season:
         self.send(g.gm, "\n".join(body), g, "end")
         g.master_log.append(f"{row['phase']}: ENDGAME")
 
-    def master_acts(self, g: SimGame, row: dict, phase: str, d: dict) -> None:
+    def master_acts(self, g: SimGame, row: dict, phase: str, d: dict, fresh: bool) -> None:
+        """The master resumes a paused game (in a round or two) and checks a ROLLBACK
+        played again; otherwise acts at most once a phase (``fresh``: as the players, when
+        the phase or its stage is new), so how often does not depend on how many rounds
+        the other games make."""
         rng = g.rng
         head = f"MASTER {g.name} {g.gm_password}"
         if g.paused:
@@ -743,12 +819,14 @@ class Season:
         if g.replay is not None:
             self.check_replay(g, phase)
             return
+        if not fresh:
+            return
         roll = rng.random()
-        if roll < 0.04 and len(g.phases_seen) >= 2:
+        if roll < 0.12 and len(g.phases_seen) >= 2:
             self.rollback(g, head, phase)
-        elif roll < 0.05:
+        elif roll < 0.16:
             self.replace(g, head, phase)
-        elif roll < 0.06 and g.variant != "dipnomicy":
+        elif roll < 0.20 and g.variant != "dipnomicy":
             power = rng.choice(sorted(g.seats))
             self.send(g.gm, f"{head}\nEJECT {power}", g, "eject")
             g.master_log.append(f"{phase}: EJECT {power}")
@@ -756,16 +834,17 @@ class Season:
             seat = g.seats[power]
             seat.address = f"taker{g.newcomers}.{power.lower()}.{g.name}@players.test"
             seat.password = f"take-{g.newcomers}-{g.name}"
+            g.who[seat.address] = power
             self.send(seat.address, f"TAKEOVER {power} {g.name} {seat.password}", g, "takeover")
-        elif roll < 0.09:
+        elif roll < 0.24:
             self.send(g.gm, f"{head}\nPAUSE", g, "pause")
             g.paused = True
             g.master_log.append(f"{phase}: PAUSE")
-        elif roll < 0.06:
+        elif roll < 0.28:
             self.send(g.gm, f"{head}\nDEADLINE {rng.choice(['36h', '3d', '90m'])}", g,
                       "deadline")
             g.master_log.append(f"{phase}: DEADLINE")
-        elif roll < 0.08:
+        elif roll < 0.32:
             self.send(g.gm, f"{head}\nPROCESS {phase}", g, "process")
             g.master_log.append(f"{phase}: PROCESS")
 
@@ -792,15 +871,16 @@ class Season:
                             "id > ? ORDER BY id LIMIT 1", (g.gid, rows[0]["id"])).fetchone()
             if nxt is None:
                 return
-            reports = self.reports_of(c, g, back)
         g.replay = {"phase": back, "results": rows[0]["results"], "next": nxt["phase"],
-                    "position": nxt["position"], "round": self.round, "reports": reports}
+                    "position": nxt["position"], "round": self.round,
+                    "outbox": self.outbox_top()}
         g.rolled_back += 1
         if not dip:
-            self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g, "rollback")
+            g.replay["mid"] = self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g,
+                                        "rollback")
             g.master_log.append(f"{phase}: ROLLBACK {back} + PROCESS {back}")
             return
-        self.send(g.gm, f"{head}\nROLLBACK {back}", g, "rollback")
+        g.replay["mid"] = self.send(g.gm, f"{head}\nROLLBACK {back}", g, "rollback")
         for power, body, subject in g.mails_by_phase[back]:
             seat = g.seats[power]
             body = re.sub(r"^SIGNON (\S+) (\S+) \S+$", f"SIGNON {power} {g.name} "
@@ -809,9 +889,28 @@ class Season:
         self.send(g.gm, f"{head}\nPROCESS {back}", g, "process")
         g.master_log.append(f"{phase}: ROLLBACK {back}, the same mails again, PROCESS {back}")
 
-    def reports_of(self, c: sqlite3.Connection, g: SimGame, phase: str) -> dict[str, str]:
-        """The report of ``phase`` each reader got (the last one), by address."""
-        return {}
+    def outbox_top(self) -> int:
+        with contextlib.closing(self.db()) as c:
+            return int(c.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0])
+
+    def replayed_reports(self, g: SimGame, since: int) -> tuple[str, dict, dict] | None:
+        """The report the phase played again made (the first report since outbox row
+        ``since`` whose subject the game had reported before: the 'rolled back' notice is
+        new), each reader's text, and the text each reader had got before."""
+        from invariants import _body
+
+        with contextlib.closing(self.db()) as c:
+            new = c.execute("SELECT subject, rcpt, raw FROM outbox WHERE game_id = ? AND "
+                            "kind = 'report' AND id > ? ORDER BY id", (g.gid, since)).fetchall()
+            for r in new:
+                old = c.execute("SELECT rcpt, raw FROM outbox WHERE game_id = ? AND kind = "
+                                "'report' AND id <= ? AND subject = ? ORDER BY id",
+                                (g.gid, since, r["subject"])).fetchall()
+                if old:
+                    after = {x["rcpt"]: _body(x["raw"]) for x in new
+                             if x["subject"] == r["subject"]}
+                    return r["subject"], {x["rcpt"]: _body(x["raw"]) for x in old}, after
+        return None
 
     def check_replay(self, g: SimGame, phase: str) -> None:
         rp = g.replay
@@ -823,23 +922,85 @@ class Season:
                             (g.gid, rp["next"])).fetchone()
             if row is None or row["adjudicated"] is None or nxt is None:
                 if self.round - rp["round"] > 2:
+                    refused = self.refusals(rp["mid"])
                     self.violation(g, f"ROLLBACK {rp['phase']} + PROCESS: not processed again "
-                                   f"(now {phase})", rp["phase"])
+                                   f"(now {phase}){'; refused: ' + refused if refused else ''}",
+                                   rp["phase"])
                     g.replay = None
                 return
         g.replay = None
+        # the phases after it were undone with their orders: the players order again
+        g.acted = {k for k in g.acted if k[0] != phase}
+        refused = self.refusals(rp["mid"])
+        if refused:
+            self.violation(g, f"ROLLBACK {rp['phase']} refused: {refused}", rp["phase"])
+            return
         if row["results"] != rp["results"]:
             was = {json.dumps(x, sort_keys=True) for x in json.loads(rp["results"] or "[]")}
             now = {json.dumps(x, sort_keys=True) for x in json.loads(row["results"] or "[]")}
             self.violation(g, "ROLLBACK + PROCESS with the restored orders: other results; "
                            f"only before: {sorted(was - now)}; only after: {sorted(now - was)}",
                            rp["phase"])
-        if nxt["position"] != rp["position"]:
-            was, now = json.loads(rp["position"]), json.loads(nxt["position"])
+        self.compare_reports(g, rp)
+        was, now = json.loads(rp["position"]), json.loads(nxt["position"])
+        if g.variant == "dipnomicy":
+            # the next turn's stored position takes the rules its vote enacts when the vote
+            # closes, after the replay is checked: the board is what is compared
+            for k in ("rules_in_force", "last_rule_number"):
+                was.pop(k, None)
+                now.pop(k, None)
+        if was != now:
             diff = {k: (was.get(k), now.get(k)) for k in set(was) | set(now)
                     if was.get(k) != now.get(k)}
             self.violation(g, "ROLLBACK + PROCESS with the restored orders: another "
                            f"{rp['next']} position (before, after): {diff}", rp["phase"])
+
+    def refusals(self, mid: str) -> str:
+        """The ERROR lines of the judge's reply to the mail ``mid``, with the line each
+        answers."""
+        from invariants import _body
+
+        with contextlib.closing(self.db()) as c:
+            rows = c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                             "WHERE i.key LIKE ? AND o.kind = 'reply'", (mid + "%",)).fetchall()
+        out = []
+        for r in rows:
+            last = ""
+            for line in _body(r["raw"]).splitlines():
+                if line.startswith("> "):
+                    last = line
+                elif line.startswith("ERROR:"):
+                    out.append(f"{last} -> {line}")
+        return "; ".join(out)
+
+    def compare_reports(self, g: SimGame, rp: dict) -> None:
+        """Invariant 7, the text: each reader's report of the phase played again is the one
+        it got the first time."""
+        got = self.replayed_reports(g, rp["outbox"])
+        if got is None:
+            self.violation(g, f"ROLLBACK {rp['phase']} played again: no report of it",
+                           rp["phase"])
+            return
+        subject, before, after = got
+        # by reader: a power whose player was replaced between has its report at two
+        # addresses, the first at the old one
+        before = {g.who.get(a, a): t for a, t in before.items()}
+        after = {g.who.get(a, a): t for a, t in after.items()}
+        for rcpt in sorted(set(before) | set(after)):
+            a, b = before.get(rcpt), after.get(rcpt)
+            if a is None or b is None:
+                self.violation(g, f"ROLLBACK {rp['phase']} played again: {rcpt} got "
+                               f"{subject!r} only {'after' if a is None else 'before'}",
+                               rp["phase"])
+                continue
+            a, b = report_text(a), report_text(b)
+            if not same_words(a, b):
+                import difflib
+
+                diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(), "before",
+                                                       "after", n=0, lineterm=""))
+                self.violation(g, f"ROLLBACK {rp['phase']} played again: {rcpt}'s report "
+                               f"{subject!r} differs:\n{diff[:2000]}", rp["phase"])
 
     def replace(self, g: SimGame, head: str, phase: str) -> None:
         """REPLACE a power's player by a new address: half the time the newcomer has written
@@ -856,6 +1017,7 @@ class Season:
             self.send(address, "HELP", g, "hello")
         self.send(g.gm, f"{head}\nREPLACE {power} {address} {password}", g, "replace")
         self.named.add(address)
+        g.who[address] = power  # it is told which power it is offered: its own
         # a later REPLACE of the power replaces the unanswered offer
         g.offers = [o for o in g.offers if o["power"] != power]
         g.offers.append({"power": power, "address": address, "password": password,
@@ -899,6 +1061,7 @@ class Season:
                     self.send(o["address"], f"CONFIRM {m.group(1)}", g, "confirm")
                 seat = g.seats[o["power"]]
                 seat.address, seat.password = o["address"], o["password"]
+                g.who[seat.address] = o["power"]
                 g.master_log.append(f"{o['address']} confirms {o['power']}")
 
     def advance(self) -> bool:
@@ -924,6 +1087,7 @@ class Season:
         try:
             self.make_games()
             self.create_all()
+            self.watch.after_round(self)
             budget = 60 * self.years * 4 + 200  # rounds: a game needs a few per phase
             if self.kill_count:
                 # spread over the rounds a game's years take (a dozen a year), several in
@@ -944,6 +1108,7 @@ class Season:
                 for _ in [m for m in moments if m]:
                     self.kill_now()  # while due games are being processed
                 self.quiet()
+                self.watch.after_round(self)
                 done = sum(1 for g in self.games if self.status(g) == "finished")
                 line = (f"round {self.round}: {self.clock():%Y-%m-%d %H:%M}, {done}/"
                         f"{len(self.games)} finished, {len(self.sent)} mails in, "
@@ -952,6 +1117,7 @@ class Season:
                     self.progress(line)
                 last = line
             self.quiet()
+            self.watch.after_round(self)
         finally:
             self.judge.stop()
         return self.check_all(time.monotonic() - t0)
@@ -998,6 +1164,8 @@ class Season:
             "virtual_days": round((self.clock() - START).total_seconds() / 86400, 1),
             "by_variant": stats["by_variant"],
             "shuffled_phases": stats.get("shuffled", 0),
+            "master_refusals": stats.get("master_refusals", {}),
+            "hidden_checked": self.watch.checked,
         }
         return out
 

@@ -112,7 +112,7 @@ def test_a_read_order_reads_again_the_same() -> None:
                 order = DIP.read_order(position, power, line)
             except ValueError:
                 continue
-            assert rules._check_movement(at, power, order) == order, (seed, line)
+            assert rules.check_movement_order(at, power, order) == order, (seed, line)
             assert DIP.read_order(position, power, str(order)) == order, (seed, line)
 
 

@@ -175,8 +175,8 @@ def test_gunboat_press_and_whois_never_tell_who_plays_what(tmp_path):
         j.send(f"{p.lower()}@players.test", f"SIGNON {p} gb pw-{p.lower()}")
     j.send("gm@players.test", "MASTER gb gm-pass\nSTART")
     names = __import__("json").loads(j.store.game("gb")["settings"])["pseudonyms"]
-    out = j.send("france@players.test", "SIGNON France gb pw-france\nPRESS TO England\n"
-                 "An alliance?\nENDPRESS")
+    out = j.send("france@players.test", f"SIGNON France gb pw-france\nPRESS TO "
+                 f"{names['ENGLAND']}\nAn alliance?\nENDPRESS")  # the name France knows
     press = [m for m in out if "press from" in m.subject]
     assert len(press) == 1 and press[0].subject == f"gb - press from {names['FRANCE']}"
     assert "FRANCE" not in press[0].body.upper() and "An alliance?" in press[0].body

@@ -114,7 +114,7 @@ def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str
         for power in R.adjusting_powers(position):
             count = R.adjustment_count(position, power)
             if count > 0:
-                sites = R.build_sites(position, power)
+                sites = sorted(R.build_sites(position, power))
                 # more builds than the budget pays for, some on one centre: the mail keeps
                 # those paid for in written order, as the adjudicator makes them
                 for _ in range(count + rng.choice((0, 0, 1, 2))):

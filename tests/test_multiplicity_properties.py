@@ -194,7 +194,7 @@ def random_winter(rng: random.Random) -> tuple[Position, list[tuple[str, str]]]:
         count = R.adjustment_count(position, power)
         extra = rng.choice((0, 0, 1, 2))
         if count > 0:
-            sites = R.build_sites(position, power)
+            sites = sorted(R.build_sites(position, power))
             for _ in range(count + extra):
                 site = rng.choice(sites)
                 p = B.provinces[site]

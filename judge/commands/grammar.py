@@ -28,9 +28,9 @@ from judge.commands.spec import (
     no_arguments,
 )
 from judge.durations import EXAMPLES, read_durations
+from judge.engine.position import phase_code
 
 GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
-PHASE = re.compile(r"^[SFWU]\d{1,4}[MRA]$", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------ checks
@@ -102,7 +102,7 @@ def _deadlines(args: list[str]) -> str:
 
 
 def _process(args: list[str]) -> str:
-    if len(args) == 1 and PHASE.match(args[0]):
+    if len(args) == 1 and phase_code(args[0]):
         return ""  # PROCESS <phase>: the phase guard against processing twice
     return "PROCESS takes no arguments" if args else ""
 
@@ -125,7 +125,7 @@ def _history(args: list[str]) -> str:
         return "HISTORY needs a game name and at most two phases (then CLASSIC for the " \
             "classic judges' layout)"
     for p in args[1:]:
-        if not PHASE.match(p):
+        if not phase_code(p):
             return f"{p!r} is not a phase (write e.g. S1901M, F1902R, W1903A)"
     return ""
 
@@ -141,7 +141,7 @@ def _clear(args: list[str]) -> str:
 
 
 def _rollback(args: list[str]) -> str:
-    if len(args) != 1 or not PHASE.match(args[0]):
+    if len(args) != 1 or not phase_code(args[0]):
         return "ROLLBACK needs one phase (e.g. S1901M)"
     return ""
 

@@ -113,6 +113,8 @@ def read_phase(text: str, current: Phase) -> Phase:
         year = -year
     kind = _word_for(kind_word, KIND_WORDS, "phase") if kind_word else (
         "A" if season == "W" else "M")
+    if season == "F" and kind == "A" and "BUILDS".startswith(kind_word):
+        season = "W"  # F1901B: the classic layout's code for the winter adjustments
     if season == "W" and kind != "A":
         raise AheadError("Winter has only the adjustment phase (PHASE Winter <year> Adjustment)")
     if season != "W" and kind == "A":

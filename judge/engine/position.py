@@ -18,6 +18,24 @@ from judge.engine.orders import Unit
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 PHASE_TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 _PHASE_RE = re.compile(r"^([SFW])(-?\d+)([MRA])$")
+# A phase code as the judge prints one: S1901M, F1905R, W1903A, in a calendar of BC years (a
+# variant's Phase subclass prints those) S450BCM, W451BCA, and in the classic layout's header
+# F1901B, DPjudge's code for the winter adjustments (judge/render/classic.py)
+_PHASE_CODE_RE = re.compile(r"^([SFW])0*(\d{1,4})(BC)?([MRA])$|^F0*(\d{1,4})(BC)?B$")
+
+
+def phase_code(text: str) -> str | None:
+    """``text`` written as the judge writes a phase code (``s1901m`` -> ``S1901M``,
+    ``s450bcm`` -> ``S450BCM``, the classic ``F1901B`` -> ``W1901A``), or None when it is not
+    one. Only the shape is read: a game knows its phases by these codes, so commands that name
+    a phase (ROLLBACK, PROCESS, HISTORY, MAP) look the code up among the game's own phases."""
+    m = _PHASE_CODE_RE.match(text.strip().upper())
+    if not m:
+        return None
+    season, year, bc, kind, builds_year, builds_bc = m.groups()
+    if builds_year is not None:
+        season, year, bc, kind = "W", builds_year, builds_bc, "A"
+    return f"{season}{year}{bc or ''}{kind}"
 
 
 def _kind(value: Any) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from judge.games import game as G
 from judge.games import notices as N
+from judge.games import press as P
 from judge.games import settings as S
 from judge.games.game import GameError
 from judge.storage import Store
@@ -67,19 +68,24 @@ def finish(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
     N.ended(actor, G.refresh(s, game), how, powers)
 
 
+def _shown(game: dict, reader: str, powers: list[str]) -> str:
+    """``powers`` as ``reader`` knows them (a Gunboat game's pseudonyms), in the order of the
+    names shown: an order by the real names would tell which pseudonym is which."""
+    names = N.names_for(game, reader, "player")["names"]
+    return ", ".join(sorted(names[p] for p in powers))
+
+
 def draw(actor: FlowContext, game: dict, power: str, names: list[str]) -> str:
     s = actor.s
     alive = _check(s, game, power)
-    variant = G.get_variant(game["variant"])
     if names:
         if S.load(game)["draw"] != "subset":
             raise GameError(f"game {game['name']} allows only a draw of all survivors: write "
                             "DRAW alone")
-        chosen = sorted({G.power_name(variant, n) for n in names})
+        chosen = sorted({P.power_named(game, n, power) for n in names})
         dead = [p for p in chosen if p not in alive]
         if dead:
-            raise GameError(f"{', '.join(p.title() for p in dead)} cannot share a draw: "
-                            "eliminated")
+            raise GameError(f"{_shown(game, power, dead)} cannot share a draw: eliminated")
         # a survivor may vote for a draw it is not part of (conceding it to the others)
     else:
         chosen = sorted(alive)
@@ -89,7 +95,7 @@ def draw(actor: FlowContext, game: dict, power: str, names: list[str]) -> str:
         finish(actor, game, "drawn", json.loads(agreed))
         return (f"Every survivor has voted for the same draw: game {game['name']} ends in a "
                 f"draw. Everyone has been told.")
-    return (f"Your draw vote ({', '.join(p.title() for p in chosen)}) is recorded. Votes are "
+    return (f"Your draw vote ({_shown(game, power, chosen)}) is recorded. Votes are "
             f"secret until every survivor agrees; they are cleared when {game['phase']} is "
             f"processed.")
 
@@ -103,19 +109,20 @@ def nodraw(actor: FlowContext, game: dict, power: str) -> str:
 def concede(actor: FlowContext, game: dict, power: str, to: str) -> str:
     s = actor.s
     alive = _check(s, game, power)
-    winner = G.power_name(G.get_variant(game["variant"]), to)
+    winner = P.power_named(game, to, power)
     if winner not in alive:
-        raise GameError(f"{winner.title()} has been eliminated: nobody can concede to it")
+        raise GameError(f"{_shown(game, power, [winner])} has been eliminated: nobody can "
+                        "concede to it")
     if winner == power:
         raise GameError("you cannot concede to yourself: the others concede to you")
     _vote(s, game, power, "concede", winner)
     others = [p for p in alive if p != winner]
     if _unanimous(s, game, "concede", others) == winner:
         finish(actor, game, "conceded", [winner])
-        return (f"Every other survivor has conceded: {winner.title()} wins game "
+        return (f"Every other survivor has conceded: {_shown(game, power, [winner])} wins game "
                 f"{game['name']}. Everyone has been told.")
-    return (f"Your concession to {winner.title()} is recorded (secret until every other "
-            f"survivor concedes; cleared when {game['phase']} is processed).")
+    return (f"Your concession to {_shown(game, power, [winner])} is recorded (secret until "
+            f"every other survivor concedes; cleared when {game['phase']} is processed).")
 
 
 def noconcede(actor: FlowContext, game: dict, power: str) -> str:

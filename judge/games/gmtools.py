@@ -20,6 +20,7 @@ from judge import reports
 from judge.commands.spec import Command, Handler, Reply
 from judge.durations import parse_duration
 from judge.engine.events import visible_events
+from judge.engine.position import phase_code
 from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import draws, reporting
@@ -373,7 +374,7 @@ def history(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     phases = [r["phase"] for r in rows]
     wanted = [a.upper() for a in cmd.args[1:]]
     classic = bool(wanted) and wanted[-1] == "CLASSIC"  # the classic judges' layout
-    wanted = wanted[:-1] if classic else wanted
+    wanted = [phase_code(w) or w for w in (wanted[:-1] if classic else wanted)]
     for w in wanted:
         if w not in phases:
             raise GameError(f"game {game['name']} has no processed phase {w} (processed: "
@@ -496,8 +497,9 @@ def process(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     s = actor.s
     game = actor.master_game(ses)
-    if cmd.args and game["phase"] != cmd.args[0].upper():
-        raise GameError(f"{cmd.args[0].upper()} is not the current phase of game "
+    named = (phase_code(cmd.args[0]) or cmd.args[0].upper()) if cmd.args else None
+    if named is not None and game["phase"] != named:
+        raise GameError(f"{named} is not the current phase of game "
                         f"{game['name']} (it is {game['phase'] or 'over'}): it has already "
                         "been processed, so nothing was done")
     G.check_running(game)
@@ -541,7 +543,7 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = actor.master_game(ses)
     if game["status"] == "forming" or game["status"] == "open":
         raise GameError(f"game {game['name']} has not started")
-    target = cmd.args[0].upper()
+    target = phase_code(cmd.args[0]) or cmd.args[0].upper()
     rows = s.all("SELECT id, phase FROM positions WHERE game_id = ? ORDER BY id", (game["id"],))
     ids = {r["phase"]: r["id"] for r in rows}
     if target not in ids:

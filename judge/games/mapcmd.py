@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from judge.engine.position import Phase
+from judge.engine.position import phase_code
 from judge.games import game as G
 from judge.games.flow import flow_of
 from judge.games.game import GameError
@@ -54,14 +54,6 @@ class MailMaps:
             "in another mail")
 
 
-def _is_phase(text: str) -> bool:
-    try:
-        Phase.parse(text)
-    except ValueError:
-        return False
-    return True
-
-
 def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
                 master_game: dict | None, maps: MailMaps | None = None
                 ) -> tuple[str, Attachment | None]:
@@ -78,7 +70,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         kind, args = args[-1].lower(), args[:-1]
     game_name = args[0] if args else None
     phase_text = args[1] if len(args) > 1 else None
-    if len(args) == 1 and _is_phase(args[0]) and s.game(args[0]) is None:
+    if len(args) == 1 and phase_code(args[0]) and s.game(args[0]) is None:
         # MAP S1901M: a phase of the game the mail signed on to, not a game's name
         if not (power_game or master_game):
             raise GameError(f"{args[0].upper()} is a phase: name the game too (MAP <game> "
@@ -100,10 +92,9 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         if row is None:
             raise GameError(f"game {game['name']} has no position yet: it has not started")
     else:
-        try:
-            phase = str(Phase.parse(phase_text))
-        except ValueError as exc:
-            raise GameError(str(exc)) from exc
+        phase = phase_code(phase_text)
+        if phase is None:  # the judge's own codes, BC years too (S450BCM)
+            raise GameError(f"not a phase code: {phase_text[:40]!r} (expected e.g. S1901M)")
         row = s.position(game["id"], phase)
         if row is None:
             raise GameError(f"game {game['name']} has no position for {phase}")

@@ -38,6 +38,43 @@ def label(game: dict, power: str | None, reader: str | None) -> str:
     return flow_of(game["variant"]).label(game_settings(game), power, reader)
 
 
+def _names(game: dict, powers: list[str], reader: str | None) -> list[str]:
+    """``powers`` as ``reader`` knows them, in the order of those names (in the order of the
+    real names, a Gunboat game's pseudonyms would tell who is who)."""
+    return sorted(label(game, p, reader) for p in powers)
+
+
+def power_named(game: dict, text: str, reader: str | None) -> str:
+    """The power ``text`` names to ``reader`` (a power; None: the master), by the names the
+    reader knows (:func:`label`). In a game that hides the powers behind other names
+    (Gunboat's pseudonyms) a player names the others by those alone, and himself by either:
+    another power's real name gets the very reply an unknown name gets, so that the reply
+    never tells who plays what. The master knows both. GameError when it names none."""
+    variant = G.get_variant(game["variant"])
+    powers = variant.board.powers
+    public = {p: label(game, p, None) for p in powers}  # how the other players know each
+    if all(public[p] == p.title() for p in powers):
+        return G.power_name(variant, text)
+    known = {name.upper(): p for p, name in public.items()}
+    if reader is None:
+        known.update({p: p for p in powers})
+    else:
+        known[reader] = reader
+    t = text.strip().upper()
+    if t in known:
+        return known[t]
+    matches = sorted({name for name in known if name.startswith(t)}) if t else []
+    if len({known[m] for m in matches}) == 1:
+        return known[matches[0]]
+    if matches:
+        raise GameError(f"a power named could be {' or '.join(m.title() for m in matches)}: "
+                        "write more of its name")
+    # neither the name written (a real name would be quoted beside the pseudonyms) nor the
+    # pseudonyms (beside the quoted line) are repeated: the reply ties no name to another
+    raise GameError(f"a power named is none of game {game['name']}'s: in this game the other "
+                    f"powers go by their pseudonyms (STATUS {game['name']} lists them)")
+
+
 def gm_reads_press(game: dict) -> bool:
     return bool(S.load(game)["gmpress"])
 
@@ -71,9 +108,9 @@ def send(actor: FlowContext, game: dict, sender: str, targets: list[str] | None,
         raise GameError("the message is empty: write it on the lines after the PRESS line and "
                         "end it with ENDPRESS")
     grey = _grey(game, flags) if sender != MASTER else False
-    variant = G.get_variant(game["variant"])
     if targets is not None:
-        targets = sorted({G.power_name(variant, t) for t in targets})
+        targets = sorted({power_named(game, t, None if sender == MASTER else sender)
+                          for t in targets})
         if sender in targets:
             targets.remove(sender)
         if not targets:
@@ -98,7 +135,7 @@ def send(actor: FlowContext, game: dict, sender: str, targets: list[str] | None,
             continue
         ctx: dict[str, Any] = {
             "sender": label(game, shown, r.power), "grey": grey, "text": text,
-            "to": None if targets is None else [label(game, t, r.power) for t in targets],
+            "to": None if targets is None else _names(game, targets, r.power),
             "gmpress": st["gmpress"], "game": game["name"], "you": r.power, "role": r.role}
         actor.outbox.queue(kind="press", to=r.address,
                            subject=f"{game['name']} - press from {ctx['sender']}",
@@ -107,7 +144,7 @@ def send(actor: FlowContext, game: dict, sender: str, targets: list[str] | None,
                                                                      r.address))
         sent += 1
     who = "everyone" if targets is None else ", ".join(
-        label(game, t, None if sender == MASTER else sender) for t in targets)
+        _names(game, targets, None if sender == MASTER else sender))
     note = " The master of this game reads all press." if st["gmpress"] else ""
     return (f"{'Grey (anonymous)' if grey else 'White (signed)'} press sent to {who} in game "
             f"{game['name']}.{note}")
@@ -129,6 +166,6 @@ def visible(s: Store, game: dict, power: str | None, role: str) -> list[dict]:
             continue
         shown = row["sender"] if (not row["grey"] or row["sender"] == power) else None
         out.append({"phase": row["phase"], "sender": label(game, shown, power),
-                    "to": None if targets is None else [label(game, t, power) for t in targets],
+                    "to": None if targets is None else _names(game, targets, power),
                     "text": row["body"], "grey": bool(row["grey"])})
     return out

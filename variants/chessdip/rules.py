@@ -100,12 +100,14 @@ class ChessRules(StandardRules):
 
     # ------------------------------------------------------------ positions
     def initial_position(self) -> Position:
-        b = self.board
-        units = [Unit(p, u.split()[0], u.split()[1]) for p, us in b.starting_units.items()
-                 for u in us]
-        position = Position(b.name, Phase("S", 1901, "M"), units, {})
+        """The pieces of :attr:`starting_units` (or the map's), the centres they count."""
+        position = super().initial_position()
         position.centres = self._count_centres(position, {}, {})
         return position
+
+    def starting_unit(self, power: str, text: str) -> Unit:
+        kind, square = text.split()
+        return Unit(power, kind, square)
 
     def read_position(self, data: dict) -> Position:
         """A position from the contract's JSON, pieces written ``K e1`` (``e2`` alone is a
@@ -214,12 +216,12 @@ class ChessRules(StandardRules):
         """Order validation (rules §3.3): the true order, or OrderError with the reason."""
         kind = position.phase.kind
         if kind == "M":
-            return self._check_movement(position, power, order)
+            return self._check_piece_order(position, power, order)
         if kind == "A":
-            return self._check_adjustment(position, power, order)
+            return self.check_adjustment(position, power, order)
         raise OrderError("Chess Dip has no retreat phase: dislodged pieces are disbanded")
 
-    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef,
+    def _bind_piece(self, at: dict[str, Unit], power: str, ref: UnitRef,
               empty: str | None = "P") -> tuple[Unit, UnitRef]:
         """The piece ``ref`` names. Rules §3.3: an empty piece letter means a pawn; a removal
         (``empty=None``) may name the piece by its square alone."""
@@ -234,14 +236,14 @@ class ChessRules(StandardRules):
                              f"(it is {unit.power}'s)")
         return unit, UnitRef(unit.kind, unit.location)
 
-    def _check_movement(self, position: Position, power: str, order: Order) -> Order:
+    def _check_piece_order(self, position: Position, power: str, order: Order) -> Order:
         if not isinstance(order, MOVEMENT):
             raise OrderError(f"'{order}' is not a movement order")
         b = self.board
         at = {u.location: u for u in position.units}
         if isinstance(order, Castle):
             return self._check_castle(position, at, power, order)
-        unit, ref = self._bind(at, power, order.unit)
+        unit, ref = self._bind_piece(at, power, order.unit)
         here, what = unit.location, PIECE_NAMES[unit.kind]
         if isinstance(order, ChessHold):
             return ChessHold(ref)
@@ -319,16 +321,30 @@ class ChessRules(StandardRules):
         return {sq: p for p, sqs in (position.extra.get("home_centres") or {}).items()
                 for sq in sqs}
 
-    def build_squares(self, position: Position, power: str) -> list[str]:
+    def build_sites(self, position: Position, power: str) -> set[str]:
         """Where ``power`` may build now: unoccupied home-rank centres of its side not taken
         by a promotion, and unoccupied centres it gained by promotion."""
         position = normalise(position)
         taken = self.captured(position)
         occupied = {u.location for u in position.units}
         side = self.board.side(power)
-        out = [c for c in self.board.home_rank_centres[side] if c not in taken]
-        out += [c for c, p in taken.items() if p == power]
-        return sorted(c for c in out if c not in occupied)
+        out = {c for c in self.board.home_rank_centres[side] if c not in taken}
+        out |= {c for c, p in taken.items() if p == power}
+        return out - occupied
+
+    def build_squares(self, position: Position, power: str) -> list[str]:
+        """:meth:`build_sites`, sorted."""
+        return sorted(self.build_sites(position, power))
+
+    def build_site_refusal(self, position: Position, power: str, province: str) -> str:
+        if any(u.location == province for u in position.units):
+            return f"{province} is occupied"
+        taken = self.captured(normalise(position)).get(province)
+        if taken and taken != power:
+            return f"{province} is {taken}'s home centre now (a pawn promoted there)"
+        if province not in self.board.supply_centres:
+            return f"{province} is not a supply centre"
+        return f"{province} is not a home centre of {power}'s side"
 
     def adjustment_count(self, position: Position, power: str) -> int:
         position = normalise(position)
@@ -337,7 +353,7 @@ class ChessRules(StandardRules):
         delta = owned - units
         if delta <= 0:
             return delta
-        return min(delta, len(self.build_squares(position, power)))
+        return min(delta, len(self.build_sites(position, power)))
 
     def promotions_due(self, position: Position) -> list[Unit]:
         b = self.board
@@ -351,10 +367,10 @@ class ChessRules(StandardRules):
             return [u for u in position.units if u.power == power]
         return [u for u in self.promotions_due(position) if u.power == power]
 
-    def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def check_adjustment(self, position: Position, power: str, order: Order) -> Order:
         if isinstance(order, Promote):
             at = {u.location: u for u in position.units}
-            unit, ref = self._bind(at, power, order.unit)
+            unit, ref = self._bind_piece(at, power, order.unit)
             if unit.kind != "P" or int(unit.location[1]) != self.board.promotion_rank(power):
                 raise OrderError(f"the pawn on {unit.location} is not on its last rank")
             if order.kind not in self.board.promotion_kinds:
@@ -369,7 +385,7 @@ class ChessRules(StandardRules):
             if count >= 0:
                 raise OrderError(f"{power} has no pieces to remove this winter")
             at = {u.location: u for u in position.units}
-            unit, ref = self._bind(at, power, order.unit, empty=None)
+            unit, ref = self._bind_piece(at, power, order.unit, empty=None)
             return Remove(ref)
         if not isinstance(order, Build):
             raise OrderError(f"'{order}' is not possible in the build phase: build, remove, "
@@ -381,15 +397,8 @@ class ChessRules(StandardRules):
             raise OrderError(f"say which piece to build on {sq}: K, N, B, R or P")
         if kind not in self.board.buildable_kinds:
             raise OrderError(f"{kind} is not a Chess Dip piece")
-        if any(u.location == sq for u in position.units):
-            raise OrderError(f"{sq} is occupied")
-        if sq not in self.build_squares(position, power):
-            taken = self.captured(position).get(sq)
-            if taken and taken != power:
-                raise OrderError(f"{sq} is {taken}'s home centre now (a pawn promoted there)")
-            if sq not in self.board.supply_centres:
-                raise OrderError(f"{sq} is not a supply centre")
-            raise OrderError(f"{sq} is not a home centre of {power}'s side")
+        if sq not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, sq))
         return Build(UnitRef(kind, sq))
 
     # ------------------------------------------------------------ adjudication
@@ -414,18 +423,18 @@ class ChessRules(StandardRules):
             return (c.king_from, c.rook_from)
         return (order.unit.location,)  # type: ignore[union-attr]
 
-    def _adjudicate_movement(self, position: Position,
+    def adjudicate_movement(self, position: Position,
                              orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
         key = {u.location: i for i, u in enumerate(units)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         # One line per order as given: None for one refused or replaced.
         lines: list[tuple[str, Order] | None] = [None] * len(results)
         for i, k in slot.items():
             lines[k] = (results[k].power, chosen[i])
         phase = ChessMovement(self.board, units, lines)
-        self._verdicts(phase, slot, results)  # type: ignore[arg-type]
+        self.write_verdicts(phase, slot, results)  # type: ignore[arg-type]
         return self.board_after_moves(position, phase, results,  # type: ignore[arg-type]
                                       details=phase)
 
@@ -459,7 +468,7 @@ class ChessRules(StandardRules):
                                "via": phase.inter[o][0], "to": where})
         _set_or_drop(nxt.extra, "moved", sorted(moved_now))
         _set_or_drop(nxt.extra, "en_passant", sorted(passes, key=lambda p: p["to"]))
-        self._advance(nxt, outcome)
+        self.advance_calendar(nxt, outcome)
         return outcome
 
     def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
@@ -514,7 +523,7 @@ class ChessRules(StandardRules):
         return mine[:count]
 
     # ---------------------------------------------------------------- calendar
-    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+    def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
         phase = nxt.phase
         if phase.kind == "M" and phase.season == "S":
             nxt.phase = Phase("F", phase.year, "M")

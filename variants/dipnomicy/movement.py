@@ -81,11 +81,11 @@ class DipnomicyMovement(MovementPhase):
         return (self.via[i] or "").partition("/")[0]
 
     # ------------------------------------------------------------ supports
-    def _support_given(self, s: int, r: Resolver) -> bool:
+    def support_given(self, s: int, r: Resolver) -> bool:
         # P1: "without a mechanism for cutting support".
         return self.target[s] >= 0
 
-    def _count_supports(self, i: int, r: Resolver, exclude_power: str | None = None) -> int:
+    def count_supports(self, i: int, r: Resolver, exclude_power: str | None = None) -> int:
         n = 0
         power, weight = self.power, self.weight
         for s in self.supports[i]:
@@ -128,24 +128,24 @@ class DipnomicyMovement(MovementPhase):
     def attack_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         w = self.weight[i]
         if j is None or (self.kind[j] == MOVE and not self.head_to_head(i, j) and r.resolve(j)):
-            return w + self._count_supports(i, r)
+            return w + self.count_supports(i, r)
         if self.power[j] == self.power[i]:
             return 0
-        return w + self._count_supports(i, r, exclude_power=self.power[j])
+        return w + self.count_supports(i, r, exclude_power=self.power[j])
 
     def defend_strength(self, i: int, r: Resolver) -> int:
-        return self.weight[i] + self._count_supports(i, r)
+        return self.weight[i] + self.count_supports(i, r)
 
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         if j is not None and self.head_to_head(i, j) and r.resolve(j):
             return 0
-        return self.weight[i] + self._count_supports(i, r)
+        return self.weight[i] + self.count_supports(i, r)
 
     def hold_strength(self, province: str, r: Resolver) -> int:
         j = self.at.get(province)
@@ -153,14 +153,14 @@ class DipnomicyMovement(MovementPhase):
             return 0
         if self.kind[j] == MOVE:
             return 0 if r.resolve(j) else self.weight[j]
-        return self.weight[j] + self._count_supports(j, r)
+        return self.weight[j] + self.count_supports(j, r)
 
-    def _move_succeeds(self, i: int, r: Resolver) -> bool:
+    def move_succeeds(self, i: int, r: Resolver) -> bool:
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
-        d = self.dest[i]
-        j = self.at.get(d)  # type: ignore[arg-type]
+        d = self.dest_of(i)
+        j = self.at.get(d)
         if j is not None and j != i:
             if self.head_to_head(i, j):
                 # Without P1 nothing is beaten out: an exchange simply fails (rule 20).
@@ -168,13 +168,13 @@ class DipnomicyMovement(MovementPhase):
                     return False
             elif not (self.kind[j] == MOVE and r.resolve(j)) and (
                     # The unit there stays: without P1 the move fails (rule 19).
-                    not self.can_beat_out or attack <= self.hold_strength(d, r)):  # type: ignore[arg-type]
+                    not self.can_beat_out or attack <= self.hold_strength(d, r)):
                 return False
-        for k in self.moves_into[d]:  # type: ignore[index]
+        for k in self.moves_into[d]:
             if k != i and attack <= self.prevent_strength(k, r):
                 return False
         # A fleet passing through the destination contests it too (rule 23).
-        return all(attack > self.weight[k] for k in self.through.get(d, ()) if k != i)  # type: ignore[arg-type]
+        return all(attack > self.weight[k] for k in self.through.get(d, ()) if k != i)
 
     # ------------------------------------------------------------- backup
     def backup(self, cycle: list[int], r: Resolver) -> None:
@@ -188,9 +188,9 @@ class DipnomicyMovement(MovementPhase):
             return
         super().backup(cycle, r)
 
-    def _move_failure(self, i: int) -> str:
+    def move_failure(self, i: int) -> str:
         if self.via[i] is not None:
             if i in self.paradox or not self.resolver.result[self.passage[i]]:
                 return f"could not pass through {self.via_province(i)}"
             return "bounced"
-        return super()._move_failure(i)
+        return super().move_failure(i)

@@ -101,7 +101,7 @@ class TurnRules(StandardRules):
                 return self.check(position, power, merge)  # type: ignore[arg-type]
         return self.check(position, power, parse_order(self.board, text, position.phase.kind))
 
-    def _check_movement(self, at: dict[str, Unit], power: str, order: Order) -> Order:
+    def check_movement_order(self, at: dict[str, Unit], power: str, order: Order) -> Order:
         on = self.active.on
         if isinstance(order, Merge):
             return self._check_merge(at, power, order)
@@ -110,7 +110,7 @@ class TurnRules(StandardRules):
         if isinstance(order, Convoy) and not on("convoy"):
             raise self._off("convoy actions are")
         if isinstance(order, Move):
-            unit = self._bind(at, power, order.unit)
+            unit = self.bind_unit(at, power, order.unit)
             if unit.kind == FLEET and order.route:
                 return self._check_double_move(at, unit, order)
             if unit.kind == ARMY and not on("convoy"):
@@ -120,13 +120,13 @@ class TurnRules(StandardRules):
                         not self.board.can_move(ARMY, unit.location, dest)
                         and dest in self.convoy_reach(unit.province)):
                     raise self._off("convoys are")
-        return super()._check_movement(at, power, order)
+        return super().check_movement_order(at, power, order)
 
     def _check_merge(self, at: dict[str, Unit], power: str, order: Merge) -> Merge:
         if not self.active.on("merging"):
             raise self._off("merge actions are")
-        gone = self._bind(at, power, order.unit)
-        into = self._bind(at, power, order.into)
+        gone = self.bind_unit(at, power, order.unit)
+        into = self.bind_unit(at, power, order.into)
         if gone.province == into.province:
             raise OrderError("a unit cannot merge with itself")
         if into.province not in self.board.neighbours(gone.province):
@@ -177,16 +177,16 @@ class TurnRules(StandardRules):
         return Move(UnitRef(unit.kind, unit.location), end, False, (loc,))
 
     # ------------------------------------------------------------ adjudication
-    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
         key = {u.province: i for i, u in enumerate(units)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         merges = {i: o for i, o in chosen.items() if isinstance(o, Merge)}
         phase = DipnomicyMovement(
             self.board, units,
             [None if i in merges else chosen.get(i) for i in range(len(units))], self.active)
-        self._verdicts(phase, slot, results)
+        self.write_verdicts(phase, slot, results)
         # Merges take effect at the end of the turn, between units that were not beaten out
         # (the sizes must be equal when it is ordered). A unit takes part in one merge a turn:
         # a unit named in two or more merges (merged away or into) makes every one of them
@@ -244,9 +244,9 @@ class TurnRules(StandardRules):
                       key=lambda u: self.board.provinces[u.province].name)
         return mine[:count]
 
-    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+    def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
         if self.active.on("supply_centres"):
-            super()._advance(nxt, outcome)  # Upkeep (W...A) after Autumn when it is needed
+            super().advance_calendar(nxt, outcome)  # Upkeep (W...A) after Autumn when it is needed
             return
         phase = nxt.phase
         if phase.season == "S" and phase.kind in "MR":
@@ -297,10 +297,9 @@ class DipnomicyRules:
         (rule 12). Both are recorded so that the move report can name them.
         """
         ruleset = ruleset or initial_ruleset()
-        b = self.board
         position = Position(
             variant="dipnomicy", phase=turn_phase(1),
-            units=[Unit.parse(p, u) for p, us in b.starting_units.items() for u in us],
+            units=[Unit.parse(p, u) for p, us in self.board.starting_units.items() for u in us],
             centres={},
             extra={**ruleset.to_position_keys(), "seed": int(seed)},
         )

@@ -196,9 +196,8 @@ class HopliteRules(MultiplicityRules):
         """Winter 451 BC: every major and minor owns its home cities and places its units
         freely (rule 1); Megara and the Towns are neutral."""
         return Position(
-            variant=self.board.name, phase=self.first_phase, units=[],
-            centres={p: set(cs) for p, cs in self.board.home_centres.items()},
-            extra={"seed": 0})
+            variant=self.board.name, phase=self.first_phase, units=self.initial_units(),
+            centres=self.initial_centres(), extra={"seed": 0})
 
     def read_position(self, data: dict) -> Position:
         data = dict(data)
@@ -319,7 +318,7 @@ class HopliteRules(MultiplicityRules):
         return super().check_movement(at, power, order)
 
     # ------------------------------------------------------------------ movement
-    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         plain: list[tuple[str, Order]] = []
         sacks: dict[int, str] = {}
         claims: dict[int, tuple[str, list[str]]] = {}
@@ -343,7 +342,7 @@ class HopliteRules(MultiplicityRules):
                 position.units, centres=position.centres, dislodged=position.dislodged,
                 standoffs=position.standoffs, winner=position.winner,
                 extra={**position.extra, "claims": pending})
-        outcome = super()._adjudicate_movement(position, plain)
+        outcome = super().adjudicate_movement(position, plain)
         nxt = outcome.position
         found = {f.province: f for f in self.forces(nxt.units)}
         for k, power in sacks.items():
@@ -392,7 +391,7 @@ class HopliteRules(MultiplicityRules):
         return super().replaced_orders(position, power, orders)
 
     # ------------------------------------------------------------------ calendar, centres
-    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+    def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
         phase = nxt.phase
         if phase.season == "S" and phase.kind in "MR":
             self.update_centres(nxt, outcome, towns_only=True)
@@ -506,12 +505,20 @@ class HopliteRules(MultiplicityRules):
             return math.ceil(delta) if self.build_sites(position, power) else 0
         return math.floor(delta)
 
-    def build_sites(self, position: Position, power: str) -> list[str]:
+    def build_sites(self, position: Position, power: str) -> set[str]:
         """Rule 9: any City or Town the state owns (captured, home or colony) that no other
         player's unit holds; never Delphi."""
-        foreign = {u.province for u in position.units
-                   if self.player_of(u.power) != self.player_of(power)}
-        return sorted(c for c in position.centres.get(power, ()) if c not in foreign)
+        return {c for c in position.centres.get(power, ())
+                if c != self.shrine and not self.build_site_taken(position, power, c)}
+
+    def build_site_refusal(self, position: Position, power: str, province: str) -> str:
+        if province == self.shrine:
+            return "units may not be built in Delphi"
+        if province not in position.centres.get(power, set()):
+            return (f"{power} does not own {self.name(province)}: builds go in a City or Town "
+                    "the state owns (rule 9)")
+        return self.build_site_taken(position, power, province) or \
+            f"{power} cannot build in {self.name(province)} now"
 
     def adjusting_powers(self, position: Position) -> list[str]:
         return sorted(set(position.powers()) | set(self.majors) | set(self.minors))
@@ -542,7 +549,7 @@ class HopliteRules(MultiplicityRules):
             return self._check_transform(position, power, order)
         return super().check(position, power, order)
 
-    def _check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
         if isinstance(order, (Remove, Disband)):
             ref = self._removable(position, power, order.unit)
             a, f, g = parse_kind(ref.kind or "")
@@ -557,7 +564,7 @@ class HopliteRules(MultiplicityRules):
                     u.power == power and "G" in u.kind for u in position.units):
                 raise OrderError(f"{power} has no builds this winter")
             return Build(self.build_ref(position, power, order.unit))
-        return super()._check_multi_adjustment(position, power, order)
+        return super().check_multi_adjustment(position, power, order)
 
     def build_ref(self, position: Position, power: str, ref: UnitRef) -> UnitRef:
         prov = ref.province
@@ -567,9 +574,8 @@ class HopliteRules(MultiplicityRules):
                              "garrison (G)")
         if prov == self.shrine:
             raise OrderError("units may not be built in Delphi")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name}: builds go in a City or Town the "
-                             "state owns (rule 9)")
+        if prov not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, prov))
         a, f, g = parse_kind(ref.kind)
         if sum(1 for n in (a, f, g) if n) > 1:
             raise OrderError("build one kind of unit per order")
@@ -670,8 +676,8 @@ class HopliteRules(MultiplicityRules):
         return Unit(power, kind, ref.location if "F" in kind else province_of(ref.location))
 
     # ------------------------------------------------------------------ retreats
-    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
-        outcome = super()._adjudicate_retreats(position, orders)
+    def adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+        outcome = super().adjudicate_retreats(position, orders)
         sacker = position.extra.get("delphi_sacked_by")
         if sacker and outcome.disbanded:
             # The sack's units are lost only by annihilation: count the sacker's losses.

@@ -59,6 +59,19 @@ class Piece:
     def counts(self) -> tuple[int, int, int]:
         return counts_of(self.parts)
 
+    def to(self) -> str:
+        """The province this piece's move goes to (a support's or convoy's: the move it
+        helps); only for those orders (``dest`` is None for the others)."""
+        if self.dest is None:
+            raise ValueError(f"the piece in {self.origin} has no destination")
+        return self.dest
+
+    def supported(self) -> str:
+        """The province of the unit this piece supports or convoys; only for those orders."""
+        if self.target is None:
+            raise ValueError(f"the piece in {self.origin} supports or convoys nothing")
+        return self.target
+
     def all_army(self) -> bool:
         return all(letter == ARMY for _, letter in self.parts)
 
@@ -132,8 +145,8 @@ class MultiMovement:
         for i, pc in enumerate(self.p):
             if not pc.merging:
                 continue
-            where = pc.dest if pc.kind == MOVE else pc.origin
-            found.setdefault((pc.player, where), []).append(i)  # type: ignore[arg-type]
+            where = pc.to() if pc.kind == MOVE else pc.origin
+            found.setdefault((pc.player, where), []).append(i)
         for (_player, where), members in sorted(found.items()):
             if len(members) < 2 or not any(self.p[m].kind == MOVE for m in members):
                 continue
@@ -165,18 +178,18 @@ class MultiMovement:
                 continue
             fleets_for.setdefault(t, []).append(c)
         for i, pc in enumerate(p):
-            if (pc.kind != MOVE or not pc.all_army() or board.is_sea(pc.dest)  # type: ignore[arg-type]
+            if (pc.kind != MOVE or not pc.all_army() or board.is_sea(pc.to())
                     or board.is_sea(pc.origin)):
                 # Armies leaving an A/F at sea land directly (rule 7); they are not convoyed.
                 continue
-            adjacent = board.can_move(ARMY, pc.origin, pc.dest)  # type: ignore[arg-type]
+            adjacent = board.can_move(ARMY, pc.origin, pc.to())
             fleets = fleets_for.get(i, [])
             if adjacent and not pc.via and not any(p[c].player == pc.player for c in fleets):
                 for c in fleets:
                     self.void[c] = "void: the army moves by land"
                 continue
             seas = {p[c].origin: c for c in fleets if board.is_sea(p[c].origin)}
-            needed = board.convoy_routes(pc.origin, pc.dest, seas) if seas else set()  # type: ignore[arg-type]
+            needed = board.convoy_routes(pc.origin, pc.to(), seas) if seas else set()
             self.convoyed[i] = True
             if not needed:
                 self.void[i] = "no convoy route ordered"
@@ -196,7 +209,7 @@ class MultiMovement:
                 if not stay:
                     self.void[s] = "void: the unit supported moves"
                 else:
-                    self.hold_supports.setdefault(pc.target, []).append(s)  # type: ignore[arg-type]
+                    self.hold_supports.setdefault(pc.supported(), []).append(s)
             elif pc.kind == SUPPORT_MOVE:
                 movers = [j for j in self.pieces_at.get(pc.target or "", ())
                           if p[j].kind == MOVE and p[j].dest == pc.dest]
@@ -473,15 +486,11 @@ class MultiMovement:
         return (pj.kind == MOVE and pi.kind == MOVE and pj.dest == pi.origin
                 and pi.dest == pj.origin and not self.convoyed[i] and not self.convoyed[j])
 
-    def _occupant_player(self, prov: str) -> str | None:
-        at = self.pieces_at.get(prov)
-        return self.p[at[0]].player if at else None
-
     def attack(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
         pc = self.p[i]
-        at = self.pieces_at.get(pc.dest, [])  # type: ignore[arg-type]
+        at = self.pieces_at.get(pc.to(), [])
         g = self.group[i]
         if not at or (g >= 0 and self.stationary[g]):
             return self.strength(i, r)
@@ -495,7 +504,7 @@ class MultiMovement:
     def prevent(self, k: int, r: Resolver) -> int:
         if not self.has_path(k, r):
             return 0
-        for j in self.pieces_at.get(self.p[k].dest, ()):  # type: ignore[arg-type]
+        for j in self.pieces_at.get(self.p[k].to(), ()):
             if self._h2h(k, j) and r.resolve(j):
                 return 0
         return self.strength(k, r)
@@ -515,17 +524,17 @@ class MultiMovement:
                 total += pj.size
         if not stays:
             return total
-        player = self._occupant_player(prov)
-        total += self._support_sum(self.hold_supports.get(prov, []), player, r, None, None)  # type: ignore[arg-type]
+        player = self.p[self.pieces_at[prov][0]].player  # the force that stays there
+        total += self._support_sum(self.hold_supports.get(prov, []), player, r, None, None)
         for g, where in enumerate(self.group_dest):
             if where == prov and self.stationary[g]:
                 for m in self.members[g]:
                     if self.p[m].kind == MOVE and self.has_path(m, r):
                         if not (self.board.is_sea(prov) and self.p[m].all_army()):
                             total += self.p[m].size
-                        total += self._support_sum(self.move_supports[m], player, r, None,  # type: ignore[arg-type]
+                        total += self._support_sum(self.move_supports[m], player, r, None,
                                                    None)
-                total += self._support_sum(self.merge_supports[g], player, r, None, None)  # type: ignore[arg-type]
+                total += self._support_sum(self.merge_supports[g], player, r, None, None)
         return total
 
     # ------------------------------------------------------------ decisions
@@ -536,7 +545,7 @@ class MultiMovement:
         if a == 0:
             return False
         pc = self.p[i]
-        dest: str = pc.dest  # type: ignore[assignment]
+        dest = pc.to()
         g = self.group[i]
         if g >= 0 and self.stationary[g]:
             # Joining a unit that stays: it succeeds unless that unit is dislodged (the

@@ -29,8 +29,9 @@ Rule choices where the text is silent, each kept in one method so a variant can 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from judge.engine.board import Board, province_of
@@ -114,6 +115,8 @@ class MultiplicityRules(StandardRules):
     #: Rule 1 (Multiplicity): one unit per home centre in the initial placement.
     initial_stacking = False
     first_phase = Phase("W", 1900, "A")
+    #: Rule 1: no units on the board; the game opens with the builds in the home centres.
+    starting_units: Mapping[str, Sequence[str]] | None = {}
 
     def __init__(self, board: Board) -> None:
         super().__init__(board)
@@ -140,9 +143,8 @@ class MultiplicityRules(StandardRules):
     # ------------------------------------------------------------- positions
     def initial_position(self) -> Position:
         """Rule 1: players choose armies or fleets, so the game opens with the builds."""
-        b = self.board
-        return Position(variant="multiplicity", phase=self.first_phase, units=[],
-                        centres={p: set(cs) for p, cs in b.home_centres.items()})
+        return Position(variant="multiplicity", phase=self.first_phase,
+                        units=self.initial_units(), centres=self.initial_centres())
 
     def read_position(self, data: dict) -> Position:
         """The contract's JSON, with units written as the rules write them (``2A BUR``,
@@ -275,7 +277,7 @@ class MultiplicityRules(StandardRules):
             return self.check_movement(self.force_at(position), power, order)
         if kind == "R":
             return self._check_multi_retreat(position, power, order)
-        return self._check_multi_adjustment(position, power, order)
+        return self.check_multi_adjustment(position, power, order)
 
     def _own(self, at: dict[str, Force], power: str, ref: UnitRef, what: str = "unit") -> Force:
         force = at.get(ref.province)
@@ -582,8 +584,8 @@ class MultiplicityRules(StandardRules):
         piece_slot: dict[int, int] = {}
         for k, force in enumerate(forces):
             slots = claims.get(k, [])
-            base = dict(force=k, player=force.player, origin=force.province,
-                        location=force.location)
+            piece = partial(Piece, force=k, player=force.player, origin=force.province,
+                            location=force.location)
             left = list(force.parts)
             if len(slots) > 1:
                 for slot in slots:
@@ -598,41 +600,40 @@ class MultiplicityRules(StandardRules):
                         continue
                     take(left, *counts_of(share))
                     results[slot].order = str(part)
-                    pc = Piece(parts=share, line=slot, **base)  # type: ignore[arg-type]
+                    pc = piece(parts=share, line=slot)
                     self._fill(pc, part)
                     piece_slot[len(pieces)] = slot
                     pieces.append(pc)
                 if left:
-                    pieces.append(Piece(parts=tuple(left), **base))  # type: ignore[arg-type]
+                    pieces.append(piece(parts=tuple(left)))
                 continue
-            slot = slots[0] if slots else None
-            order = checked.get(slot) if slot is not None else None
+            order = checked.get(slots[0]) if slots else None
             if order is None:
-                pieces.append(Piece(parts=force.parts, **base))  # type: ignore[arg-type]
+                pieces.append(piece(parts=force.parts))
                 continue
+            slot = slots[0]
             if isinstance(order, Merge):
-                pc = Piece(parts=force.parts, merging=True, line=slot, **base)  # type: ignore[arg-type]
+                pc = piece(parts=force.parts, merging=True, line=slot)
                 if province_of(order.destination) != force.province:
                     pc.kind = MOVE
                     pc.dest = province_of(order.destination)
                     pc.dest_loc = order.destination if force.counts()[1] else pc.dest
-                piece_slot[len(pieces)] = slot  # type: ignore[assignment]
+                piece_slot[len(pieces)] = slot
                 pieces.append(pc)
                 continue
             if isinstance(order, (SupportHold, SupportMove, SupportMerge)):
                 order = self._check_part(at, force, self.support_share(force, order.unit.kind),
                                          order)
-                results[slot].order = str(order)  # type: ignore[index]
+                results[slot].order = str(order)
             sub = order.parts if isinstance(order, Split) else (order,)
             for part in sub:
                 got = take(left, *parse_kind(part.unit.kind or force.kind)) or []  # type: ignore[union-attr]
-                pc = Piece(parts=tuple(got), line=slot, merging=isinstance(order, Split),  # type: ignore[arg-type]
-                           **base)  # type: ignore[arg-type]
+                pc = piece(parts=tuple(got), line=slot, merging=isinstance(order, Split))
                 self._fill(pc, part)
-                piece_slot[len(pieces)] = slot  # type: ignore[assignment]
+                piece_slot[len(pieces)] = slot
                 pieces.append(pc)
             if left:
-                pieces.append(Piece(parts=tuple(left), **base))  # type: ignore[arg-type]
+                pieces.append(piece(parts=tuple(left)))
         return forces, pieces, piece_slot
 
     @staticmethod
@@ -660,7 +661,7 @@ class MultiplicityRules(StandardRules):
         else:
             pc.kind = HOLD
 
-    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         results: list[OrderResult] = []
         forces, pieces, piece_slot = self.pieces_for(position, orders, results)
         phase = MultiMovement(self.board, pieces, self.support_rule(position))
@@ -795,11 +796,11 @@ class MultiplicityRules(StandardRules):
             raise OrderError(f"{ref} cannot retreat to {self.name(dest)}; it may retreat to {where}")
         return Retreat(ref, dest)
 
-    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         forces = self.forces([d.unit for d in position.dislodged])
         key = {f.province: i for i, f in enumerate(forces)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         wanted: dict[str, list[int]] = {}
         for i, order in chosen.items():
             if isinstance(order, Retreat):
@@ -861,14 +862,14 @@ class MultiplicityRules(StandardRules):
         """Whether several builds may go on one centre this winter."""
         return self.initial_stacking or position.phase != self.first_phase
 
-    def build_sites(self, position: Position, power: str) -> list[str]:
-        """Owned home centres not held by another player's unit (rule 3: own units join)."""
-        owned = position.centres.get(power, set())
-        foreign = {u.province for u in position.units
-                   if self.player_of(u.power) != self.player_of(power)}
-        return [c for c in self.board.home_centres.get(power, ()) if c in owned and c not in foreign]
+    def build_site_taken(self, position: Position, power: str, province: str) -> str:
+        # Rule 3: a build joins the power's own unit there; only another player's closes it.
+        if any(u.province == province and self.player_of(u.power) != self.player_of(power)
+               for u in position.units):
+            return f"{self.name(province)} is occupied by another power's unit"
+        return ""
 
-    def _check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def check_multi_adjustment(self, position: Position, power: str, order: Order) -> Order:
         count = self.adjustment_count(position, power)
         if isinstance(order, Waive):
             if count <= 0:
@@ -898,7 +899,6 @@ class MultiplicityRules(StandardRules):
 
     def build_ref(self, position: Position, power: str, ref: UnitRef) -> UnitRef:
         """The unit a build order makes, checked (the built components, at their place)."""
-        b = self.board
         prov = ref.province
         name = self.name(prov)
         if ref.kind is None:
@@ -906,10 +906,8 @@ class MultiplicityRules(StandardRules):
         a, f, g = parse_kind(ref.kind)
         if g:
             raise OrderError("garrisons exist only in Hoplite Wars")
-        if prov not in b.home_centres.get(power, ()):
-            raise OrderError(f"{name} is not one of {power}'s home centres")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name} now")
+        if prov not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, prov))
         return self._place_build(position, power, prov, ref, a, f, g)
 
     def _place_build(self, position: Position, power: str, prov: str, ref: UnitRef,

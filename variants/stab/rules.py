@@ -36,7 +36,7 @@ from judge.engine.orders import (
     UnitRef,
 )
 from judge.engine.parse import parse_location, parse_order, parse_unit
-from judge.engine.position import Phase, Position
+from judge.engine.position import Position
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
 from judge.variants.standard.rules import StandardRules
 
@@ -144,9 +144,8 @@ class StabRules(StandardRules):
         """Spring 1901 with no units yet: each power places them with its first orders."""
         if retreats not in RETREAT_MODES:
             raise ValueError(f"retreats must be one of {RETREAT_MODES}, not {retreats!r}")
-        b = self.board
-        return Position(variant="stab", phase=Phase("S", 1901, "M"), units=[],
-                        centres={p: set(cs) for p, cs in b.home_centres.items()},
+        return Position(variant="stab", phase=self.first_phase, units=[],
+                        centres=self.initial_centres(),
                         extra={PLACEMENT: "pending", RETREATS: retreats})
 
     @staticmethod
@@ -285,7 +284,7 @@ class StabRules(StandardRules):
         b = self.board
         unit = order.unit
         if not self.placement_pending(position):
-            unit = self._bind({u.province: u for u in position.units}, power, order.unit)
+            unit = self.bind_unit({u.province: u for u in position.units}, power, order.unit)
             unit = UnitRef(unit.kind, unit.location)
         if unit.kind is None:
             raise OrderError(f"say whether the unit in {self.name(unit.province)} is an "
@@ -335,7 +334,7 @@ class StabRules(StandardRules):
             for k, o in placed:
                 results[k] = OrderResult(power, str(o), FAILS,
                                          f"{reason}: the standard starting units are used")
-            units += [Unit.parse(power, u) for u in b.starting_units.get(power, ())]
+            units += [u for u in self.initial_units() if u.power == power]
         extra = {k: v for k, v in position.extra.items() if k != PLACEMENT}
         return position.following(units, extra=extra), results
 
@@ -379,7 +378,7 @@ class StabRules(StandardRules):
                                   standoffs=position.standoffs, winner=position.winner,
                                   extra={k: v for k, v in position.extra.items()
                                          if k != RETREATED})
-        outcome = StandardRules._adjudicate_movement(self, base, plain)
+        outcome = StandardRules.adjudicate_movement(self, base, plain)
         given = outcome.results[: len(plain)]
         rest = outcome.results[len(plain):]
         merged: list[OrderResult] = []

@@ -20,7 +20,7 @@ and ``dislodged`` when it was dislodged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from judge.engine.events import Event, only
@@ -68,7 +68,8 @@ def order_fields(unit: Unit, order: Order | None) -> dict:
     return fields
 
 
-def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -> Analysis:
+def analyse(ph: MovementPhase, reveal: Mapping[str, Sequence[str]] | None = None
+            ) -> Analysis:
     """Apply rule 2 to an adjudicated movement phase.
 
     ``reveal`` maps a power to the supporting spaces it elected to reveal first (rule 2's
@@ -91,21 +92,21 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         if kind[j] != MOVE or moved[j] or j in void:
             continue
         a = attack[j] = ph.attack_strength(j, r)
-        d = ph.dest[j]
+        d = ph.dest_of(j)
         b: set[int] = set()
         if not ph.has_path(j, r):
             # A broken convoy: whoever dislodged a fleet on the route stopped it.
-            b = {dislodger[c] for c in ph.convoy_fleets[j] if dislodger[c] is not None}  # type: ignore[misc]
+            b = {by for c in ph.convoy_fleets[j] if (by := dislodger[c]) is not None}
         else:
-            k = ph.at.get(d)  # type: ignore[arg-type]
+            k = ph.at.get(d)
             if k is not None and k != j:
                 if ph.head_to_head(j, k):
                     if a <= ph.defend_strength(k, r):
                         b.add(k)
-                elif not moved[k] and (a == 0 or a <= ph.hold_strength(d, r)):  # type: ignore[arg-type]
+                elif not moved[k] and (a == 0 or a <= ph.hold_strength(d, r)):
                     b.add(k)
             if a > 0:
-                for m in ph.moves_into.get(d, ()):  # type: ignore[arg-type]
+                for m in ph.moves_into.get(d, ()):
                     if m != j and a <= ph.prevent_strength(m, r):
                         b.add(m)
         blockers[j] = b
@@ -124,11 +125,11 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
         space), or another power broke its convoy."""
         if not arrives(j):
             return True
-        d = ph.dest[j]
-        k = ph.at.get(d)  # type: ignore[arg-type]
+        d = ph.dest_of(j)
+        k = ph.at.get(d)
         if k is not None and power[k] != power[j] and (not moved[k] or ph.dest[k] == ph.prov[j]):
             return True
-        return any(power[m] != power[j] and arrives(m) for m in ph.moves_into[d])  # type: ignore[index]
+        return any(power[m] != power[j] and arrives(m) for m in ph.moves_into[d])
 
     # Rule 2: every failed move is reported, except a self-standoff. A self-standoff (the
     # failed moves into one space, or against each other, that only one power took part in)
@@ -160,7 +161,7 @@ def analyse(ph: MovementPhase, reveal: dict[str, Sequence[str]] | None = None) -
     # needed to withstand the attack.
     attackers_of: dict[int, list[int]] = {}
     for j in revealed_fail:
-        k = ph.at.get(ph.dest[j])  # type: ignore[arg-type]
+        k = ph.at.get(ph.dest_of(j))
         if k is not None and k != j and not moved[k] and arrives(j):
             attackers_of.setdefault(k, []).append(j)
     prefs = reveal or {}

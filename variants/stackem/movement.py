@@ -58,7 +58,7 @@ class StackMovementPhase(MovementPhase):
         super().__init__(board, units, orders)
 
     # ------------------------------------------------------------ set-up
-    def _read(self, orders: Sequence[Order | None]) -> None:
+    def take_orders(self, orders: Sequence[Order | None]) -> None:
         for i, p in enumerate(self.prov):
             self.stack.setdefault(p, []).append(i)
         for units in self.stack.values():
@@ -80,8 +80,8 @@ class StackMovementPhase(MovementPhase):
         self._decide_convoy_routes(orders)
         for i in range(len(kind)):
             if kind[i] == MOVE:
-                self.moves_into.setdefault(dest[i], []).append(i)  # type: ignore[arg-type]
-        self._match_supports()
+                self.moves_into.setdefault(self.dest_of(i), []).append(i)
+        self.match_supports()
 
     def movers(self, province: str, destination: str, kind: str | None = None,
                location: str | None = None, exclude: int = -1) -> list[int]:
@@ -113,7 +113,7 @@ class StackMovementPhase(MovementPhase):
             taken[key] = n + 1
             self.target[c] = armies[min(n, len(armies) - 1)]
 
-    def _match_supports(self) -> None:
+    def match_supports(self) -> None:
         kind, target = self.kind, self.target
         for s in sorted(range(len(kind)), key=self.seq.__getitem__):
             k = kind[s]
@@ -181,22 +181,22 @@ class StackMovementPhase(MovementPhase):
     def attack_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        occupants = self._foreign(i, self.dest[i])  # type: ignore[arg-type]
+        occupants = self._foreign(i, self.dest_of(i))
         if not occupants or all(self.kind[j] == MOVE and not self.head_to_head(i, j)
                                 and r.resolve(j) for j in occupants):
             # An empty space, one held by the mover's own units (rule 1), or one that all
             # its units leave: every support counts.
-            return 1 + self._count_supports(i, r)
+            return 1 + self.count_supports(i, r)
         # A power's support never helps to dislodge its own units.
-        return 1 + self._count_supports(i, r, exclude_power=self.power[occupants[0]])
+        return 1 + self.count_supports(i, r, exclude_power=self.power[occupants[0]])
 
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        for j in self._foreign(i, self.dest[i]):  # type: ignore[arg-type]
+        for j in self._foreign(i, self.dest_of(i)):
             if self.head_to_head(i, j) and r.resolve(j):
                 return 0  # lost a head-to-head battle: no effect on the space
-        return 1 + self._count_supports(i, r)
+        return 1 + self.count_supports(i, r)
 
     def space_defence(self, i: int, r: Resolver) -> int:
         """The strength with which the space move ``i`` goes to resists it (rule 14).
@@ -206,8 +206,8 @@ class StackMovementPhase(MovementPhase):
         head to head against ``i``, and the uncut supports to hold once if at least one unit
         holds, supports or convoys.
         """
-        province = self.dest[i]
-        occupants = self._foreign(i, province)  # type: ignore[arg-type]
+        province = self.dest_of(i)
+        occupants = self._foreign(i, province)
         if not occupants:
             return 0
         total = 0
@@ -221,10 +221,10 @@ class StackMovementPhase(MovementPhase):
             elif not r.resolve(j):
                 total += 1
         if staying:
-            total += sum(1 for s in self.hold_supports.get(province, ()) if r.resolve(s))  # type: ignore[arg-type]
+            total += sum(1 for s in self.hold_supports.get(province, ()) if r.resolve(s))
         return total
 
-    def _move_succeeds(self, i: int, r: Resolver) -> bool:
+    def move_succeeds(self, i: int, r: Resolver) -> bool:
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
@@ -232,7 +232,7 @@ class StackMovementPhase(MovementPhase):
         if attack <= self.space_defence(i, r):
             return False
         power = self.power[i]
-        for k in self.moves_into[self.dest[i]]:  # type: ignore[index]
+        for k in self.moves_into[self.dest_of(i)]:
             if k != i and self.power[k] != power and attack <= self.prevent_strength(k, r):
                 return False
         return True
@@ -281,7 +281,7 @@ class StackMovementPhase(MovementPhase):
             assign(s, set())
         return set(cutter.values())
 
-    def _support_given(self, s: int, r: Resolver) -> bool:
+    def support_given(self, s: int, r: Resolver) -> bool:
         if self.target[s] < 0:
             return False
         if self.into_own_space(s):
@@ -296,7 +296,7 @@ class StackMovementPhase(MovementPhase):
         # Not cut by an attack: still lost if the space is taken (rule 14 dislodges all).
         return not any(r.resolve(k) for k in attackers)
 
-    def _dislodged(self, i: int, r: Resolver) -> bool:
+    def is_dislodged(self, i: int, r: Resolver) -> bool:
         if self.kind[i] == MOVE and r.resolve(i):
             return False
         power = self.power[i]

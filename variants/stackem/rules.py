@@ -260,7 +260,7 @@ class StackRules(StandardRules):
         if isinstance(order, Convoy):
             # Rule 10 is about how many armies a fleet carries, decided in adjudication;
             # whether the order can be given at all is the standard check.
-            return self._check_movement(at, power, Convoy(ref, order.target, order.destination))
+            return self.check_movement_order(at, power, Convoy(ref, order.target, order.destination))
         target_prov = order.target.province
         there = stacks.get(target_prov, [])
         target_name = self.name(target_prov)
@@ -355,18 +355,6 @@ class StackRules(StandardRules):
         return Retreat(ref, dest)
 
     # ------------------------------------------------------------ adjustments
-    def adjustment_count(self, position: Position, power: str) -> int:
-        """Builds (> 0) or removals (< 0). Rule 11: a home centre held by the power's own
-        units is open for a build, so only centres another power holds are not."""
-        centres = position.centres.get(power, set())
-        delta = len(centres) - sum(1 for u in position.units if u.power == power)
-        if delta <= 0:
-            return delta
-        foreign = {u.province for u in position.units if u.power != power}
-        free = sum(1 for c in self.board.home_centres.get(power, ())
-                   if c in centres and c not in foreign)
-        return min(delta, free)
-
     def _check_stack_adjustment(self, position: Position, power: str, order: Order,
                                 count: int) -> Order:
         if isinstance(order, Remove | Disband):
@@ -377,11 +365,11 @@ class StackRules(StandardRules):
             return Remove(UnitRef(unit.kind, unit.location))
         if count > 1:
             raise OrderError("only one unit can be built on a home centre each year (rule 11)")
-        return self._check_adjustment(position, power, order)
+        return self.check_adjustment(position, power, order)
 
     def build_site_taken(self, position: Position, power: str, province: str) -> str:
-        # Rule 11: a home centre held by the power's own units is open for a build; only
-        # another power's units close it.
+        # Rule 11: a home centre held by the power's own units is open for a build (and
+        # counts for the builds due); only another power's units close it.
         others = {u.power for u in position.units if u.province == province and u.power != power}
         if others:
             return f"{self.name(province)} is occupied by {others.pop()}'s units"
@@ -394,7 +382,7 @@ class StackRules(StandardRules):
             return self._adjudicate_stack_movement(position, orders)
         if kind == "R":
             return self._adjudicate_stack_retreats(position, orders)
-        return self._adjudicate_adjustments(position, orders)
+        return self.adjudicate_adjustments(position, orders)
 
     @staticmethod
     def _free(units: list[Unit]) -> dict[tuple[str, str, str], list[int]]:

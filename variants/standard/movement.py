@@ -58,11 +58,19 @@ class MovementPhase:
         self.moves_into: dict[str, list[int]] = {}
         self.convoy_fleets: list[list[int]] = [[] for _ in range(n)]
         self.paradox: set[int] = set()
-        self._read(orders)
+        self.take_orders(orders)
         self.resolver = Resolver(self, n)
 
+    def dest_of(self, i: int) -> str:
+        """The province unit ``i``'s move goes to, or the move it supports or convoys; only
+        for those orders (``dest[i]`` is None for a hold or a support to hold)."""
+        dest = self.dest[i]
+        if dest is None:
+            raise ValueError(f"the order of unit {i} has no destination")
+        return dest
+
     # ------------------------------------------------------------ set-up
-    def _read(self, orders: Sequence[Order | None]) -> None:
+    def take_orders(self, orders: Sequence[Order | None]) -> None:
         at = self.at
         kind, dest, target = self.kind, self.dest, self.target
         for i, order in enumerate(orders):
@@ -84,8 +92,8 @@ class MovementPhase:
         self._decide_convoy_routes(orders)
         for i in range(len(kind)):
             if kind[i] == MOVE:
-                self.moves_into.setdefault(dest[i], []).append(i)  # type: ignore[arg-type]
-        self._match_supports()
+                self.moves_into.setdefault(self.dest_of(i), []).append(i)
+        self.match_supports()
 
     def _decide_convoy_routes(self, orders: Sequence[Order | None]) -> None:
         """Which moves go by convoy, and which convoy orders carry them (DATC 4.A.3, 2023)."""
@@ -104,7 +112,7 @@ class MovementPhase:
             if kind[i] != MOVE or self.units[i].kind != ARMY:
                 continue
             assert isinstance(order, Move)
-            adjacent = board.can_move(ARMY, self.prov[i], dest[i])  # type: ignore[arg-type]
+            adjacent = board.can_move(ARMY, self.prov[i], self.dest_of(i))
             fleets = fleets_for.get(i, [])
             # 2023 rules (DATC 4.A.3): an army next to its destination goes by convoy only
             # when its order says so or a fleet of its own power convoys it (6.G.6).
@@ -137,10 +145,10 @@ class MovementPhase:
         """
         prov = self.prov
         seas = {prov[c]: c for c in fleets if self.board.is_sea(prov[c])}
-        needed = self.board.convoy_routes(prov[i], self.dest[i], seas)  # type: ignore[arg-type]
+        needed = self.board.convoy_routes(prov[i], self.dest_of(i), seas)
         return sorted(seas[p] for p in needed) if needed else None
 
-    def _match_supports(self) -> None:
+    def match_supports(self) -> None:
         kind, dest, target, supports = self.kind, self.dest, self.target, self.supports
         for s in range(len(kind)):
             k = kind[s]
@@ -171,10 +179,10 @@ class MovementPhase:
     def decide(self, i: int, r: Resolver) -> bool:
         k = self.kind[i]
         if k == MOVE:
-            return self._move_succeeds(i, r)
+            return self.move_succeeds(i, r)
         if k in (SUPPORT_HOLD, SUPPORT_MOVE):
-            return self._support_given(i, r)
-        return not self._dislodged(i, r)
+            return self.support_given(i, r)
+        return not self.is_dislodged(i, r)
 
     def backup(self, cycle: list[int], r: Resolver) -> None:
         """Convoy paradox: Szykman rule. Otherwise circular movement: every move succeeds."""
@@ -188,7 +196,7 @@ class MovementPhase:
             if self.kind[d] == MOVE:
                 r.settle(d, True)
 
-    def _count_supports(self, i: int, r: Resolver, exclude_power: str | None = None) -> int:
+    def count_supports(self, i: int, r: Resolver, exclude_power: str | None = None) -> int:
         n = 0
         power = self.power
         for s in self.supports[i]:
@@ -234,23 +242,23 @@ class MovementPhase:
     def attack_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         if j is None or (self.kind[j] == MOVE and not self.head_to_head(i, j) and r.resolve(j)):
-            return 1 + self._count_supports(i, r)
+            return 1 + self.count_supports(i, r)
         if self.power[j] == self.power[i]:
             return 0
-        return 1 + self._count_supports(i, r, exclude_power=self.power[j])
+        return 1 + self.count_supports(i, r, exclude_power=self.power[j])
 
     def defend_strength(self, i: int, r: Resolver) -> int:
-        return 1 + self._count_supports(i, r)
+        return 1 + self.count_supports(i, r)
 
     def prevent_strength(self, i: int, r: Resolver) -> int:
         if not self.has_path(i, r):
             return 0
-        j = self.at.get(self.dest[i])  # type: ignore[arg-type]
+        j = self.at.get(self.dest_of(i))
         if j is not None and self.head_to_head(i, j) and r.resolve(j):
             return 0
-        return 1 + self._count_supports(i, r)
+        return 1 + self.count_supports(i, r)
 
     def hold_strength(self, province: str, r: Resolver) -> int:
         j = self.at.get(province)
@@ -258,25 +266,25 @@ class MovementPhase:
             return 0
         if self.kind[j] == MOVE:
             return 0 if r.resolve(j) else 1
-        return 1 + self._count_supports(j, r)
+        return 1 + self.count_supports(j, r)
 
-    def _move_succeeds(self, i: int, r: Resolver) -> bool:
+    def move_succeeds(self, i: int, r: Resolver) -> bool:
         attack = self.attack_strength(i, r)
         if attack == 0:
             return False
-        d = self.dest[i]
-        j = self.at.get(d)  # type: ignore[arg-type]
+        d = self.dest_of(i)
+        j = self.at.get(d)
         if j is not None and self.head_to_head(i, j):
             if attack <= self.defend_strength(j, r):
                 return False
-        elif attack <= self.hold_strength(d, r):  # type: ignore[arg-type]
+        elif attack <= self.hold_strength(d, r):
             return False
-        for k in self.moves_into[d]:  # type: ignore[index]
+        for k in self.moves_into[d]:
             if k != i and attack <= self.prevent_strength(k, r):
                 return False
         return True
 
-    def _support_given(self, s: int, r: Resolver) -> bool:
+    def support_given(self, s: int, r: Resolver) -> bool:
         if self.target[s] < 0:
             return False
         attackers = self.moves_into.get(self.prov[s])
@@ -294,7 +302,7 @@ class MovementPhase:
                 return False
         return all(not r.resolve(k) for k in from_target)
 
-    def _dislodged(self, i: int, r: Resolver) -> bool:
+    def is_dislodged(self, i: int, r: Resolver) -> bool:
         if self.kind[i] == MOVE and r.resolve(i):
             return False
         return any(r.resolve(k) for k in self.moves_into.get(self.prov[i], ()))
@@ -314,7 +322,7 @@ class MovementPhase:
                 out.append(UnitOutcome(False, self.void[i]))
             elif k == MOVE:
                 ok = r.result[i]
-                out.append(UnitOutcome(ok, "" if ok else self._move_failure(i)))
+                out.append(UnitOutcome(ok, "" if ok else self.move_failure(i)))
             elif k in (SUPPORT_HOLD, SUPPORT_MOVE):
                 ok = r.result[i]
                 out.append(UnitOutcome(ok, "" if ok else ("dislodged" if self.dislodger(i) is not None else "cut")))
@@ -323,7 +331,7 @@ class MovementPhase:
                 out.append(UnitOutcome(not gone, "dislodged" if gone else ""))
         return out
 
-    def _move_failure(self, i: int) -> str:
+    def move_failure(self, i: int) -> str:
         if i in self.paradox:
             return "convoy paradox: the convoyed move fails (Szykman rule)"
         if self.convoyed[i] and not self.has_path(i, self.resolver):

@@ -13,7 +13,7 @@ hooks"). The DATC choices are listed in ``docs/adjudication.md``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -62,7 +62,7 @@ def _ref_for(ref: UnitRef, unit: Unit) -> UnitRef:
 @dataclass(slots=True)
 class Adjustments:
     """An adjustment phase while it is worked out: what the skeleton
-    (:meth:`StandardRules._adjudicate_adjustments`) and its hooks share."""
+    (:meth:`StandardRules.adjudicate_adjustments`) and its hooks share."""
 
     position: Position
     # what each power is due: builds (> 0) or removals (< 0); Hoplite: a budget in centres
@@ -101,14 +101,37 @@ class StandardRules:
         self._convoy_reach: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------ positions
+    #: The start, as data (as python-chess's ``starting_fen``): power -> the units it starts
+    #: with, written as the map writes them (``"F STP/SC"``); None: the map's
+    #: ``starting_units``. A variant that starts elsewhere sets this alone.
+    starting_units: Mapping[str, Sequence[str]] | None = None
+    #: power -> the supply centres it owns at the start; None: the map's home centres.
+    starting_centres: Mapping[str, Iterable[str]] | None = None
+
     def initial_position(self) -> Position:
-        b = self.board
-        return Position(
-            variant=b.name,
-            phase=Phase("S", 1901, "M"),
-            units=[Unit.parse(p, u) for p, us in b.starting_units.items() for u in us],
-            centres={p: set(cs) for p, cs in b.home_centres.items()},
-        )
+        """Hook: the first position, :attr:`first_phase` with :meth:`initial_units` and
+        :meth:`initial_centres`."""
+        return Position(variant=self.board.name, phase=self.first_phase,
+                        units=self.initial_units(), centres=self.initial_centres())
+
+    def initial_units(self) -> list[Unit]:
+        """The units on the board at the start: :attr:`starting_units`, else the map's,
+        each read by :meth:`starting_unit`."""
+        units = self.board.starting_units if self.starting_units is None \
+            else self.starting_units
+        return [self.starting_unit(power, text) for power, texts in units.items()
+                for text in texts]
+
+    def starting_unit(self, power: str, text: str) -> Unit:
+        """Hook: one unit of :attr:`starting_units` (Chess Dip writes pieces ``K e1``)."""
+        return Unit.parse(power, text)
+
+    def initial_centres(self) -> dict[str, set[str]]:
+        """The supply centres each power owns at the start: :attr:`starting_centres`, else
+        the map's home centres."""
+        centres = self.board.home_centres if self.starting_centres is None \
+            else self.starting_centres
+        return {power: set(cs) for power, cs in centres.items()}
 
     def read_position(self, data: dict) -> Position:
         position = Position.from_json(data)
@@ -153,12 +176,12 @@ class StandardRules:
         """The order made canonical for the unit it names; OrderError if it cannot be given."""
         kind = position.phase.kind
         if kind == "M":
-            return self._check_movement({u.province: u for u in position.units}, power, order)
+            return self.check_movement_order({u.province: u for u in position.units}, power, order)
         if kind == "R":
-            return self._check_retreat(position, power, order)
-        return self._check_adjustment(position, power, order)
+            return self.check_retreat(position, power, order)
+        return self.check_adjustment(position, power, order)
 
-    def _bind(self, at: dict[str, Unit], power: str, ref: UnitRef, what: str = "unit") -> Unit:
+    def bind_unit(self, at: dict[str, Unit], power: str, ref: UnitRef, what: str = "unit") -> Unit:
         prov = ref.province
         unit = at.get(prov)
         if unit is None:
@@ -226,11 +249,11 @@ class StandardRules:
             return True
         return unit.kind == ARMY and bool(self.convoy_fleets(at, unit.province, province, without))
 
-    def _check_movement(self, at: dict[str, Unit], power: str, order: Order) -> Order:
+    def check_movement_order(self, at: dict[str, Unit], power: str, order: Order) -> Order:
         if not isinstance(order, MOVEMENT_ORDERS):
             raise OrderError(f"'{order}' is not a movement order: in a movement phase units "
                              "hold, move, support or convoy")
-        unit = self._bind(at, power, order.unit)
+        unit = self.bind_unit(at, power, order.unit)
         ref = _ref_for(order.unit, unit)
         b = self.board
         if isinstance(order, Hold):
@@ -360,7 +383,7 @@ class StandardRules:
             places = b.fleet_adj.get(unit.location, ())
         return tuple(sorted(p for p in places if province_of(p) not in blocked))
 
-    def _check_retreat(self, position: Position, power: str, order: Order) -> Order:
+    def check_retreat(self, position: Position, power: str, order: Order) -> Order:
         if not isinstance(order, (Retreat, Disband, Move)):
             raise OrderError(f"'{order}' is not possible in a retreat phase: dislodged units "
                              "retreat or disband")
@@ -369,7 +392,7 @@ class StandardRules:
         d = at.get(prov)
         if d is None:
             raise OrderError(f"no dislodged unit in {self.name(prov)}")
-        unit = self._bind({prov: d.unit}, power, order.unit, "dislodged unit")
+        unit = self.bind_unit({prov: d.unit}, power, order.unit, "dislodged unit")
         ref = UnitRef(unit.kind, unit.location)
         if isinstance(order, Disband):
             return Disband(ref)
@@ -392,12 +415,29 @@ class StandardRules:
         delta = len(centres) - units
         if delta <= 0:
             return delta
-        occupied = {u.province for u in position.units}
-        free = sum(1 for c in self.board.home_centres.get(power, ())
-                   if c in centres and c not in occupied)
-        return min(delta, free)
+        return min(delta, len(self.build_sites(position, power)))
 
-    def _check_adjustment(self, position: Position, power: str, order: Order) -> Order:
+    def build_sites(self, position: Position, power: str) -> set[str]:
+        """Hook: the provinces where ``power`` may build this winter. In standard play its
+        home centres that it owns and that :meth:`build_site_taken` finds free. A variant
+        that builds elsewhere overrides this (and :meth:`build_site_refusal` for the words);
+        the count of builds and the checking of build orders follow it."""
+        owned = position.centres.get(power, set())
+        return {c for c in self.board.home_centres.get(power, ())
+                if c in owned and not self.build_site_taken(position, power, c)}
+
+    def build_site_refusal(self, position: Position, power: str, province: str) -> str:
+        """Hook: why ``province``, not one of :meth:`build_sites`, takes no build of
+        ``power``'s (the refusal the player reads)."""
+        name = self.name(province)
+        if province not in self.board.home_centres.get(power, ()):
+            return f"{name} is not one of {power}'s home centres"
+        if province not in position.centres.get(power, set()):
+            return f"{power} does not own {name} now"
+        return self.build_site_taken(position, power, province) or \
+            f"{power} cannot build in {name} now"
+
+    def check_adjustment(self, position: Position, power: str, order: Order) -> Order:
         count = self.adjustment_count(position, power)
         if isinstance(order, Waive):
             if count <= 0:
@@ -406,7 +446,7 @@ class StandardRules:
         if isinstance(order, Remove | Disband):
             if count >= 0:
                 raise OrderError(f"{power} has no units to remove this winter")
-            unit = self._bind({u.province: u for u in position.units}, power, order.unit)
+            unit = self.bind_unit({u.province: u for u in position.units}, power, order.unit)
             return Remove(UnitRef(unit.kind, unit.location))
         if not isinstance(order, Build):
             raise OrderError(f"'{order}' is not possible in an adjustment phase: build, remove "
@@ -419,13 +459,8 @@ class StandardRules:
             raise OrderError(f"{power} has no builds this winter")
         if ref.kind is None:
             raise OrderError(f"say what to build in {name}: an army (A) or a fleet (F)")
-        if prov not in b.home_centres.get(power, ()):
-            raise OrderError(f"{name} is not one of {power}'s home centres")
-        if prov not in position.centres.get(power, set()):
-            raise OrderError(f"{power} does not own {name} now")
-        taken = self.build_site_taken(position, power, prov)
-        if taken:
-            raise OrderError(taken)
+        if prov not in self.build_sites(position, power):
+            raise OrderError(self.build_site_refusal(position, power, prov))
         if ref.kind == ARMY:
             if b.is_sea(prov):
                 raise OrderError(f"an army cannot be built at sea in {name}")
@@ -441,8 +476,8 @@ class StandardRules:
         return Build(UnitRef(FLEET, prov))
 
     def build_site_taken(self, position: Position, power: str, province: str) -> str:
-        """Why ``power`` cannot build in its free-looking home centre ``province`` ('' when
-        it can): in standard play, any unit there."""
+        """Hook: why ``power`` cannot build in its owned home centre ``province`` ('' when
+        it can), for :meth:`build_sites`: in standard play, any unit there."""
         if any(u.province == province for u in position.units):
             return f"{self.name(province)} is occupied"
         return ""
@@ -461,12 +496,12 @@ class StandardRules:
         that had no order (holds, disbands, civil disorder removals) follow."""
         kind = position.phase.kind
         if kind == "M":
-            return self._adjudicate_movement(position, orders)
+            return self.adjudicate_movement(position, orders)
         if kind == "R":
-            return self._adjudicate_retreats(position, orders)
-        return self._adjudicate_adjustments(position, orders)
+            return self.adjudicate_retreats(position, orders)
+        return self.adjudicate_adjustments(position, orders)
 
-    def _checked(self, position: Position, orders: list[tuple[str, Order]],
+    def checked_orders(self, position: Position, orders: list[tuple[str, Order]],
                  results: list[OrderResult], key: dict[str, int]
                  ) -> tuple[dict[int, Order], dict[int, int]]:
         """Check each order (hook :meth:`order_checker`); the last good order for a unit
@@ -504,31 +539,31 @@ class StandardRules:
     REPLACED_REASON = "replaced by a later order for the same unit"
 
     def order_checker(self, position: Position) -> Callable[[str, Order], Order]:
-        """Hook: how :meth:`_checked` checks each order of a phase, ``check(power, order)``:
+        """Hook: how :meth:`checked_orders` checks each order of a phase, ``check(power, order)``:
         :meth:`check`, with the units of a movement phase indexed once."""
         if position.phase.kind == "M":
-            return partial(self._check_movement, {u.province: u for u in position.units})
+            return partial(self.check_movement_order, {u.province: u for u in position.units})
         return partial(self.check, position)
 
     def order_keys(self, power: str, order: Order) -> tuple[str, ...]:  # noqa: ARG002
-        """Hook: the keys (in :meth:`_checked`'s ``key``) of the units ``power``'s checked
+        """Hook: the keys (in :meth:`checked_orders`'s ``key``) of the units ``power``'s checked
         order is for: its unit's province. Chess Dip: castling is for a king and a rook."""
         return (order.unit.province,)  # type: ignore[union-attr]
 
-    def _adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_movement(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         units = position.units
         key = {u.province: i for i, u in enumerate(units)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         phase = MovementPhase(self.board, units, [chosen.get(i) for i in range(len(units))])
-        self._verdicts(phase, slot, results)
+        self.write_verdicts(phase, slot, results)
         return self.board_after_moves(position, phase, results, details=phase)
 
     @staticmethod
-    def _verdicts(phase: MovementPhase, slot: dict[int, int],
+    def write_verdicts(phase: MovementPhase, slot: dict[int, int],
                   results: list[OrderResult]) -> None:
         """Resolve ``phase`` and write each unit's fate into the result of its order
-        (``slot``: unit index -> result index, from :meth:`_checked`); a unit without an
+        (``slot``: unit index -> result index, from :meth:`checked_orders`); a unit without an
         order holds, and its result is added."""
         outcomes = phase.resolve()
         for i, unit in enumerate(phase.units):
@@ -606,11 +641,11 @@ class StandardRules:
             out.append(Dislodged(unit, attacker_from, retreats(unit, closed)))
         return out
 
-    def _adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
+    def adjudicate_retreats(self, position: Position, orders: list[tuple[str, Order]]) -> Outcome:
         pending = position.dislodged
         key = {d.unit.province: i for i, d in enumerate(pending)}
         results: list[OrderResult] = []
-        chosen, slot = self._checked(position, orders, results, key)
+        chosen, slot = self.checked_orders(position, orders, results, key)
         wanted: dict[str, list[int]] = {}
         for i, order in chosen.items():
             if isinstance(order, Retreat):
@@ -631,7 +666,7 @@ class StandardRules:
                 r.result, r.reason = FAILS, self.RETREAT_CLASH_REASON
         return self.phase_over(position, units, results, disbanded=disbanded)
 
-    def _adjudicate_adjustments(self, position: Position,
+    def adjudicate_adjustments(self, position: Position,
                                 orders: list[tuple[str, Order]]) -> Outcome:
         """The adjustment phase skeleton: count what each power is due (hook
         :meth:`adjustment_counts`), check every order against the position, carry out the good
@@ -750,7 +785,7 @@ class StandardRules:
         next phase that needs play."""
         nxt = position.following(units, extra=extra)
         outcome = Outcome(position, nxt, results, **fields)
-        self._advance(nxt, outcome)
+        self.advance_calendar(nxt, outcome)
         return outcome
 
     def after_movement(self, outcome: Outcome) -> Outcome:
@@ -760,10 +795,10 @@ class StandardRules:
         if outcome.dislodged:
             nxt.phase = Phase(phase.season, phase.year, "R")
         else:
-            self._advance(nxt, outcome)
+            self.advance_calendar(nxt, outcome)
         return outcome
 
-    def _advance(self, nxt: Position, outcome: Outcome) -> None:
+    def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
         """Set ``nxt.phase`` to the next phase that needs play, updating centres after Fall."""
         phase = nxt.phase
         if phase.season == "S" and phase.kind in "MR":

@@ -1,0 +1,80 @@
+"""Gunboat (Stab! GUNBOAT): a player knows the other powers by their pseudonyms only, so what
+he writes is read by those names and the replies name the powers so. The judge read
+``PRESS TO <real name>`` and answered "press sent to <pseudonym>", and the reply to DRAW
+listed the survivors' real names: either told who plays what (found by the season
+simulator)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from mailkit import POWERS, InProcessJudge
+
+GM = "gm@players.test"
+
+
+def addr(power: str) -> str:
+    return f"{power.lower()}@players.test"
+
+
+@pytest.fixture
+def gunboat(tmp_path):
+    j = InProcessJudge(tmp_path)
+    j.send(GM, "CREATE gb gm-pass VARIANT stab GUNBOAT\nOPEN")
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}")
+    j.send(GM, "MASTER gb gm-pass\nSTART")
+    names = json.loads(j.store.game("gb")["settings"])["pseudonyms"]
+    return j, names
+
+
+def said(j: InProcessJudge, power: str, body: str) -> tuple[str, list]:
+    """The reply to ``power``'s mail (its text on one line) and the other mail it made."""
+    sent = j.send(addr(power), f"SIGNON {power} gb pw-{power.lower()}\n{body}")
+    reply = next(m for m in sent if m.rcpt == addr(power) and "Re: " in m.subject)
+    return " ".join(reply.body.split()), [m for m in sent if m is not reply]
+
+
+def others_named(text: str, reader: str) -> list[str]:
+    return [p for p in POWERS if p != reader and re.search(rf"\b{p}\b", text, re.I)]
+
+
+def test_gunboat_press_to_a_real_name_is_refused_as_an_unknown_name(gunboat):
+    j, names = gunboat
+    refused = {}
+    for name in ("England", "ENG", "Narnia"):
+        text, sent = said(j, "FRANCE", f"PRESS TO {name}\nAn alliance?\nENDPRESS")
+        assert "ERROR: a power named is none of game gb's" in text and not sent, text
+        assert names["ENGLAND"] not in text, text
+        refused[name] = text.split("> PRESS TO")[1].split(" ", 2)[2]
+    assert refused["England"] == refused["ENG"] == refused["Narnia"]
+    text, _ = said(j, "FRANCE", "STATUS gb")  # where the refusal sends him
+    assert all(names[p] in text for p in POWERS), text
+
+    # by the pseudonym (a unique beginning of it, any case): sent, and named so
+    text, sent = said(j, "FRANCE", f"PRESS TO {names['ENGLAND'][:4].lower()}, France\n"
+                                   "An alliance?\nENDPRESS")
+    assert f"press sent to {names['ENGLAND']} in game gb" in text, text
+    assert [m.rcpt for m in sent] == [addr("ENGLAND")], sent
+    # the master knows who is who: the real name is his to use
+    sent = j.send(GM, "MASTER gb gm-pass\nPRESS TO England\nA word from the master.\nENDPRESS")
+    assert [m.rcpt for m in sent if "press from" in m.subject] == [addr("ENGLAND")], sent
+
+
+def test_gunboat_draw_reply_names_the_powers_as_the_voter_knows_them(gunboat):
+    j, names = gunboat
+    text, _ = said(j, "AUSTRIA", "DRAW")
+    shown = sorted([f"Austria ({names['AUSTRIA']})"]
+                   + [names[p] for p in POWERS if p != "AUSTRIA"])
+    assert f"Your draw vote ({', '.join(shown)}) is recorded" in text, text
+    assert not others_named(text, "AUSTRIA"), text
+
+    j.send(GM, "MASTER gb gm-pass\nSET DRAW SUBSET")
+    text, _ = said(j, "AUSTRIA", f"DRAW {names['ITALY']} Austria")
+    pair = sorted([f"Austria ({names['AUSTRIA']})", names["ITALY"]])
+    assert f"Your draw vote ({', '.join(pair)}) is recorded" in text, text
+    text, _ = said(j, "AUSTRIA", "DRAW Italy")
+    assert "ERROR: a power named is none of game gb's" in text, text
+    assert names["ITALY"] not in text, text
