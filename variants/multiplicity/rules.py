@@ -547,7 +547,8 @@ class MultiplicityRules(StandardRules):
 
         Returns the forces, the pieces, and piece index -> index of its order's result. The
         last good order for a force replaces earlier ones (a MERGE counts as an order for
-        each unit it names).
+        each unit it names; a unit's supports add up), by :func:`replaced_in_movement`, the
+        mail reader's rule too.
         """
         forces = self.forces(position.units)
         at = {f.province: f for f in forces}

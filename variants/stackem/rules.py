@@ -457,7 +457,9 @@ class StackRules(StandardRules):
     def _bind_orders(self, pool: list[Unit], orders: list[tuple[str, Order]], check: Any
                      ) -> tuple[list[OrderResult], list[list[int]], list[Order | None],
                                 list[int], list[int]]:
-        """Check every order line and bind it to units of ``pool`` in written order.
+        """Check every order line and bind it to units of ``pool`` in written order; a later
+        order for a unit replaces the earlier one, unit by unit (:func:`standing`, the mail
+        reader's rule too), so a line may stand for fewer units than it counts.
 
         Returns one result per line (a placeholder for good ones), the units each line was
         bound to, each unit's order, its support pick (rule 12) and its written position.
