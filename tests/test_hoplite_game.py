@@ -4,10 +4,12 @@ Invariants checked after every phase: every unit stands where its kind may (armi
 garrisons on land, fleets on coasts or at sea, garrisons in centres, multiple A/F at sea
 seaworthy), one player per province, and after every adjustment phase no state keeps more
 units than its centres (and Delphi) pay for, counting garrisons as half. After every
-movement phase, the lines the judge keeps from each power's mail (a line a later line replaced
-is left out), listed in another order, give the same next position: the random orders name
-units in merges that also have other orders, so the judge's reading of a mail and the
-adjudicator must agree on which line replaces which.
+phase, the lines the judge keeps from each power's mail (a line a later line replaced, a build
+the budget does not pay for, are left out) give what all the lines give, and the same listed in
+another order: the random orders name units in merges that also have other orders, the unit in
+Delphi ordered besides its SACK, more builds than are paid for (armies, garrisons, several on
+one centre) and removals past the count, so the judge's reading of a mail and the adjudicator
+must agree on which lines stand.
 
 ``JUDGE_FUZZ_EXAMPLES`` (tests/fuzzkit.py) plays more games, with new seeds.
 """
@@ -99,6 +101,8 @@ def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str
                     break
         if "delphi_sacked_by" not in position.extra and R.shrine in at and rng.random() < 0.5:
             lines.append((at[R.shrine].player, "SACK DELPHI"))
+            if rng.random() < 0.5:  # a second order for the unit in Delphi, before or after
+                lines.append((at[R.shrine].player, f"{at[R.shrine]} H"))
     elif kind == "R":
         for d in position.dislodged:
             options = R.retreat_options(position, d)
@@ -111,7 +115,9 @@ def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str
             count = R.adjustment_count(position, power)
             if count > 0:
                 sites = sorted(R.build_sites(position, power))
-                for _ in range(count):
+                # more builds than the budget pays for, some on one centre: the mail keeps
+                # those paid for in written order, as the adjudicator makes them
+                for _ in range(count + rng.choice((0, 0, 1, 2))):
                     site = rng.choice(sites)
                     p = B.provinces[site]
                     what = rng.choice(["A", "G", "F"] if p.kind == "coast" else ["A", "G"])
@@ -119,7 +125,7 @@ def random_orders(position: Position, rng: random.Random) -> list[tuple[str, str
                     lines.append((power, f"BUILD {what} {loc}"))
             elif count < 0:
                 mine = [u for u in position.units if u.power == power]
-                for u in rng.sample(mine, min(len(mine), -count)):
+                for u in rng.sample(mine, min(len(mine), -count + rng.choice((0, 0, 1)))):
                     lines.append((power, f"REMOVE {u}"))
             for u in position.units:
                 if u.power == power and "A" in u.kind and u.province in R.values \
@@ -144,10 +150,20 @@ def standing(position: Position, lines: list[tuple[str, str]]) -> list[tuple[str
 
 def check_any_listing(position: Position, lines: list[tuple[str, str]],
                       rng: random.Random) -> None:
+    """The lines the mail keeps give what all the lines give (judge adjudicate), and the
+    same in another listing: the reader and the adjudicator agree on which lines stand."""
     kept = standing(position, lines)
     first = V.write_position(V.adjudicate_lines(position, kept).position)
+    given = V.write_position(V.adjudicate_lines(position, lines).position)
+    assert first == given, (position.phase, "the lines the mail refused changed the outcome",
+                            lines, kept)
     shuffled = list(kept)
     rng.shuffle(shuffled)
+    if position.phase.kind == "A":
+        # builds are paid, and removals made, in the order each mail writes them: the
+        # mails are listed in another order, each mail's lines as written
+        mine = {p: [t for q, t in kept if q == p] for p in dict.fromkeys(p for p, _ in kept)}
+        shuffled = [(p, mine[p].pop(0)) for p, _ in shuffled]
     again = V.write_position(V.adjudicate_lines(position, shuffled).position)
     assert first == again, (position.phase, kept, shuffled)
 
@@ -164,8 +180,7 @@ def test_random_hoplite_game_keeps_invariants(seed: int) -> None:
     seen = [position.phase]
     while phases < 40 and not position.winner:
         lines = random_orders(position, rng)
-        if position.phase.kind == "M":
-            check_any_listing(position, lines, random.Random(rng.random()))
+        check_any_listing(position, lines, random.Random(rng.random()))
         outcome = V.adjudicate_lines(position, lines)
         assert len(outcome.results) >= len(lines)
         nxt = V.read_position(V.write_position(outcome.position))  # the JSON round trip

@@ -84,3 +84,38 @@ def test_multiplicity_merge_replaces_and_covers_each_of_its_units(tmp_path) -> N
     assert "without orders" not in reply, reply
     reports = _process(judge, "mu2")
     assert "2A BUR" in reports[_addr("GERMANY")]
+
+
+def test_stackem_a_later_order_replaces_one_unit_of_a_counted_order(tmp_path) -> None:
+    """Stack 'em: '2A BUR-MUN' then 'A BUR-PIC' is an order for each army, the later one
+    replacing one unit of the counted order; the reply shows what stands (it accepted both
+    lines and the adjudicator then failed one 'already has an order')."""
+    judge = InProcessJudge(tmp_path)
+    _start(judge, "se2", "stackem", POWERS)
+    judge.send(_addr("FRANCE"), "SIGNON FRANCE se2 pw-france\nA PAR-BUR\nA MAR-BUR")
+    _process(judge, "se2")
+    reply = judge.send(_addr("FRANCE"), "SIGNON FRANCE se2 pw-france\n2A BUR-MUN\n"
+                                        "A BUR-PIC")[0]
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    assert "A BUR - MUN" in reply.body and "2A BUR - MUN" not in reply.body, reply.body
+    assert "A BUR - PIC" in reply.body, reply.body
+    reports = _process(judge, "se2")
+    text = reports[_addr("ENGLAND")]
+    assert "already has an order" not in text, text
+    assert "A PIC" in text, text
+
+
+def test_multiplicity_builds_are_counted_by_components_in_the_reply(tmp_path) -> None:
+    """Multiplicity: 'BUILD 2A PAR' is two builds; with three due the mail kept a third line
+    'BUILD F BRE', which the adjudicator then refused. The reply now refuses it, saying why,
+    and in the initial placement a second build on one centre is refused as the rules do."""
+    judge = InProcessJudge(tmp_path)
+    _start(judge, "mu3", "multiplicity", POWERS)
+    signon = "SIGNON FRANCE mu3 pw-france\n"
+    reply = judge.send(_addr("FRANCE"), signon + "BUILD A PAR\nBUILD A PAR\nBUILD A MAR")[0]
+    assert "a unit was already built in Paris" in reply.body, reply.body
+    reply = judge.send(_addr("FRANCE"), signon + "BUILD 2A PAR\nBUILD A MAR\nBUILD F BRE")[0]
+    assert reply.subject.startswith("[ERROR]"), reply.body
+    assert "BUILD F BRE" in reply.body and "no more builds due" in reply.body, reply.body
+    reports = _process(judge, "mu3")
+    assert "2A PAR" in reports[_addr("ITALY")] and "F BRE" not in reports[_addr("ITALY")]

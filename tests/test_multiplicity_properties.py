@@ -7,7 +7,9 @@
   later line replaced are taken out (as the judge does when it reads a mail: the lines that
   stand). The random orders name a unit in a merge and in another order too (before or after
   the merge), and in two merges, so that which line replaces which is tested: the judge's
-  reading of a mail and the adjudicator must agree on it.
+  reading of a mail and the adjudicator must agree on it;
+* in a Winter, the builds and removals a mail keeps give what all its lines give (counted by
+  components, several builds on one centre), and every line kept is carried out.
 
 ``JUDGE_FUZZ_EXAMPLES`` (tests/fuzzkit.py) runs more random phases, with new seeds.
 """
@@ -172,6 +174,67 @@ def test_random_multiplicity_phases(seed: int) -> None:
     again = V.adjudicate_lines(position, shuffled)
     first, second = V.write_position(nxt), V.write_position(again.position)
     assert first == second, (lines, shuffled)
+
+
+def random_winter(rng: random.Random) -> tuple[Position, list[tuple[str, str]]]:
+    """A Winter after Autumn 1901 (several builds may share a centre) with random centres,
+    and each power's builds or removals: some more than due, several on one centre, of
+    several components (``BUILD 2A PAR``, ``REMOVE A/F BER``) or of a part of a unit."""
+    position = random_position(rng, rng.randint(6, 24))
+    position.phase = Phase("W", 1901, "A")
+    held = {u.province: u.power for u in position.units}
+    centres: dict[str, set[str]] = {}
+    for centre in sorted(B.supply_centres):
+        owner = held.get(centre) or (rng.choice(B.powers) if rng.random() < 0.6 else None)
+        if owner:
+            centres.setdefault(owner, set()).add(centre)
+    position.centres = centres
+    lines: list[tuple[str, str]] = []
+    for power in B.powers:
+        count = R.adjustment_count(position, power)
+        extra = rng.choice((0, 0, 1, 2))
+        if count > 0:
+            sites = sorted(R.build_sites(position, power))
+            for _ in range(count + extra):
+                site = rng.choice(sites)
+                p = B.provinces[site]
+                kind = rng.choice(["A", "A", "2A", "F", "A/F"] if p.kind == "coast" else
+                                  ["A", "A", "2A"])
+                loc = rng.choice(p.coasts) if "F" in kind and p.coasts else site
+                lines.append((power, f"BUILD {kind} {loc}"))
+        elif count < 0:
+            mine = [u for u in position.units if u.power == power]
+            for u in rng.sample(mine, min(len(mine), -count + extra)):
+                a, f, _ = parse_kind(u.kind)
+                part = rng.choice([u.kind, *(["A"] if a else []), *(["F"] if f else [])])
+                lines.append((power, f"REMOVE {part} {u.location}"))
+    rng.shuffle(lines)
+    return position, lines
+
+
+WINTER_SEEDS = range(fuzz_seed(), fuzz_seed() + examples(60)) if nightly() else range(60)
+
+
+@pytest.mark.parametrize("seed", WINTER_SEEDS)
+def test_random_multiplicity_winters(seed: int) -> None:
+    """The builds and removals the mail keeps (counted by components, several builds on one
+    centre) give what all the lines give, and the same with the mails listed in another
+    order (each mail's lines as written: the rules carry them out in written order)."""
+    rng = random.Random(seed)
+    position, lines = random_winter(rng)
+    outcome = V.adjudicate_lines(position, lines)
+    kept = standing(position, lines)
+    as_kept = V.adjudicate_lines(position, kept)
+    assert V.write_position(as_kept.position) == V.write_position(outcome.position), \
+        ("the lines the mail refused changed the outcome", lines, kept)
+    assert all(r.result == "succeeds" for r in as_kept.results[:len(kept)]), \
+        ("a line the mail kept was not carried out", kept, as_kept.results)
+    mails = {p: [t for q, t in kept if q == p] for p in dict.fromkeys(p for p, _ in kept)}
+    order = [p for p, _ in kept]
+    rng.shuffle(order)
+    shuffled = [(p, mails[p].pop(0)) for p in order]
+    again = V.adjudicate_lines(position, shuffled)
+    assert V.write_position(again.position) == V.write_position(outcome.position), shuffled
 
 
 FRANCE = Position("multiplicity", Phase("S", 1901, "M"),

@@ -27,11 +27,6 @@ def test_castling_is_an_order_for_the_king_and_the_rook() -> None:
         assert CHESS.write_position(alone) == CHESS.write_position(given)
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: Stack 'em's adjudicator obeys the "
-                   "first order for a unit (rule 2: 'an order for a stack that already has an "
-                   "order for every unit fails'), its mail reader keeps the last "
-                   "(replaced_by_later), and counts '2A WAR - UKR' as one order: judge "
-                   "adjudicate and a mail rule the same lines differently")
 @pytest.mark.parametrize("units, lines", [
     (["A VIE"], ["A VIE - GAL", "A VIE - BOH"]),
     (["2A WAR"], ["2A WAR - UKR", "A WAR - SIL"]),
@@ -49,6 +44,13 @@ def test_stackem_the_lines_a_mail_keeps_give_the_ruling_of_all_its_lines(units, 
     kept, given = _kept_and_all(stackem, pos, "RUSSIA", lines)
     assert kept == given
     read = read_order_lines(stackem, pos, "RUSSIA", lines)
+    # what the reply shows stands: the later order for a unit replaces the earlier one, unit
+    # by unit (description.md, "A unit ordered twice")
+    assert [x["order"] or x["error"] for x in read] == {
+        "A VIE - GAL": ["replaced by the later order A VIE - BOH", "A VIE - BOH"],
+        "2A WAR - UKR": ["A WAR - UKR", "A WAR - SIL"],
+        "A WAR - SIL": ["replaced by the later order 2A WAR - UKR", "2A WAR - UKR"],
+    }[lines[0]]
     results = stackem.adjudicate_lines(pos, [("RUSSIA", x["text"]) for x in read
                                              if not x["error"]]).results
     unbound = [(r.order, r.reason) for r in results if "without an order" in r.reason
@@ -65,9 +67,6 @@ def _kept_and_all(variant, pos, power: str, lines: list[str]) -> tuple[dict, dic
     return variant.write_position(alone)["units"], variant.write_position(given)["units"]
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: the mail reader refuses a second "
-                   "build on one centre ('PAR already has an order in this mail'), which "
-                   "Multiplicity's rules allow and its adjudicator makes")
 def test_multiplicity_two_builds_on_one_centre_in_one_mail_both_stand() -> None:
     """Multiplicity: "several builds may go on one centre, except in the initial placement"
     (description.md); 'BUILD A PAR' twice is a 2A PAR by judge adjudicate, an A PAR by mail."""
@@ -80,12 +79,50 @@ def test_multiplicity_two_builds_on_one_centre_in_one_mail_both_stand() -> None:
     kept, given = _kept_and_all(multi, pos, "FRANCE", ["BUILD A PAR", "BUILD A PAR"])
     assert given["FRANCE"] == ["A BUR", "2A PAR"]
     assert kept == given
+    # ... but not a third: the reply says why, as the adjudicator does
+    read = read_order_lines(multi, pos, "FRANCE", ["BUILD A PAR"] * 3 + ["BUILD F MAR"])
+    assert [x["error"] for x in read] == [None, None, None, "no more builds due"]
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: the mail reader counts removals by "
-                   "lines, so it keeps 'REMOVE A/F BER' (two removals, one due: the "
-                   "adjudicator fails it) and refuses 'REMOVE A RUH'; civil disorder then "
-                   "removes A PIC, a unit the player never named")
+def test_hoplite_a_fleet_and_an_army_built_on_one_city_both_stand() -> None:
+    """Hoplite as Multiplicity: several builds on one centre (the review's 'BUILD F MAR'
+    and 'BUILD A MAR'), both kept by the mail as both are made."""
+    from judge.variants import get_variant
+
+    hoplite = get_variant("hoplite")
+    pos = hoplite.read_position({"variant": "hoplite", "phase": "W450BCA",
+                                 "units": {"ATHENS": ["A ATH"]},
+                                 "centres": {"ATHENS": ["ATH", "MAR", "THO"]}})
+    kept, given = _kept_and_all(hoplite, pos, "ATHENS", ["BUILD F MAR", "BUILD A MAR"])
+    assert given["ATHENS"] == ["A ATH", "A/F MAR"]
+    assert kept == given
+
+
+def test_hoplite_the_mail_keeps_the_builds_its_budget_pays_for_in_written_order() -> None:
+    """The season simulator's W450BCA: Boeotia has 3 1/2 centres and an army, 2 1/2 to build
+    with (3 builds by the count); an army or a fleet costs 1, a garrison 1/2. The mail kept
+    the first three lines and the adjudicator built two of them, which two by the listing;
+    now the mail keeps the builds the budget pays for, in written order, says why it refuses
+    the rest, and the adjudicator makes exactly those."""
+    from judge.variants import get_variant
+
+    hoplite = get_variant("hoplite")
+    pos = hoplite.read_position({"variant": "hoplite", "phase": "W450BCA",
+                                 "units": {"BOEOTIA": ["A THB"]},
+                                 "centres": {"BOEOTIA": ["AUL", "CHI", "ORC", "THB"]}})
+    lines = ["BUILD A CHI", "BUILD A AUL", "BUILD F ORC", "BUILD G ORC"]
+    read = read_order_lines(hoplite, pos, "BOEOTIA", lines)
+    assert [x["error"] for x in read] == [
+        None, None, "BOEOTIA has 1/2 to build with; F ORC costs 1", None]
+    kept, given = _kept_and_all(hoplite, pos, "BOEOTIA", lines)
+    assert given["BOEOTIA"] == ["A AUL", "A CHI", "G ORC", "A THB"]
+    assert kept == given
+    kept_lines = [x["text"] for x in read if not x["error"]]
+    for listing in ([*reversed(kept_lines)], kept_lines[1:] + kept_lines[:1]):
+        again = hoplite.adjudicate_lines(pos, [("BOEOTIA", x) for x in listing]).position
+        assert hoplite.write_position(again)["units"] == given
+
+
 def test_multiplicity_a_removal_too_large_does_not_push_out_one_that_fits() -> None:
     from judge.variants import get_variant
 
@@ -96,11 +133,10 @@ def test_multiplicity_a_removal_too_large_does_not_push_out_one_that_fits() -> N
     kept, given = _kept_and_all(multi, pos, "GERMANY", ["REMOVE A/F BER", "REMOVE A RUH"])
     assert given["GERMANY"] == ["A/F BER", "A PIC"]
     assert kept == given
+    read = read_order_lines(multi, pos, "GERMANY", ["REMOVE A/F BER", "REMOVE A RUH"])
+    assert [x["error"] for x in read] == ["A/F would take 2 removals; GERMANY has 1 left", None]
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: Hoplite's adjudicator does not let a "
-                   "later order for the unit in Delphi replace SACK DELPHI (it obeys both), "
-                   "its mail reader does: judge adjudicate sacks Delphi, the game does not")
 def test_hoplite_a_later_order_for_the_sacking_unit_replaces_the_sack_in_both() -> None:
     from judge.variants import get_variant
 

@@ -2,7 +2,14 @@
 
 The engine always terminates without raising; no space ends with two powers' units in it
 (rule 1); no unit is lost or made: every unit ends where it was, where it was ordered to move,
-or among the dislodged; and a dislodged space loses all its units (rule 14).
+or among the dislodged; and a dislodged space loses all its units (rule 14). The lines the
+judge keeps from each power's mail give what all the lines give (``judge adjudicate``), and the
+same with the lines listed in another order (each space's lines as written, which rules 2, 12
+and 13 give a meaning): the random mails order some units twice, alone or counted
+(``2A WAR-UKR`` then ``A WAR-SIL``), so the reader and the adjudicator must agree on which
+order for a unit stands.
+
+``JUDGE_FUZZ_EXAMPLES`` (tests/fuzzkit.py) runs more random phases, with new seeds.
 """
 
 from __future__ import annotations
@@ -10,6 +17,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+from fuzzkit import examples, nightly
+from fuzzkit import seed as fuzz_seed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +27,7 @@ from judge.engine.board import province_of
 from judge.engine.orders import Move, Order, Unit
 from judge.engine.position import Position
 from judge.engine.randomgame import random_orders, random_position
+from judge.games.game import read_order_lines
 from judge.variants import get_variant
 from judge.variants.stackem.orders import Stacked
 
@@ -95,3 +106,53 @@ def test_whole_random_turns_keep_one_power_per_space(seed: int) -> None:
         if kind == "R":
             assert not position.dislodged
         orders = []
+
+
+def _mails(seed: int) -> tuple[Position, list[tuple[str, str]]]:
+    """A random stacked phase written as mails, with some units ordered twice: a second
+    order (a hold, or the stack's order again) for one unit or counted for several, before or
+    after the first."""
+    position, orders = _stacked_phase(seed, random.Random(seed).randint(4, 24))
+    rng = random.Random(seed ^ 0x5EED)
+    lines = [(power, str(order)) for power, order in orders]
+    stacks = Counter((u.power, str(u)) for u in position.units)
+    for (power, unit), n in stacks.items():
+        if rng.random() < 0.4:
+            count = rng.randint(1, n)
+            text = f"{count}{unit} H" if count > 1 else f"{unit} H"
+            lines.insert(rng.randint(0, len(lines)), (power, text))
+    return position, lines
+
+
+def _kept(position: Position, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lines the judge keeps when each power mails its lines in this order."""
+    out = []
+    for power in dict.fromkeys(p for p, _ in lines):
+        texts = [t for p, t in lines if p == power]
+        out += [(power, x["text"]) for x in read_order_lines(V, position, power, texts)
+                if x.get("order") and not x.get("error")]
+    return out
+
+
+MAIL_SEEDS = range(fuzz_seed(), fuzz_seed() + examples(80)) if nightly() else range(80)
+
+
+@pytest.mark.parametrize("seed", MAIL_SEEDS)
+def test_the_lines_a_mail_keeps_give_the_ruling_of_all_its_lines(seed: int) -> None:
+    position, lines = _mails(seed)
+    given = V.write_position(V.adjudicate_lines(position, lines).position)
+    kept = _kept(position, lines)
+    alone = V.adjudicate_lines(position, kept)
+    assert V.write_position(alone.position) == given, ("the lines the mail refused changed "
+                                                       "the outcome", lines, kept)
+    assert not [r for r in alone.results if "already has an order" in r.reason
+                or "replaced" in r.reason], "a line the mail kept was not obeyed"
+    rng = random.Random(seed)
+    space = [(p, province_of(t.split()[1])) for p, t in kept]  # "2A PAR - BUR": its space
+    lines_of = {k: [t for (_, t), where in zip(kept, space, strict=True) if where == k]
+                for k in dict.fromkeys(space)}
+    rng.shuffle(space)
+    shuffled = [(k[0], lines_of[k].pop(0)) for k in space]
+    again = V.write_position(V.adjudicate_lines(position, shuffled).position)
+    assert again == given, ("another listing of the lines kept changed the outcome", kept,
+                            shuffled)

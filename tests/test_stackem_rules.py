@@ -48,10 +48,16 @@ def test_rule_2_units_in_one_space_are_ordered_separately() -> None:
     assert result(out, 2) == (SUCCEEDS, "no order: holds")  # the third army had no order
 
 
-def test_rule_2_more_orders_than_units_fail() -> None:
+def test_rule_2_an_order_past_the_stacks_units_replaces_the_earliest() -> None:
+    """The judge's general rule counted per unit (description.md, "A unit ordered twice"):
+    the third order for two armies replaces the first, as the mail reader rules it."""
     out = play({"FRANCE": ["2A PAR"]}, {"FRANCE": ["A PAR-BUR", "A PAR-PIC", "A PAR-GAS"]})
-    assert result(out, 2) == (FAILS, "every army in Paris already has an order")
-    assert units(out.position) == stacks(FRANCE=["A BUR", "A PIC"])
+    assert result(out, 0) == (FAILS, "replaced by a later order for the same unit")
+    assert not out.results[0].stands
+    assert units(out.position) == stacks(FRANCE=["A PIC", "A GAS"])
+    out = play({"FRANCE": ["3A PAR"]}, {"FRANCE": ["3A PAR-BUR", "A PAR-PIC"]})
+    assert out.results[0].order == "2A PAR - BUR"  # one of its three armies goes to Picardy
+    assert units(out.position) == stacks(FRANCE=["2A BUR", "A PIC"])
     with pytest.raises(OrderError, match="only 2 armies in Paris"):
         V.read_order(position({"FRANCE": ["2A PAR"]}), "FRANCE", "3A PAR-BUR")
 

@@ -146,9 +146,35 @@ class Rules(Protocol):
     # position read from JSON play under these rules could not have produced (a phase not in
     # the calendar, an army at sea, a garrison away from its town); ``StandardRules`` has it
     # and each variant extends it (``docs/adjudication.md``, "What a position is checked for").
-    # Optional: ``replaced_orders(position, power, orders) -> dict[int, int]``, which orders
-    # of one mail a later one replaces, when the variant's adjudicator decides it otherwise
-    # than :func:`replaced_by_later` (see :meth:`Variant.replaced_orders`).
+    # Optional: ``replaced_orders(position, power, orders) -> dict[int, int | Replaced]``,
+    # which orders of one mail a later one replaces, when the variant's adjudicator decides
+    # it otherwise than :func:`replaced_by_later` (see :meth:`Variant.replaced_orders`).
+    # Optional: ``refused_adjustments(position, power, orders) -> dict[int, str]``, which
+    # adjustment orders of one mail the adjudicator does not carry out, when it counts them
+    # otherwise than one build or removal per line and one order per space (usually
+    # :func:`refused_in_adjudication`; see :meth:`Variant.refused_adjustments`).
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """An order of one mail that later orders replaced: ``by`` the index of the last of them;
+    ``rest`` what of the order still stands when they replaced it for only some of its units
+    (Stack 'em: ``2A WAR - UKR`` then ``A WAR - SIL`` leaves ``A WAR - UKR``), else None."""
+
+    by: int
+    rest: Order | None = None
+
+
+def refused_in_adjudication(rules: Rules, position: Position, power: str,
+                            orders: list[Order]) -> dict[int, str]:
+    """The adjustment orders of one mail (read and checked, in written order) that the
+    adjudicator, given them alone, does not carry out: index -> its reason. A variant whose
+    adjustments are counted otherwise than one per line (multiple units, half-centre
+    budgets) gives this as its ``refused_adjustments``, so the mail keeps exactly the
+    orders the adjudicator obeys, by the adjudicator's own code."""
+    results = rules.adjudicate(position, [(power, o) for o in orders]).results
+    return {k: r.reason or "not carried out" for k, r in enumerate(results[:len(orders)])
+            if r.result != SUCCEEDS}
 
 
 def replaced_by_later(position: Position, units: list[Unit], orders: list[Order],
@@ -281,18 +307,32 @@ class Variant:
         return (province_of(unit.location),) if unit is not None else ()
 
     def replaced_orders(self, position: Position, power: str, orders: list[Order]
-                        ) -> dict[int, int]:
+                        ) -> dict[int, Replaced]:
         """Which of ``power``'s orders of one mail (read and checked, in the order written) a
-        later one replaces: index -> index of the later order. The judge reading a mail must
-        keep exactly the orders the adjudicator obeys, or the orders kept would give another
-        result when listed in another order. The rules' ``replaced_orders`` when they have
-        one (Multiplicity: a MERGE is an order for each unit it names), else
-        :func:`replaced_by_later`."""
+        later one replaces: index -> :class:`Replaced` (the later order, and what of the
+        order still stands, if anything). The judge reading a mail must keep exactly the
+        orders the adjudicator obeys, or the orders kept would give another result when
+        listed in another order. The rules' ``replaced_orders`` when they have one
+        (Multiplicity: a MERGE is an order for each unit it names; Stack 'em: an order for
+        each unit of a stack it counts), else :func:`replaced_by_later`."""
         hook = getattr(self.rules, "replaced_orders", None)
         if hook is not None:
-            return hook(position, power, orders)
-        return replaced_by_later(position, self.units_to_order(position, power), orders,
-                                 partial(self.order_spaces, power))
+            found = hook(position, power, orders)
+        else:
+            found = replaced_by_later(position, self.units_to_order(position, power), orders,
+                                      partial(self.order_spaces, power))
+        return {k: v if isinstance(v, Replaced) else Replaced(v) for k, v in found.items()}
+
+    def refused_adjustments(self, position: Position, power: str, orders: list[Order]
+                            ) -> dict[int, str] | None:
+        """Which of ``power``'s adjustment orders of one mail (read and checked, in the order
+        written) the adjudicator does not carry out, index -> reason, by the rules'
+        ``refused_adjustments`` (Multiplicity, Hoplite, Stack 'em: builds and removals
+        counted by units or by cost, :func:`refused_in_adjudication`); None when the rules
+        have none, and the mail reader's general rule holds (one order per space, as many
+        orders as builds or removals due, the first ones written)."""
+        hook = getattr(self.rules, "refused_adjustments", None)
+        return hook(position, power, orders) if hook is not None else None
 
     def adjustment_count(self, position: Position, power: str) -> int:
         """Builds allowed (> 0) or removals due (< 0) for ``power`` in an adjustment phase."""

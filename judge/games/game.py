@@ -280,8 +280,12 @@ def refuse(entry: dict, error: str) -> None:
 
 
 def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) -> list[dict]:
-    """Read a power's lines; a later order to the same unit replaces an earlier one (where a
-    variant stacks units, a space takes as many orders as it holds units)."""
+    """Read a power's lines, keeping exactly the orders the adjudicator obeys: a later order
+    to the same unit replaces an earlier one, as the variant counts orders per unit
+    (Variant.replaced_orders: where a variant stacks units, a space takes as many orders as
+    it holds units); in an adjustment phase, the builds or removals due, as the variant
+    counts them (Variant.refused_adjustments), else one order per space and per build or
+    removal due, the first ones written."""
     out: list[dict] = []
     # the flow is the game's variant's (``variant`` is made from the game), never looked up
     # by the position: a variant played on another's board reads with its own flow
@@ -289,7 +293,10 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     if special is not None:  # the variant's plug-in reads (and replaces) lines its own way
         return special
     read = variant.read_orders(pos, power, texts)
-    adjusted: set[str] = set()  # adjustments: the spaces that have an order
+    kind = pos.phase.kind
+    refused = variant.refused_adjustments(
+        pos, power, [ol.order for ol in read if ol.order is not None]) if kind == "A" else None
+    adjusted: set[str] = set()  # adjustments by the general rule: the spaces with an order
     orders: list[Any] = []  # the orders read, in order, and their lines
     entries: list[dict] = []
     for ol in read:
@@ -298,7 +305,7 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
                         "error": ol.error or "cannot read this order"})
             continue
         unit = _unit_of(ol.order)
-        if unit and pos.phase.kind == "A":
+        if unit and kind == "A" and refused is None:
             if unit in adjusted:
                 out.append({"text": ol.text, "order": None, "data": None, "unit": None,
                             "error": f"{unit} already has an order in this mail"})
@@ -308,10 +315,17 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
         out.append(entry)
         orders.append(ol.order)
         entries.append(entry)
-    if pos.phase.kind in "MR":  # a later order replaces an earlier one, as the variant rules
-        for old, new in variant.replaced_orders(pos, power, orders).items():
-            refuse(entries[old], f"replaced by the later order {orders[new]}")
-    if pos.phase.kind == "A":
+    if kind in "MR":  # a later order replaces an earlier one, as the variant rules
+        for old, replaced in variant.replaced_orders(pos, power, orders).items():
+            if replaced.rest is None:
+                refuse(entries[old], f"replaced by the later order {orders[replaced.by]}")
+            else:  # replaced for some of its units: the rest stands, as the reply shows
+                entries[old]["order"] = str(replaced.rest)
+                entries[old]["data"] = variant.order_to_data(replaced.rest)
+    elif refused is not None:  # the builds and removals the adjudicator carries out
+        for k, reason in refused.items():
+            refuse(entries[k], reason)
+    elif kind == "A":
         allowed = abs(variant.adjustment_count(pos, power))
         valid = [line for line in out if line["order"]]
         for extra in valid[allowed:]:

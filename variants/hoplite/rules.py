@@ -55,7 +55,14 @@ from judge.engine.orders import (
 from judge.engine.parse import parse_location, parse_unit
 from judge.engine.position import Phase, Position, shown, year_of
 from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
-from judge.variants.multiplicity.orders import Merge, Split, _mask, parse_multi_order, strip_power
+from judge.variants.multiplicity.orders import (
+    Merge,
+    Split,
+    _mask,
+    parse_multi_order,
+    replaced_in_movement,
+    strip_power,
+)
 from judge.variants.multiplicity.rules import MultiplicityRules
 from judge.variants.multiplicity.units import ARMY, FLEET, GARRISON, Force, format_kind, parse_kind
 from judge.variants.standard.rules import Adjustments
@@ -327,6 +334,7 @@ class HopliteRules(MultiplicityRules):
         plain: list[tuple[str, Order]] = []
         sacks: dict[int, str] = {}
         claims: dict[int, tuple[str, list[str]]] = {}
+        replaced = self._replaced(position, orders)
         for k, (power, order) in enumerate(orders):
             if isinstance(order, Claimed):
                 claims[k] = (order.power, _destinations(order.order))
@@ -339,8 +347,9 @@ class HopliteRules(MultiplicityRules):
             # The claim must be known when centres change hands, which may happen inside
             # this adjudication (Spring towns, or Autumn without retreats).
             pending: dict[str, str] = dict(position.extra.get("claims") or {})
-            for claim, dests in claims.values():
-                pending.update(dict.fromkeys(dests, claim))
+            for k, (claim, dests) in claims.items():
+                if k not in replaced:  # a later order for its unit replaced it: no claim
+                    pending.update(dict.fromkeys(dests, claim))
             position = position.following(
                 position.units, centres=position.centres, dislodged=position.dislodged,
                 standoffs=position.standoffs, winner=position.winner,
@@ -353,6 +362,8 @@ class HopliteRules(MultiplicityRules):
             if not res.order.endswith(" H"):
                 continue  # the order was refused; its reason says why
             res.order = res.order[:-2] + " SACK DELPHI"
+            if k in replaced:  # a later order for the unit in Delphi replaced the sack
+                continue
             player = self.player_of(power)
             there = found.get(self.shrine)
             if position.extra.get("delphi_sacked_by"):
@@ -367,6 +378,29 @@ class HopliteRules(MultiplicityRules):
         for k, (claim, _dests) in claims.items():
             outcome.results[k].order += f" FOR {claim}"
         return outcome
+
+    def _replaced(self, position: Position, orders: list[tuple[str, Order]]) -> set[int]:
+        """The movement orders a later order for their unit replaces, as the mail reader
+        rules it (``replaced_in_movement``; a SACK is an order for the unit in Delphi, a
+        claim ``FOR`` a state the order it ends), so a replaced sack or claim has no effect."""
+        at = self.force_at(position)
+        good: list[int] = []
+        checked: list[Order] = []
+        for k, (power, order) in enumerate(orders):
+            try:
+                checked.append(self.check_movement(at, power, order))
+            except OrderError:
+                continue
+            good.append(k)
+        return {good[j] for j in replaced_in_movement([_plain(o) for o in checked])}
+
+    def replaced_orders(self, position: Position, power: str, orders: list[Order]
+                        ) -> dict[int, int]:
+        """As Multiplicity's, with a claim ``FOR`` a state read as the order it ends (a
+        merge FOR a state is an order for each unit it names), as :meth:`_replaced` rules."""
+        if position.phase.kind == "M":
+            return replaced_in_movement([_plain(o) for o in orders])
+        return super().replaced_orders(position, power, orders)
 
     # ------------------------------------------------------------------ calendar, centres
     def advance_calendar(self, nxt: Position, outcome: Outcome) -> None:
@@ -663,6 +697,11 @@ class HopliteRules(MultiplicityRules):
             left = max(0, int(position.extra.get("delphi_units", 0)) - lost)
             outcome.position.extra["delphi_units"] = left
         return outcome
+
+
+def _plain(order: Order) -> Order:
+    """The order a claim ``FOR`` a state ends; any other order as it is."""
+    return order.order if isinstance(order, Claimed) else order
 
 
 def _destinations(order: Order) -> list[str]:

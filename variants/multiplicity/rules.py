@@ -54,7 +54,14 @@ from judge.engine.orders import (
     unit_of,
 )
 from judge.engine.position import Dislodged, Phase, Position
-from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome, replaced_by_later
+from judge.engine.variant import (
+    FAILS,
+    SUCCEEDS,
+    OrderResult,
+    Outcome,
+    refused_in_adjudication,
+    replaced_by_later,
+)
 from judge.variants.multiplicity.movement import (
     CONVOY,
     HOLD,
@@ -257,6 +264,14 @@ class MultiplicityRules(StandardRules):
         if position.phase.kind == "M":
             return replaced_in_movement(orders)
         return replaced_by_later(position, self.units_to_order(position, power), orders)
+
+    def refused_adjustments(self, position: Position, power: str, orders: list[Order]
+                            ) -> dict[int, str]:
+        """The builds and removals of one mail the adjudicator does not make, by its own
+        count (description.md, "Builds and removals in one mail": a unit of several
+        components takes as many builds or removals; several builds may go on one centre;
+        Hoplite: a budget in half centres)."""
+        return refused_in_adjudication(self, position, power, orders)
 
     def check(self, position: Position, power: str, order: Order) -> Order:
         kind = position.phase.kind
@@ -534,7 +549,8 @@ class MultiplicityRules(StandardRules):
 
         Returns the forces, the pieces, and piece index -> index of its order's result. The
         last good order for a force replaces earlier ones (a MERGE counts as an order for
-        each unit it names).
+        each unit it names; a unit's supports add up), by :func:`replaced_in_movement`, the
+        mail reader's rule too.
         """
         forces = self.forces(position.units)
         at = {f.province: f for f in forces}
@@ -543,7 +559,6 @@ class MultiplicityRules(StandardRules):
         claims: dict[int, list[int]] = {}
         checked: dict[int, Order] = {}  # result slot -> checked order
         written: dict[int, Order] = {}  # result slot -> order as given
-        supports = (SupportHold, SupportMove, SupportMerge)
         order: Order | None
         for power, order in orders:
             try:
@@ -555,21 +570,24 @@ class MultiplicityRules(StandardRules):
             results.append(OrderResult(power, str(good), SUCCEEDS))
             checked[slot] = good
             written[slot] = order
+        # Which order replaces which: the mail reader's rule, by the same function
+        # (replaced_in_movement: a MERGE is an order for each of its units, rule 4's supports
+        # add up), so the orders a mail keeps give this result in any listing.
+        slots = list(checked)
+        replaced = {slots[j] for j in replaced_in_movement([checked[o] for o in slots])}
+        for slot in slots:
+            if slot in replaced:
+                res = results[slot]
+                res.result, res.reason, res.stands = FAILS, self.REPLACED_REASON, False
+                continue
+            good = checked[slot]
             names = good.units if isinstance(good, Merge) else (unit_of(good),)
             for ref in names:
-                k = index[ref.province]
-                old = claims.get(k, [])
-                if isinstance(good, supports) and all(isinstance(checked[o], supports) for o in old):
-                    claims[k] = [*old, slot]  # rule 4: supports spread over several spaces
-                    continue
-                for o in old:
-                    res = results[o]
-                    res.result, res.reason = FAILS, "replaced by a later order for the same unit"
-                claims[k] = [slot]
+                claims.setdefault(index[ref.province], []).append(slot)
         pieces: list[Piece] = []
         piece_slot: dict[int, int] = {}
         for k, force in enumerate(forces):
-            slots = [o for o in claims.get(k, []) if not results[o].reason.startswith("replaced")]
+            slots = claims.get(k, [])
             piece = partial(Piece, force=k, player=force.player, origin=force.province,
                             location=force.location)
             left = list(force.parts)

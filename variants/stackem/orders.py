@@ -12,6 +12,7 @@ so that the engine's order classes stay as they are for every other variant.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from judge.engine.errors import OrderSyntaxError
@@ -119,3 +120,36 @@ def pack(order: Order, count: int, target_count: int) -> Order | Stacked:
     if count == 1 and target_count <= 1:
         return order
     return Stacked(order, count, target_count)
+
+
+def standing(orders: Sequence[tuple[Hashable, int]], sizes: Mapping[Hashable, int]
+             ) -> tuple[list[int], dict[int, int]]:
+    """Which of one phase's orders stand, and for how many units (description.md, "A unit
+    ordered twice"): the judge's general rule, a later order for a unit replaces the earlier
+    one, counted per unit of a stack (rule 2: ``2A WAR-UKR`` is an order for each of two
+    armies).
+
+    ``orders`` are the checked orders in written order, each as (its stack, how many units
+    it orders); ``sizes`` how many units each stack holds. A stack takes as many orders as it
+    has units; each order past that takes the place of the earliest order still standing
+    there, one unit at a time, so a counted order loses one unit per unit ordered after it
+    and is replaced when none is left. Returns how many units each order still orders (0:
+    replaced), and for each order a later one took units from, the last order that did.
+    The mail reader (``StackRules.replaced_orders``) and the adjudicator
+    (``StackRules._bind_orders``) both rule by this function."""
+    left = [count for _, count in orders]
+    by: dict[int, int] = {}
+    live: dict[Hashable, list[int]] = {}  # stack -> its orders still ordering units, in order
+    for i, (stack, _) in enumerate(orders):
+        here = live.setdefault(stack, [])
+        here.append(i)
+        excess = sum(left[j] for j in here) - sizes.get(stack, 0)
+        while excess > 0 and here[0] != i:
+            j = here[0]
+            taken = min(excess, left[j])
+            left[j] -= taken
+            excess -= taken
+            by[j] = i
+            if not left[j]:
+                here.pop(0)
+    return left, by

@@ -45,9 +45,23 @@ from judge.engine.orders import (
 )
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Position
-from judge.engine.variant import FAILS, SUCCEEDS, OrderResult, Outcome
+from judge.engine.variant import (
+    FAILS,
+    SUCCEEDS,
+    OrderResult,
+    Outcome,
+    Replaced,
+    refused_in_adjudication,
+)
 from judge.variants.stackem.movement import StackMovementPhase
-from judge.variants.stackem.orders import Stacked, counted_text, pack, split_counts, unpack
+from judge.variants.stackem.orders import (
+    Stacked,
+    counted_text,
+    pack,
+    split_counts,
+    standing,
+    unpack,
+)
 from judge.variants.standard.movement import MovementPhase, UnitOutcome
 from judge.variants.standard.rules import Adjustments, StandardRules
 
@@ -377,11 +391,40 @@ class StackRules(StandardRules):
             out.setdefault((u.power, u.kind, u.location), []).append(i)
         return out
 
+    @staticmethod
+    def _stack_key(power: str, ref: UnitRef) -> tuple[str, str, str]:
+        """The stack a checked order's unit belongs to, as :meth:`_free` keys it."""
+        return (power, ref.kind or ARMY, ref.location)
+
+    def replaced_orders(self, position: Position, power: str, orders: list[Order]
+                        ) -> dict[int, Replaced]:
+        """Which of ``power``'s orders of one mail (checked, in written order) a later one
+        replaces, wholly or for some of its units, by :func:`standing` as the adjudicator
+        (:meth:`_bind_orders`) rules it; a counted order that keeps some units stands with
+        the count it keeps (``rest``). Adjustments: no order replaces another."""
+        kind = position.phase.kind
+        if kind not in "MR":
+            return {}
+        pool = position.units if kind == "M" else [d.unit for d in position.dislodged]
+        sizes = Counter(self._stack_key(u.power, UnitRef(u.kind, u.location))
+                        for u in pool if u.power == power)
+        counted = [unpack(o) for o in orders]
+        left, by = standing([(self._stack_key(power, base.unit), count)  # type: ignore[attr-defined]
+                             for base, count, _ in counted], sizes)
+        return {j: Replaced(later, pack(counted[j][0], left[j], counted[j][2])
+                            if left[j] else None) for j, later in by.items()}
+
+    def refused_adjustments(self, position: Position, power: str, orders: list[Order]
+                            ) -> dict[int, str]:
+        """The builds and removals of one mail the adjudicator does not make, by its own
+        count (``REMOVE 2A PAR`` is two removals; rule 11: one build per centre)."""
+        return refused_in_adjudication(self, position, power, orders)
+
     def _take(self, free: dict[tuple[str, str, str], list[int]], power: str, ref: UnitRef,
               count: int) -> list[int]:
         """Bind an order to the next ``count`` units of its stack that have no order yet:
         units are ordered separately (rule 2), in the order the orders were written."""
-        avail = free.get((power, ref.kind or ARMY, ref.location), [])
+        avail = free.get(self._stack_key(power, ref), [])
         if len(avail) < count:
             kind = ref.kind or ARMY
             name = self.name(ref.province)
@@ -414,7 +457,9 @@ class StackRules(StandardRules):
     def _bind_orders(self, pool: list[Unit], orders: list[tuple[str, Order]], check: Any
                      ) -> tuple[list[OrderResult], list[list[int]], list[Order | None],
                                 list[int], list[int]]:
-        """Check every order line and bind it to units of ``pool`` in written order.
+        """Check every order line and bind it to units of ``pool`` in written order; a later
+        order for a unit replaces the earlier one, unit by unit (:func:`standing`, the mail
+        reader's rule too), so a line may stand for fewer units than it counts.
 
         Returns one result per line (a placeholder for good ones), the units each line was
         bound to, each unit's order, its support pick (rule 12) and its written position.
@@ -426,15 +471,35 @@ class StackRules(StandardRules):
         per_unit: list[Order | None] = [None] * n
         pick = [0] * n
         seq = [10**6 + i for i in range(n)]  # units without orders come after all written ones
-        written = 0
+        good: list[tuple[int, str, Order, int, int]] = []  # result slot, power, order, counts
         for power, order in orders:
             base, count, target_count = unpack(order)
             try:
                 checked = check(power, base, count)
-                take = self._take(free, power, checked.unit, count)
             except OrderError as exc:
                 results.append(OrderResult(power, str(order), FAILS, str(exc), stands=False))
                 lines.append([])
+                continue
+            good.append((len(results), power, checked, count, target_count))
+            results.append(OrderResult(power, counted_text(checked, count, target_count),
+                                       SUCCEEDS))
+            lines.append([])
+        # A later order for a unit replaces the earlier one, unit by unit (rule 2): the
+        # mail reader keeps the same orders (replaced_orders), by the same function.
+        left, _ = standing([(self._stack_key(power, checked.unit), count)
+                            for _, power, checked, count, _ in good],
+                           {key: len(units) for key, units in free.items()})
+        written = 0
+        for (slot, power, checked, _, target_count), count in zip(good, left, strict=True):
+            if not count:
+                r = results[slot]
+                r.result, r.reason, r.stands = FAILS, self.REPLACED_REASON, False
+                continue
+            try:
+                take = self._take(free, power, checked.unit, count)
+            except OrderError as exc:
+                results[slot] = OrderResult(power, results[slot].order, FAILS, str(exc),
+                                            stands=False)
                 continue
             spread = max(target_count, 1)
             for k, i in enumerate(take):
@@ -444,9 +509,8 @@ class StackRules(StandardRules):
                 pick[i] = k % spread
                 seq[i] = written
                 written += 1
-            lines.append(take)
-            results.append(OrderResult(power, counted_text(checked, count, target_count),
-                                       SUCCEEDS))
+            lines[slot] = take
+            results[slot].order = counted_text(checked, count, target_count)
         return results, lines, per_unit, pick, seq
 
     def _adjudicate_stack_movement(self, position: Position,
