@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from judge.engine.errors import OrderSyntaxError
 from judge.engine.orders import (
@@ -122,7 +123,10 @@ def pack(order: Order, count: int, target_count: int) -> Order | Stacked:
     return Stacked(order, count, target_count)
 
 
-def standing(orders: Sequence[tuple[Hashable, int]], sizes: Mapping[Hashable, int]
+K = TypeVar("K", bound=Hashable)  # what identifies a stack: one key per unit of one stack
+
+
+def standing(orders: Sequence[tuple[K, int]], sizes: Mapping[K, int]
              ) -> tuple[list[int], dict[int, int]]:
     """Which of one phase's orders stand, and for how many units (description.md, "A unit
     ordered twice"): the judge's general rule, a later order for a unit replaces the earlier

@@ -42,6 +42,7 @@ from judge.engine.orders import (
     Unit,
     UnitRef,
     Waive,
+    unit_of,
 )
 from judge.engine.parse import parse_order
 from judge.engine.position import Dislodged, Position
@@ -409,7 +410,7 @@ class StackRules(StandardRules):
         sizes = Counter(self._stack_key(u.power, UnitRef(u.kind, u.location))
                         for u in pool if u.power == power)
         counted = [unpack(o) for o in orders]
-        left, by = standing([(self._stack_key(power, base.unit), count)  # type: ignore[attr-defined]
+        left, by = standing([(self._stack_key(power, unit_of(base)), count)
                              for base, count, _ in counted], sizes)
         return {j: Replaced(later, pack(counted[j][0], left[j], counted[j][2])
                             if left[j] else None) for j, later in by.items()}
@@ -486,7 +487,7 @@ class StackRules(StandardRules):
             lines.append([])
         # A later order for a unit replaces the earlier one, unit by unit (rule 2): the
         # mail reader keeps the same orders (replaced_orders), by the same function.
-        left, _ = standing([(self._stack_key(power, checked.unit), count)
+        left, _ = standing([(self._stack_key(power, unit_of(checked)), count)
                             for _, power, checked, count, _ in good],
                            {key: len(units) for key, units in free.items()})
         written = 0
@@ -496,7 +497,7 @@ class StackRules(StandardRules):
                 r.result, r.reason, r.stands = FAILS, self.REPLACED_REASON, False
                 continue
             try:
-                take = self._take(free, power, checked.unit, count)
+                take = self._take(free, power, unit_of(checked), count)
             except OrderError as exc:
                 results[slot] = OrderResult(power, results[slot].order, FAILS, str(exc),
                                             stands=False)
