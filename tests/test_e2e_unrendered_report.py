@@ -74,3 +74,46 @@ def test_a_report_that_cannot_be_rendered_is_sent_plain_and_its_master_told(
         assert len([m for m in j.sink.messages if "could not be built" in m.subject]) == 1
     finally:
         j.stop()
+
+
+def test_the_master_is_told_once_while_the_game_is_in_its_phase(tmp_path):
+    """Mail of one game that fails to render in two batches of the same phase: its readers
+    get the plain text each time, its master one mail; in the next phase, one more."""
+    from mailkit import GM, InProcessJudge, new_game
+    from mailkit import addr as player
+
+    from judge.service import Service, _Painter
+
+    j = InProcessJudge(tmp_path)
+    new_game(j, "twice")
+    j.actor.outbox.defer_render = True  # as judge serve does
+    game = j.store.game("twice")
+
+    def broken_mail(to: str) -> None:
+        with j.store.transaction():  # a template that is not there: what a bug looks like
+            j.actor.outbox.queue(kind="notice", to=to, subject="twice - news",
+                                 template="no-such-notice.txt.j2", context={},
+                                 game_id=game["id"])
+
+    def paint() -> list:
+        painter = _Painter(j.store, lambda: None,
+                           failed=lambda gid, bad: Service._render_failed(j.actor, gid, bad))
+        try:
+            painter.step()
+        finally:
+            painter.close()
+        return j.run()
+
+    broken_mail(player("FRANCE"))
+    first = paint()
+    broken_mail(player("ITALY"))
+    second = paint()
+    for got, who in ((first, player("FRANCE")), (second, player("ITALY"))):
+        [plain] = [m for m in got if m.subject == "twice - news"]
+        assert plain.rcpt == who and "HISTORY twice" in plain.flat, plain.body
+    told = [m for m in first + second if "could not be built" in m.subject]
+    assert [m.rcpt for m in told] == [GM] and "TemplateNotFound" in told[0].flat, told
+    assert "S1901M" in told[0].flat
+    j.send(GM, "MASTER twice masterpw\nPROCESS")
+    broken_mail(player("FRANCE"))
+    assert [m.rcpt for m in paint() if "could not be built" in m.subject] == [GM]
