@@ -60,7 +60,7 @@ def test_status_of_a_paused_game_says_paused_and_the_deadline_it_had(tmp_path):
 @pytest.mark.parametrize("body", ["EJECT France", "SET GRACE 1d", "SET MOVEMENT 3d",
                                   "REPLACE France new@players.test newpass", "EDIT OWNER BEL "
                                   "France", "PAUSE", "RESUME", "PROCESS", "DEADLINE 3d",
-                                  "DEADLINES 3d 1d 1d"])
+                                  "DEADLINES 3d 1d 1d", "ACT France\nSET GRACE 1d"])
 def test_a_finished_game_refuses_the_commands_that_change_it(tmp_path, body):
     j = _judge(tmp_path)
     _master(j, "ENDGAME DRAW")

@@ -411,7 +411,7 @@ def check_not_ended(game: dict, command: str) -> None:
         how = game.get("result") or (f"won by {game['winner'].title()}" if game.get("winner")
                                      else "")
         raise GameError(f"game {game['name']} has ended{f' ({how})' if how else ''}: "
-                        f"{command} changes nothing in a finished game (ROLLBACK <phase> "
+                        f"{command} is refused once a game is over (ROLLBACK <phase> "
                         "reopens it)")
 
 

@@ -75,8 +75,9 @@ def _flow_first(handler: Handler) -> Handler:
         if ses.master is not None and not (
                 cmd.name == "SET" and cmd.args and cmd.args[0].upper() in PLAYER_SETTINGS):
             game = actor.master_game(ses)
-            if cmd.name not in ENDED_OK and not (
-                    cmd.name == "SET" and ses.current is not None):  # a player's SET LAYOUT
+            if cmd.name not in ENDED_OK and not (  # a player's own SET LAYOUT
+                    cmd.name == "SET" and ses.current is not None and cmd.args
+                    and cmd.args[0].upper() == "LAYOUT"):
                 G.check_not_ended(game, cmd.name)
             done = flow_for(game).master_command(actor, ses, game, cmd)
             if done is not None:
