@@ -110,3 +110,17 @@ def test_dipnomicy_refuses_rollback_to_the_phase_it_is_in(tmp_path):
     r = g2.sg("ROLLBACK 2")
     assert r.subject.startswith("[ERROR]") and "already in F1901M" in r.flat, r.body
     assert g2.state()["voting"] == 1
+
+
+def test_process_of_a_game_the_judge_paused_says_resume_processes_it(tmp_path):
+    """Paused by the judge because processing failed (judge/games/deadlines.py): RESUME
+    processes the phase again at once, so that is what the master is told."""
+    from judge.games import game as G
+
+    j = _judge(tmp_path)
+    why = "internal error while processing S1901M: EngineFault (log reference g1-0badf00d)"
+    with j.store.transaction():
+        G.pause_game(j.store, j.store.game("rf"), j.actor.clock(), why)
+    text = _master(j, "PROCESS")
+    assert "ERROR" in text and "paused by the judge" in text and "g1-0badf00d" in text, text
+    assert "RESUME processes it again at once" in text, text

@@ -394,6 +394,10 @@ def check_running(game: dict, master: str | None = None) -> None:
     """Refuse what needs a running game. ``master``: the master's command asking (PROCESS):
     a paused game's master is told to RESUME it first, not that orders wait."""
     if game["status"] == "paused":
+        if master and game.get("paused_why"):  # deadlines.contain_failure paused it
+            raise GameError(f"game {game['name']} is paused by the judge "
+                            f"({game['paused_why']}): RESUME processes it again at once "
+                            "(nothing was done)")
         if master:
             raise GameError(f"game {game['name']} is paused: RESUME it first, then {master} "
                             "(nothing was done)")
