@@ -17,6 +17,7 @@ retries. Each thread has its own database connection.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import multiprocessing
@@ -25,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from datetime import UTC, datetime
@@ -32,6 +34,7 @@ from typing import Any
 
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
+from judge.games.deadlines import render_failed, short_reason
 from judge.mail.intake import ImapIntake, SmtpReceiver
 from judge.mail.outbox import (
     attach_picture,
@@ -156,12 +159,31 @@ def _leave_with_parent(parent: int, every: float = 1.0) -> None:
     threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
 
 
+Failed = dict[int, tuple[str, str]]  # outbox id -> why its job could not be rendered, traceback
+
+
+def _render_one(oid: int, blob: bytes, picture: tuple[str, bytes] | None,
+                bad_jobs: Failed) -> bytes | None:
+    """One job's message; tried again without its picture when it fails with it. None (and
+    why, in ``bad_jobs``): it cannot be rendered, a plain text goes in its place
+    (outbox.finish_jobs)."""
+    try:
+        return render_job(blob, picture)
+    except Exception as exc:
+        if picture is not None:
+            with contextlib.suppress(Exception):
+                return render_job(blob, None)
+        bad_jobs[oid] = (short_reason(exc), traceback.format_exc())
+        return None
+
+
 def _render_group(jobs: list[tuple[int, int | None, bytes]],
                   pictures: dict[int, tuple[str, str]]
-                  ) -> tuple[list[tuple[int, bytes | None]], dict[int, str], dict[int, str]]:
+                  ) -> tuple[list[tuple[int, bytes | None]], dict[int, str], Failed]:
     """In a worker process: draw one game's pictures (id -> filename, SVG) and render its
     stored jobs (outbox id, picture id, job) with them. Returns the messages (None: could
-    not be rendered), and the pictures and jobs that failed, with why (the painter logs)."""
+    not be rendered), and the pictures and jobs that failed, with why (the painter logs,
+    and has the game's master told of the jobs)."""
     drawn: dict[int, tuple[str, bytes]] = {}
     bad_pictures: dict[int, str] = {}
     for pid, (filename, svg) in pictures.items():
@@ -169,14 +191,9 @@ def _render_group(jobs: list[tuple[int, int | None, bytes]],
             drawn[pid] = (filename, png(svg))
         except Exception as exc:  # the reports go without it
             bad_pictures[pid] = f"{filename}: {type(exc).__name__}: {exc}"
-    out: list[tuple[int, bytes | None]] = []
-    bad_jobs: dict[int, str] = {}
-    for oid, pid, blob in jobs:
-        try:
-            out.append((oid, render_job(blob, drawn.get(pid) if pid is not None else None)))
-        except Exception as exc:
-            out.append((oid, None))
-            bad_jobs[oid] = f"{type(exc).__name__}: {exc}"
+    bad_jobs: Failed = {}
+    out = [(oid, _render_one(oid, blob, drawn.get(pid) if pid is not None else None, bad_jobs))
+           for oid, pid, blob in jobs]
     return out, bad_pictures, bad_jobs
 
 
@@ -185,12 +202,16 @@ class _Painter:
     the text, the picture, the message) and draws the pictures of reports queued without a
     job, in worker processes, and releases the mail (one short transaction per game). A
     picture that fails or takes more than ``limit`` seconds is logged and its reports go
-    without it."""
+    without it. A message that cannot be rendered goes as a plain text in its place, and
+    ``failed`` is called with its game's id and why (the service's tells its master);
+    without ``failed`` it is only logged."""
 
     def __init__(self, store: Store, wake_sender: Callable[[], None], limit: float = 120.0,
-                 stopping: threading.Event | None = None) -> None:
+                 stopping: threading.Event | None = None,
+                 failed: Callable[[int, Failed], None] | None = None) -> None:
         self.store, self.wake_sender, self.limit = store, wake_sender, limit
         self.stopping = stopping or threading.Event()  # set: stop after the batch in hand
+        self.failed = failed
         self.pool: ProcessPoolExecutor | None = None
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -235,9 +256,7 @@ class _Painter:
                     continue
                 for why in bad_pictures.values():
                     log.error("map %s could not be drawn: the report goes without it", why)
-                for oid, why in bad_jobs.items():
-                    log.error("message %s could not be rendered, given up: %s", oid, why)
-                self._finish(rendered)
+                self._finish(rendered, g, bad_jobs)
             for fut, (g, rows, since) in list(hand.items()):
                 if time.monotonic() - since > self.limit:
                     log.error("mail of group %s took over %s s: the reports go without their "
@@ -248,18 +267,30 @@ class _Painter:
 
     def _render_here(self, rows: list[dict]) -> None:
         """The pool failed them: rendered in this thread, without their pictures."""
-        out: list[tuple[int, bytes | None]] = []
-        for r in rows:
-            try:
-                out.append((r["outbox_id"], render_job(r["job"], None)))
-            except Exception:
-                log.exception("message %s could not be rendered, given up", r["outbox_id"])
-                out.append((r["outbox_id"], None))
-        self._finish(out)
+        bad_jobs: Failed = {}
+        out = [(r["outbox_id"], _render_one(r["outbox_id"], r["job"], None, bad_jobs))
+               for r in rows]
+        self._finish(out, rows[0]["g"] if rows else 0, bad_jobs)
 
-    def _finish(self, rendered: list[tuple[int, bytes | None]]) -> None:
+    def _finish(self, rendered: list[tuple[int, bytes | None]], group: int,
+                bad_jobs: Failed) -> None:
+        """Release the group's messages (a plain text in place of each that could not be
+        rendered); then have its game's master told of those (a group without a game: only
+        logged)."""
         if finish_jobs(self.store, rendered):
             self.wake_sender()
+        if bad_jobs:
+            if group > 0 and self.failed is not None:
+                try:
+                    self.failed(group, bad_jobs)
+                except Exception:
+                    log.exception("game %s: telling its master of its mail that could not "
+                                  "be rendered failed", group)
+            else:
+                for oid, (why, trace) in bad_jobs.items():
+                    log.error("message %s could not be rendered, a plain text sent in its "
+                              "place: %s\n%s", oid, why, trace)
+            self.wake_sender()  # the master's mail
 
     def _draw_pictures(self) -> None:
         while not self.stopping.is_set() and (
@@ -349,8 +380,17 @@ class Service:
             self.sender.wake()
 
     def _painter_setup(self) -> _Painter:
-        return _Painter(_TakingTurns(self.cfg.database_path, self._turns), self.sender.wake,
-                        stopping=self.painter.stopping)
+        store = _TakingTurns(self.cfg.database_path, self._turns)
+        # tells a game's master of its mail that could not be rendered; that mail of its
+        # own is rendered at once (not deferred: it cannot come back to the painter)
+        actor = Actor(store, self.cfg) if self.now is None else Actor(store, self.cfg,
+                                                                        self.now)
+        return _Painter(store, self.sender.wake, stopping=self.painter.stopping,
+                        failed=functools.partial(self._render_failed, actor))
+
+    @staticmethod
+    def _render_failed(actor: Actor, gid: int, bad_jobs: Failed) -> None:
+        render_failed(actor, gid, bad_jobs, actor.clock())
 
     def _painter_step(self, painter: _Painter) -> None:
         painter.step()

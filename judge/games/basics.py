@@ -213,6 +213,7 @@ def deadline(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     now = actor.clock()
     game = actor.master_game(ses)
     tz = zone(game)
+    G.check_not_ended(game, "DEADLINE")
     when = parse_iso(iso(_parse_when(" ".join(cmd.args), now, tz)))  # as it is stored
     if game["status"] not in ("active", "paused"):  # paused: set for when it resumes
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
@@ -242,6 +243,7 @@ def _parse_when(text: str, now: datetime, tz: str) -> datetime:
 
 def deadlines(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = actor.master_game(ses)
+    G.check_not_ended(game, "DEADLINES")
     if lengths := flow_for(game).lengths(actor.s, game):  # its deadlines are its rules'
         raise GameError(lengths)
     durations, _ = read_durations(cmd.args)

@@ -381,6 +381,48 @@ def short_reason(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def log_reference(gid: int | None) -> str:
+    """A failure's reference, in the ERROR log line with its traceback and in the mail to the
+    game's master (who passes it on to the host)."""
+    return f"g{gid}-{secrets.token_hex(4)}" if gid is not None else secrets.token_hex(4)
+
+
+def render_failed(actor: FlowContext, gid: int, failed: dict[int, tuple[str, str]],
+                  now: datetime) -> str:
+    """Mail of game ``gid`` could not be rendered after its transaction (``failed``: outbox
+    id -> the reason, :func:`short_reason`, and the traceback, from the painter's worker
+    process); each was sent a plain text in its place (outbox.plain_message). Log the
+    traceback under a log reference, and tell the game's master, once while the game is
+    in its phase (a phase's reports fail for every reader alike). Returns the reference."""
+    s = actor.s
+    ref = log_reference(gid)
+    marks = ", ".join("?" * len(failed))
+    subjects = [r["subject"] for r in s.all(
+        f"SELECT subject FROM outbox WHERE id IN ({marks}) ORDER BY id", list(failed))]
+    reason, trace = next(iter(failed.values()))
+    game = s.game_by_id(gid)
+    name = game["name"] if game else f"#{gid}"
+    key = f"{game['phase']}:render-failed" if game and game["phase"] else None
+    tell = game is not None and key is not None and not done(s, game, key)
+    log.error("game %s: %d mail(s) could not be rendered, each sent as a plain text in its "
+              "place; %s (log reference %s): %s\n%s", name, len(failed),
+              "its master is told" if tell else "its master was told already",
+              ref, reason, trace)
+    if not tell or game is None or key is None:
+        return ref
+    counts: dict[str, int] = {}
+    for subject in subjects:
+        counts[subject] = counts.get(subject, 0) + 1
+    try:
+        with s.transaction():
+            mark(s, game, key, now)
+            N.render_failed(actor, game, list(counts.items()), reason, ref)
+    except Exception:  # its master is not told; the readers have their plain text
+        log.exception("game %s: could not tell its master that its mail could not be "
+                      "rendered (log reference %s)", name, ref)
+    return ref
+
+
 def contain_failure(actor: FlowContext, gid: int, exc: BaseException, now: datetime) -> str:
     """Doing what was due for game ``gid`` raised ``exc`` (its transaction is rolled back:
     nothing of it was applied). Contain it to that game: log the traceback under a log
@@ -388,7 +430,7 @@ def contain_failure(actor: FlowContext, gid: int, exc: BaseException, now: datet
     master's RESUME tries again), tell its master what failed and its players that the phase
     is delayed. Returns the log reference."""
     s = actor.s
-    ref = f"g{gid}-{secrets.token_hex(4)}"
+    ref = log_reference(gid)
     if isinstance(exc, sqlite3.OperationalError) and any(
             word in str(exc) for word in ("locked", "busy")):
         # the database was busy (another process holds it): not this game's fault, and

@@ -254,6 +254,7 @@ class OrderStatus:
     submitted: bool = False
     tz: str = "UTC"  # the game's time zone, for the deadline shown
     todo: bool = False  # ``missing`` is the variant's own list of what is left to send
+    paused: bool = False  # no clock runs: the deadline shown is the one it had
 
     @property
     def has_errors(self) -> bool:
@@ -353,7 +354,7 @@ def order_status(s: Store, game: dict, power: str, pos: Position | None = None
     lines = stored or []
     status = OrderStatus(game["name"], power, game["phase"], pos.phase.long_name,
                          game["deadline"], lines=lines, submitted=stored is not None,
-                         tz=_zone(game))
+                         tz=_zone(game), paused=game["status"] == "paused")
     units, count = needs(variant, pos, power)
     status.adjustment = count
     special = flow_of(variant.name).missing(variant, pos, power, lines, status.submitted)
@@ -403,11 +404,33 @@ def _zone(game: dict) -> str:
     return zone(game)
 
 
-def check_running(game: dict) -> None:
+def check_running(game: dict, master: str | None = None) -> None:
+    """Refuse what needs a running game. ``master``: the master's command asking (PROCESS):
+    a paused game's master is told to RESUME it first, not that orders wait."""
     if game["status"] == "paused":
+        if master and game.get("paused_why"):  # deadlines.contain_failure paused it
+            raise GameError(f"game {game['name']} is paused by the judge "
+                            f"({game['paused_why']}): RESUME processes it again at once "
+                            "(nothing was done)")
+        if master:
+            raise GameError(f"game {game['name']} is paused: RESUME it first, then {master} "
+                            "(nothing was done)")
         raise GameError(f"game {game['name']} is paused: orders wait until it resumes")
+    if master:
+        check_not_ended(game, master)
     if game["status"] != "active":
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+
+
+def check_not_ended(game: dict, command: str) -> None:
+    """A master's ``command`` that changes a game is refused once the game has ended (only
+    ROLLBACK reopens it)."""
+    if game["status"] == "finished":
+        how = game.get("result") or (f"won by {game['winner'].title()}" if game.get("winner")
+                                     else "")
+        raise GameError(f"game {game['name']} has ended{f' ({how})' if how else ''}: "
+                        f"{command} is refused once a game is over (ROLLBACK <phase> "
+                        "reopens it)")
 
 
 def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: int | None

@@ -76,6 +76,10 @@ def _flow_first(handler: Handler) -> Handler:
         if ses.master is not None and not (
                 cmd.name == "SET" and cmd.args and cmd.args[0].upper() in PLAYER_SETTINGS):
             game = actor.master_game(ses)
+            if cmd.name not in ENDED_OK and not (  # a player's own SET LAYOUT
+                    cmd.name == "SET" and ses.current is not None and cmd.args
+                    and cmd.args[0].upper() == "LAYOUT"):
+                G.check_not_ended(game, cmd.name)
             done = flow_for(game).master_command(actor, ses, game, cmd)
             if done is not None:
                 return done
@@ -85,6 +89,9 @@ def _flow_first(handler: Handler) -> Handler:
 
 
 PLAYER_SETTINGS = ("WAIT", "NOWAIT", "ABSENCE")  # SET by a player, not the master
+# a master's commands that an ended game takes: ROLLBACK reopens it (docs/commands.md), ACT
+# changes nothing by itself (post-game press), ENDGAME says it has already ended
+ENDED_OK = ("ROLLBACK", "ACT", "ENDGAME")
 
 
 # ------------------------------------------------------------------- SET
@@ -502,7 +509,7 @@ def process(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         raise GameError(f"{named} is not the current phase of game "
                         f"{game['name']} (it is {game['phase'] or 'over'}): it has already "
                         "been processed, so nothing was done")
-    G.check_running(game)
+    G.check_running(game, "PROCESS")
     what = flow_for(game).stage(s, game).title  # the phase, or a flow's own stage (a vote)
     turns = D.process(actor, game, now, "master", queue=False)
     ses.later.append(lambda t=turns: reporting.queue_turns(actor.outbox, s, t))
@@ -516,7 +523,7 @@ def process(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 def preview(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     game = actor.master_game(ses)
-    G.check_running(game)
+    G.check_running(game, "PREVIEW")
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
     sets = s.order_sets(game["id"], game["phase"])

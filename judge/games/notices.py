@@ -138,6 +138,16 @@ def failed(actor: FlowContext, game: dict, what: str, reason: str, ref: str) -> 
            {"what": what}, roles=("player", "observer", "list"))
 
 
+def render_failed(actor: FlowContext, game: dict, failed: list[tuple[str, int]], reason: str,
+                  ref: str) -> None:
+    """Mail of the game could not be rendered (``failed``: each subject and how many readers;
+    judge/service.py's painter): each reader was sent a short plain text in its place, and
+    the master is told what failed, with the log reference."""
+    to_master(actor, game, "notices/render_failed.txt.j2",
+              f"{game['name']} - mail could not be built",
+              {"failed": failed, "reason": reason, "ref": ref})
+
+
 def abandoned(actor: FlowContext, game: dict, power: str, missed: int) -> None:
     to_all(actor, game, "notices/abandoned.txt.j2",
            game["name"] + " - {name} abandoned", {"power": power, "missed": missed},

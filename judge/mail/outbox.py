@@ -380,10 +380,37 @@ def jobs_to_render(store: Store, groups: int, skip: Collection[int] = ()
     return out
 
 
+def plain_message(store: Store, outbox_id: int) -> bytes:
+    """The message of a job that could not be rendered (:func:`render_job` raised), in a
+    plain form that cannot fail the same way: a short text in its place
+    (``unrendered.txt.j2``: it could not be built, its master is told, the results are in
+    HISTORY), with the headers it would have had (those of the outbox row alone when even
+    the job cannot be read)."""
+    row = store.one("SELECT o.rcpt, o.subject, o.message_id, o.mail_from, g.name FROM outbox o "
+                    "LEFT JOIN games g ON g.id = o.game_id WHERE o.id = ?", (outbox_id,))
+    if row is None:
+        raise LookupError(f"outbox {outbox_id} is gone")
+    message = {"from_addr": row["mail_from"], "from_name": "", "to": row["rcpt"],
+               "subject": row["subject"], "message_id": row["message_id"],
+               "domain": row["mail_from"].rpartition("@")[2] or "localhost",
+               "auto": "auto-generated"}
+    job = store.one("SELECT job FROM outbox_jobs WHERE outbox_id = ?", (outbox_id,))
+    try:
+        message = {**message, **pickle.loads(job["job"])["message"]} if job else message
+    except Exception:  # noqa: BLE001 - the job itself is unreadable: the row's headers
+        log.warning("outbox %s: its job cannot be read, sent with the row's headers",
+                    outbox_id)
+    body = render("unrendered.txt.j2", game=row["name"], subject=row["subject"],
+                  judge_address=row["mail_from"])
+    raw, _ = build_message(**{**message, "body": body})
+    return raw
+
+
 def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
     """Release rendered messages to the sender, in one transaction: (outbox id, the message;
-    None: it could not be rendered, the row is given up as failed). A picture no job waits
-    for any more is dropped. Returns how many were released."""
+    None: it could not be rendered, its :func:`plain_message` goes in its place, and only if
+    even that fails is the row given up as failed). A picture no job waits for any more is
+    dropped. Returns how many were released."""
     released = 0
     with store.transaction():
         pictures = set()
@@ -393,6 +420,13 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
                 continue
             if row["picture_id"] is not None:
                 pictures.add(row["picture_id"])
+            note = None
+            if raw is None:
+                try:
+                    raw = plain_message(store, oid)
+                    note = "could not be rendered: a short plain text sent in its place"
+                except Exception:  # noqa: BLE001 - given up, as before
+                    log.exception("outbox %s: not even its plain text could be built", oid)
             if raw is None:
                 store.execute("UPDATE outbox SET state = 'failed', failure = 'render', "
                               "last_error = 'could not be rendered' WHERE id = ? AND "
@@ -400,9 +434,10 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
             else:
                 # a message held past the ceiling stays held, rendered for its digest
                 released += store.execute("UPDATE outbox SET raw = ?, state = CASE state "
-                                          "WHEN 'held' THEN 'held' ELSE 'pending' END "
+                                          "WHEN 'held' THEN 'held' ELSE 'pending' END, "
+                                          "last_error = coalesce(?, last_error) "
                                           "WHERE id = ? AND state IN ('waiting', 'held')",
-                                          (raw, oid)).rowcount
+                                          (raw, note, oid)).rowcount
             store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (oid,))
         for pid in pictures:
             store.execute("DELETE FROM pictures WHERE id = ? AND NOT EXISTS (SELECT 1 FROM "

@@ -685,6 +685,9 @@ class DipnomicyFlow(GameFlow):
         row = s.position(game["id"], phase)
         if row is None:
             raise GameError(f"game {game['name']} has no stored position of turn {turn}")
+        if phase == game["phase"]:  # nothing to undo but its orders, and its clock restarted
+            raise GameError(f"game {game['name']} is already in {phase} (turn {turn}): "
+                            "ROLLBACK goes back to the start of an earlier turn")
         gid = game["id"]
         # everything after that turn's start is undone: later positions, orders, proposals
         # and votes (the rules in force come back with the position)

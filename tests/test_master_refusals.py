@@ -1,0 +1,126 @@
+"""What a game master is told about a game that is paused or over (found by review of the
+failure containment, issue 22): STATUS of a paused game says it is paused and gives the
+deadline it had (not "passed: the phase is processed now"); the commands that change a game
+are refused on a game that has ended, with the reason (ROLLBACK still reopens it, as
+documented); PROCESS of a paused game tells the master to RESUME it first; Dipnomicy refuses
+ROLLBACK to the phase the game is in, as the judge's own ROLLBACK does."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from dipkit import DipGame, open_vote
+from gmkit import FakeClock
+from mailkit import POWERS, InProcessJudge, only_reply
+
+from judge.storage import parse_iso
+
+GM = "gm@players.test"
+
+
+def _judge(tmp_path) -> InProcessJudge:
+    j = InProcessJudge(tmp_path)
+    j.actor.clock = j.actor.outbox.clock = FakeClock()
+    j.send(GM, "CREATE rf gm-pass DEADLINES 2d 1d 1d\nOPEN")
+    for p in POWERS:
+        j.send(f"{p.lower()}@players.test", f"SIGNON {p} rf pw-{p.lower()}")
+    j.send(GM, "MASTER rf gm-pass\nSTART")
+    return j
+
+
+def _master(j: InProcessJudge, body: str) -> str:
+    return " ".join(only_reply(j.send(GM, f"MASTER rf gm-pass\n{body}"), GM).body.split())
+
+
+def test_status_of_a_paused_game_says_paused_and_the_deadline_it_had(tmp_path):
+    j = _judge(tmp_path)
+    deadline = parse_iso(j.store.game("rf")["deadline"])
+    _master(j, "PAUSE")
+    j.actor.clock.set(deadline + timedelta(hours=5))  # the deadline passes while paused
+    for body in ("STATUS rf", "LIST rf"):
+        text = " ".join(only_reply(j.send("someone@players.test", body),
+                                   "someone@players.test").body.split())
+        assert "passed" not in text and "processed now" not in text, text
+        assert "Deadline: paused" in text, text
+        assert deadline.strftime("%a %d %b %Y %H:%M UTC") in text, text
+    # a player's LIST: its orders, and the deadline the same way
+    text = " ".join(only_reply(j.send("france@players.test", "SIGNON FRANCE rf pw-france\n"
+                                      "LIST"), "france@players.test").body.split())
+    assert "passed" not in text and "Deadline: paused (it was " in text, text
+    # resumed: the new deadline, as usual
+    resumed = _master(j, "RESUME")
+    new = parse_iso(j.store.game("rf")["deadline"])
+    assert new > j.actor.clock() and new.strftime("%a %d %b %Y %H:%M UTC") in resumed
+    text = " ".join(only_reply(j.send("someone@players.test", "STATUS rf"),
+                               "someone@players.test").body.split())
+    assert f"Deadline: {new.strftime('%a %d %b %Y %H:%M UTC')} (in 2 days)" in text, text
+
+
+@pytest.mark.parametrize("body", ["EJECT France", "SET GRACE 1d", "SET MOVEMENT 3d",
+                                  "REPLACE France new@players.test newpass", "EDIT OWNER BEL "
+                                  "France", "PAUSE", "RESUME", "PROCESS", "DEADLINE 3d",
+                                  "DEADLINES 3d 1d 1d", "ACT France\nSET GRACE 1d"])
+def test_a_finished_game_refuses_the_commands_that_change_it(tmp_path, body):
+    j = _judge(tmp_path)
+    _master(j, "ENDGAME DRAW")
+    tables = ("games", "players", "positions", "player_changes", "observers")
+    before = {t: j.store.all(f"SELECT * FROM {t}") for t in tables}
+    text = _master(j, body)
+    assert "ERROR" in text and "game rf has ended" in text, text
+    assert {t: j.store.all(f"SELECT * FROM {t}") for t in tables} == before
+
+
+def test_rollback_still_reopens_a_finished_game(tmp_path):
+    j = _judge(tmp_path)
+    _master(j, "PROCESS")
+    _master(j, "ENDGAME DRAW")
+    text = _master(j, "ROLLBACK S1901M")
+    assert "ERROR" not in text and "back in S1901M" in text, text
+    assert j.store.game("rf")["status"] == "active"
+
+
+def test_process_of_a_paused_game_tells_the_master_to_resume_it(tmp_path):
+    j = _judge(tmp_path)
+    _master(j, "PAUSE")
+    text = _master(j, "PROCESS")
+    assert "ERROR" in text and "game rf is paused" in text, text
+    assert "RESUME it first" in text and "orders wait" not in text, text
+    assert j.store.game("rf")["phase"] == "S1901M"
+
+
+def test_dipnomicy_refuses_rollback_to_the_phase_it_is_in(tmp_path):
+    """Dipnomicy's ROLLBACK to the turn it is in undid its orders and restarted its 7-day
+    clock; the judge's ROLLBACK and Chess Dip refuse a roll back to the current phase."""
+    g = DipGame(tmp_path)
+    g.start()
+    g.player("FRANCE", "A PAR - BUR")
+    g.clock.advance(days=3)
+    before = (g.game(), g.state())
+    orders = g.judge.store.all("SELECT * FROM orders")
+    for body in ("ROLLBACK 1", "ROLLBACK S1901M"):
+        r = g.sg(body)
+        assert r.subject.startswith("[ERROR]") and "already in S1901M" in r.flat, r.body
+    assert (g.game(), g.state()) == before
+    assert g.judge.store.all("SELECT * FROM orders") == orders
+    # with turn 1's vote open the game is in F1901M: back to turn 1 is allowed, not to turn 2
+    (tmp_path / "second").mkdir()
+    g2 = DipGame(tmp_path / "second")
+    open_vote(g2)
+    r = g2.sg("ROLLBACK 2")
+    assert r.subject.startswith("[ERROR]") and "already in F1901M" in r.flat, r.body
+    assert g2.state()["voting"] == 1
+
+
+def test_process_of_a_game_the_judge_paused_says_resume_processes_it(tmp_path):
+    """Paused by the judge because processing failed (judge/games/deadlines.py): RESUME
+    processes the phase again at once, so that is what the master is told."""
+    from judge.games import game as G
+
+    j = _judge(tmp_path)
+    why = "internal error while processing S1901M: EngineFault (log reference g1-0badf00d)"
+    with j.store.transaction():
+        G.pause_game(j.store, j.store.game("rf"), j.actor.clock(), why)
+    text = _master(j, "PROCESS")
+    assert "ERROR" in text and "paused by the judge" in text and "g1-0badf00d" in text, text
+    assert "RESUME processes it again at once" in text, text
