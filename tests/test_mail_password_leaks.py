@@ -108,14 +108,16 @@ def test_a_password_in_the_message_id_leaves_no_copy(judge):
     assert on_disk(judge, secret) == []
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a press block never closed takes the "
-                   "password line after it as press text: another game's password is mailed "
-                   "to the press's readers and kept in the press table")
 def test_a_sign_on_after_an_unclosed_press_block_is_not_sent_as_press(judge):
     secret = "OtherGame3Pw"
     sent = judge.send(PLAYER, "SIGNON FRANCE g1 pw-france\nPRESS TO ENGLAND\nhello there\n"
                       f"SIGNON FRANCE g2 {secret}\nA PAR H\n")
     assert [m.rcpt for m in sent if secret.encode() in m.raw] == []
+    # the press up to the SIGNON went out; the SIGNON was read as a command, and said so
+    assert any("hello there" in m.flat for m in sent if m.rcpt == "england@players.test")
+    reply = next(m for m in sent if m.rcpt == PLAYER)
+    assert "This press had no ENDPRESS before the line 'SIGNON FRANCE g2 ****'" in reply.flat
+    assert "> SIGNON FRANCE g2 ****" in reply.body
     assert on_disk(judge, secret) == []
 
 

@@ -77,6 +77,19 @@ def _read(spec: CommandSpec, line: str, args: list[str], table: CommandTable) ->
     return cmd
 
 
+def _password_command(line: str, table: CommandTable) -> Command | None:
+    """``line`` read as a command carrying a password (SIGNON, JOIN, MASTER...), if it reads
+    as one without error (prose such as "Join me in attacking Germany" does not)."""
+    words = line.split()
+    head = words[0].upper().rstrip(":") if words else ""
+    if not any(spec.carries_password for spec in table.by_word.get(head, ())):
+        return None
+    cmd = parse_line(line.strip(), table)
+    if cmd.error or cmd.spec is None or not cmd.spec.carries_password:
+        return None
+    return cmd
+
+
 def is_block_end(line: str) -> bool:
     return " ".join(line.split()).upper() in END_PRESS
 
@@ -143,7 +156,9 @@ def mark_signoff(cmds: list[Command]) -> None:
 
 def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
     """Commands from a mail's lines, read by ``table``; stops at SIGNOFF/END; blank lines are
-    skipped; a sign-off at the end is marked (:func:`mark_signoff`)."""
+    skipped; a press block ends at ENDPRESS, at a line with a password (read as a command,
+    and said so in the press command's ``note``) or at the end of the mail; a sign-off at the
+    end is marked (:func:`mark_signoff`)."""
     out: list[Command] = []
     block: Command | None = None
     i = 0
@@ -163,11 +178,19 @@ def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
         if cmd.name == "END":
             break
         block_end = cmd.spec.block if cmd.spec is not None else ""
-        if block_end == "ENDPRESS":  # press runs to ENDPRESS (or the end of the mail)
+        if block_end == "ENDPRESS":  # press runs to ENDPRESS (or the end of the mail) ...
             while i < len(lines) and not is_block_end(lines[i]):
+                if (cut := _password_command(lines[i], table)) is not None:
+                    # ... or to a line with a password: a player who forgot ENDPRESS meant
+                    # it as a command, and it must never reach the press's readers
+                    cmd.note = (f"This press had no ENDPRESS before the line "
+                                f"'{cut.masked}': a line with a password ends the press, "
+                                "so it was read as a command and not sent as press.")
+                    break
                 cmd.block.append(lines[i].rstrip())
                 i += 1
-            i += 1
+            else:
+                i += 1  # past the ENDPRESS
             while cmd.block and not cmd.block[-1].strip():
                 cmd.block.pop()
             first = next((k for k, x in enumerate(cmd.block) if x.strip()), len(cmd.block))

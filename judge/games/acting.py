@@ -232,6 +232,8 @@ class Actor:
         rest, commands = commands[cap:], commands[:cap]
         for cmd in commands:
             self._run(session, cmd)
+            if cmd.note:
+                session.say(None, cmd.note)
         if rest:
             session.say(None, f"LIMIT: this mail holds {len(commands) + len(rest)} command or "
                         f"order lines; the judge acts on at most {cap} per mail ([limits] "
