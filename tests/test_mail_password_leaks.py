@@ -121,16 +121,16 @@ def test_a_sign_on_after_an_unclosed_press_block_is_not_sent_as_press(judge):
     assert on_disk(judge, secret) == []
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a password written in the wrong place "
-                   "of a line that parses (JOIN g1 <pw> FRANCE) is masked at the wrong word; "
-                   "the error quotes the password ('<pw>' is not a power) and the stored mail "
-                   "and the audit log keep it")
 @pytest.mark.parametrize("line", ["JOIN g1 {} FRANCE", "SIGNON FRANCE {} g1", "MASTER {} g1",
                                   "TAKEOVER FRANCE {} g1"])
 def test_a_password_in_the_wrong_place_is_not_kept(judge, line):
     secret = f"Misplaced{line[:2]}4Pw"
     sent = judge.send(PLAYER, line.format(secret))
     assert sent and sent[0].subject.startswith("[ERROR]")
+    assert [m.rcpt for m in sent if secret.encode() in m.raw] == []
+    command = line.split()[0]
+    assert f"> {command} ****" in sent[0].body  # every word after the command word hidden
+    assert f"the words after {command} are not shown" in sent[0].flat
     audit = judge.store.all("SELECT command, outcome FROM audit WHERE command LIKE ? OR "
                             "outcome LIKE ?", (f"%{secret}%", f"%{secret}%"))
     assert (audit, on_disk(judge, secret)) == ([], [])

@@ -11,6 +11,7 @@ command becomes a Command with ``error`` set to a specific message.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from judge.commands.grammar import PASSWORD_COMMANDS, CommandTable  # noqa: F401
 from judge.commands.spec import (  # noqa: F401 (Command is read from here too)
@@ -36,9 +37,40 @@ def parse_line(line: str, table: CommandTable) -> Command:
     if cmd.error and any(spec.carries_password for spec in (
             *table.by_word.get(head, ()), *([cmd.spec] if cmd.spec else []))):
         # which word is the password is unknown: hide every word after the command word
-        first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
-        cmd.hide = tuple(range(first, len(words)))
+        _hide_after_command(cmd)
+        cmd.error = _masked_quotes(cmd.error, cmd.passwords)  # "'<pw>' cannot be a game name"
     return cmd
+
+
+def _hide_after_command(cmd: Command) -> None:
+    words = cmd.line.split()
+    first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
+    cmd.hide = tuple(range(first, len(words)))
+
+
+def _masked_quotes(reason: str, words: list[str]) -> str:
+    """``reason`` with each of ``words`` it quotes ('word', as repr() or an f-string writes
+    it; any case) written '****'."""
+    for word in sorted(set(words), key=len, reverse=True):
+        for quoted in {f"'{word}'", repr(word)}:
+            reason = re.sub(re.escape(quoted), "'****'", reason, flags=re.IGNORECASE)
+    return reason
+
+
+def hide_unread(cmd: Command, reason: str, names: Callable[[str], bool]) -> str:
+    """A command carrying a password that read but was refused for ``reason`` (not for its
+    password): when the word standing where its password should is a name (``names``: a
+    game's, a power's), the password is elsewhere on the line (JOIN g1 <pw> FRANCE, MASTER
+    <pw> g1) and the reason may quote it ("'<pw>' is not a power"), so every word after the
+    command word is hidden, as for a line that does not read, and the reason is returned with
+    them masked and the usage added; otherwise ``reason`` as it is."""
+    words = cmd.line.split()
+    if cmd.spec is None or not cmd.spec.carries_password or len(cmd.hide) != 1 or \
+            cmd.hide[0] >= len(words) or not names(words[cmd.hide[0]]):
+        return reason
+    _hide_after_command(cmd)
+    return (f"{_masked_quotes(reason, cmd.passwords)} (the words after {words[0]} are not "
+            f"shown: one may be a password in the wrong place); write: {cmd.spec.usage}")
 
 
 def _parse_line(line: str, table: CommandTable) -> Command:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import make_msgid
 
 from judge import reports
+from judge.commands.parse import hide_unread
 from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.engine.ahead import is_header
@@ -481,13 +482,18 @@ class Actor:
             with self.s.db.atomic():  # a savepoint: a failed command leaves no trace
                 text, kind, data = self._command(ses, cmd)
         except GameError as exc:
-            ses.say(cmd, str(exc), error=True)
+            reason = str(exc)
+            if not isinstance(exc, WrongPassword | _Locked):  # the password was not read
+                reason = hide_unread(cmd, reason, lambda word: self._names(cmd.line, word))
+                if cmd.hide:  # the stored mail masks what the reply hid
+                    self._password_lines.append((cmd.line, cmd.masked))
+            ses.say(cmd, reason, error=True)
             if cmd.name == "SIGNON":
                 ses.signon_failed, ses.current = True, None
             if cmd.name in ("MASTER", "CREATE"):
                 ses.master_failed, ses.master = True, None
             self._password_refused(ses, exc)
-            outcome = "error: " + str(exc)
+            outcome = "error: " + reason
         else:
             # kind "error": the command did something (a late vote is kept, to be reported) but
             # the sender must read it as an error
@@ -499,6 +505,13 @@ class Actor:
         self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
                      address=address, game=game,
                      power=ses.current.power if ses.current else None)
+
+    def _names(self, line: str, word: str) -> bool:
+        """Does ``word`` name a game, or a power of a game named on ``line``?"""
+        if self.s.game(word) is not None:
+            return True
+        games = [g for w in line.split()[1:] if (g := self.s.game(w)) is not None]
+        return any(word.upper() in G.get_variant(g["variant"]).board.powers for g in games)
 
     def _reads_as_order(self, ctx: _PowerContext | None, line: str) -> bool:
         """Whether ``line`` reads as a valid order of the power signed on (a sign-off that
