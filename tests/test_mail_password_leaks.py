@@ -69,14 +69,22 @@ def octets(data: bytes, **disposition: str) -> MIMEBase:
     return part
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a mail refused unread for its size "
-                   "is kept whole (test_reply_tokens.py asserts 'the rest kept as it came'), "
-                   "a password in it in clear for good")
 def test_a_mail_refused_for_its_size_keeps_no_password(judge):
     secret = "Oversized7Pw"
     sent = judge.deliver(mail(with_attachment(f"SIGNON FRANCE g1 {secret}",
                                               octets(b"x" * 60_000, filename="map.png"))))
     assert sent and sent[0].subject.startswith("[ERROR]")  # refused, unread
+    assert on_disk(judge, secret) == []
+    kept = judge.store.all("SELECT raw FROM inbox ORDER BY id DESC LIMIT 1")[0]["raw"]
+    assert b"Subject: orders" in kept and b"was not kept" in kept and len(kept) < 2000
+
+
+def test_a_mail_refused_for_its_size_with_a_password_in_its_subject_keeps_none(judge):
+    secret = "SubjOver8Pw"
+    big = MIMEText("x" * 60_000, "plain", "utf-8")
+    sent = judge.deliver(mail(big).replace(b"Subject: orders",
+                                           f"Subject: SIGNON FRANCE g1 {secret}".encode()))
+    assert [m.subject for m in sent] == ["[ERROR] Re: SIGNON FRANCE g1 ****"]
     assert on_disk(judge, secret) == []
 
 

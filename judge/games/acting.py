@@ -35,7 +35,7 @@ from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment
 from judge.mail.intake import store_message
-from judge.mail.masking import mask_raw, mask_tokens
+from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc
@@ -192,20 +192,23 @@ class Actor:
         """The reply tokens a stored mail holds (the head only of one refused unread)."""
         raw = row.get("raw") or b""
         if row.get("size", 0) > self.cfg.max_message_bytes:
-            raw = raw[:262144]
+            raw = raw[:UNREAD_HEAD_BYTES]
         return replytoken.tokens_in(raw)
 
     def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
         """The stored copy of an acted-on mail keeps no password and no reply token (same
-        transaction)."""
-        if not (lines or self._tokens) or "raw" not in row:
+        transaction); of a mail refused unread for its size, only the headers are kept."""
+        if "raw" not in row:
             return
         masked = row["raw"]
+        if row.get("size", 0) > self.cfg.max_message_bytes:
+            masked = unread_copy(masked, row["size"])
+        elif not (lines or self._tokens):
+            return
         if lines:
             secrets = _secrets(lines)
             masked = mask_raw(masked, lines, secrets, set(secrets))
-        masked = mask_tokens(masked, self._tokens,
-                             decode=row.get("size", 0) <= self.cfg.max_message_bytes)
+        masked = mask_tokens(masked, self._tokens)
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
 
@@ -366,8 +369,10 @@ class Actor:
         raw: bytes = row["raw"]
         end = raw.find(b"\r\n\r\n")
         end = raw.find(b"\n\n") if end < 0 else end
-        head = raw[: end if end > 0 else 65536][:262144] + b"\r\n\r\n"
+        head = raw[: end if end > 0 else 65536][:UNREAD_HEAD_BYTES] + b"\r\n\r\n"
         inbound = read_message(head, row["mail_from"], self.cfg.address)
+        # a password command in its Subject is masked in the headers kept (_mask_stored)
+        self._password_lines = _password_lines(parse_lines([_base_subject(inbound.subject)]))
         if inbound.ignore_reason or not inbound.sender:
             return "ignored", f"oversized and {inbound.ignore_reason or 'no sender'}"
         if guard.answers_refusal(self.s, inbound.in_reply_to, inbound.references):
@@ -376,7 +381,8 @@ class Actor:
             self.s.audit(command="(message)", outcome="not answered: oversized answer to a "
                          "size refusal", inbox_id=row["id"], address=inbound.sender)
             return "ignored", "oversized, answering the judge's size refusal"
-        subject = "[ERROR] Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
+        subject = "[ERROR] Re: " + (_scrub(_base_subject(inbound.subject), self._password_lines)
+                                    or "your mail to the judge")
         self._reply(row, inbound, subject=subject, template="refused_size.txt.j2",
                     context={"size": row["size"], "limit": self.cfg.max_message_bytes})
         self.s.audit(command="(message)", outcome=f"refused: {row['size']} bytes",
