@@ -9,6 +9,7 @@ A command is carried out by the handler of the spec the parser read it by
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
@@ -208,6 +209,12 @@ class Actor:
         if lines:
             secrets = _secrets(lines)
             masked = mask_raw(masked, lines, secrets, set(secrets))
+            key = row.get("key") or ""
+            if any(secret in key for secret in secrets if len(secret) >= 4):
+                # its Message-ID held a password: the key keeps a hash of itself instead (a
+                # later copy of this very mail is then no longer known as a duplicate)
+                self.s.execute("UPDATE inbox SET key = ? WHERE id = ?",
+                               ("masked:" + hashlib.sha256(key.encode()).hexdigest(), row["id"]))
         masked = mask_tokens(masked, self._tokens)
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
@@ -295,10 +302,18 @@ class Actor:
         now = now_utc()
         gate = "reply" if seats else guard.reply_gate(self.s, inbound.sender, now,
                                                        self.cfg.replies_per_hour)
+        # the mail's Message-ID and References thread the reply, unless one holds a password
+        # of the mail: then the reply goes unthreaded rather than carry it
+        ids = [inbound.message_id or "", *inbound.references]
+        if any(secret in i for secret in _secrets(self._password_lines) if len(secret) >= 4
+               for i in ids):
+            in_reply_to, references = "", []
+        else:
+            in_reply_to, references = inbound.message_id, inbound.references
         if gate == "reply":
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                               template=template, context=context, inbox_id=row["id"],
-                              in_reply_to=inbound.message_id, references=inbound.references,
+                              in_reply_to=in_reply_to, references=references,
                               attachments=attachments, message_id=message_id, seats=seats,
                               drawings=drawings)
             return True
@@ -308,8 +323,8 @@ class Actor:
                               template="reply_limit.txt.j2",
                               context={"limit": self.cfg.replies_per_hour,
                                        "until": now + guard.HOUR},
-                              inbox_id=row["id"], in_reply_to=inbound.message_id,
-                              references=inbound.references)
+                              inbox_id=row["id"], in_reply_to=in_reply_to,
+                              references=references)
         self.s.audit(command="(message)", outcome=f"not answered: reply ceiling ({gate})",
                      inbox_id=row["id"], address=inbound.sender)
         return False
