@@ -128,6 +128,15 @@ def test_a_sign_on_after_an_unclosed_press_block_is_not_sent_as_press(judge):
     assert on_disk(judge, secret) == []
 
 
+def test_prose_that_does_not_read_as_a_password_command_stays_press(judge):
+    sent = judge.send(PLAYER, "SIGNON FRANCE g1 pw-france\nPRESS TO ENGLAND\n"
+                      "Join me in attacking Germany\nA PAR H\n")
+    press = [m for m in sent if m.rcpt == "england@players.test"]
+    assert press and "Join me in attacking Germany" in press[0].flat
+    assert "A PAR H" in press[0].flat  # no ENDPRESS: the press runs to the end of the mail
+    assert "no ENDPRESS" not in next(m for m in sent if m.rcpt == PLAYER).flat
+
+
 @pytest.mark.parametrize("line", ["JOIN g1 {} FRANCE", "SIGNON FRANCE {} g1", "MASTER {} g1",
                                   "TAKEOVER FRANCE {} g1"])
 def test_a_password_in_the_wrong_place_is_not_kept(judge, line):
