@@ -11,6 +11,7 @@ command becomes a Command with ``error`` set to a specific message.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from judge.commands.grammar import PASSWORD_COMMANDS, CommandTable  # noqa: F401
 from judge.commands.spec import (  # noqa: F401 (Command is read from here too)
@@ -36,9 +37,40 @@ def parse_line(line: str, table: CommandTable) -> Command:
     if cmd.error and any(spec.carries_password for spec in (
             *table.by_word.get(head, ()), *([cmd.spec] if cmd.spec else []))):
         # which word is the password is unknown: hide every word after the command word
-        first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
-        cmd.hide = tuple(range(first, len(words)))
+        _hide_after_command(cmd)
+        cmd.error = _masked_quotes(cmd.error, cmd.passwords)  # "'<pw>' cannot be a game name"
     return cmd
+
+
+def _hide_after_command(cmd: Command) -> None:
+    words = cmd.line.split()
+    first = 2 if len(words) > 1 and words[1].upper() in ("MASTER", "GM", "GAME") else 1
+    cmd.hide = tuple(range(first, len(words)))
+
+
+def _masked_quotes(reason: str, words: list[str]) -> str:
+    """``reason`` with each of ``words`` it quotes ('word', as repr() or an f-string writes
+    it; any case) written '****'."""
+    for word in sorted(set(words), key=len, reverse=True):
+        for quoted in {f"'{word}'", repr(word)}:
+            reason = re.sub(re.escape(quoted), "'****'", reason, flags=re.IGNORECASE)
+    return reason
+
+
+def hide_unread(cmd: Command, reason: str, names: Callable[[str], bool]) -> str:
+    """A command carrying a password that read but was refused for ``reason`` (not for its
+    password): when the word standing where its password should is a name (``names``: a
+    game's, a power's), the password is elsewhere on the line (JOIN g1 <pw> FRANCE, MASTER
+    <pw> g1) and the reason may quote it ("'<pw>' is not a power"), so every word after the
+    command word is hidden, as for a line that does not read, and the reason is returned with
+    them masked and the usage added; otherwise ``reason`` as it is."""
+    words = cmd.line.split()
+    if cmd.spec is None or not cmd.spec.carries_password or len(cmd.hide) != 1 or \
+            cmd.hide[0] >= len(words) or not names(words[cmd.hide[0]]):
+        return reason
+    _hide_after_command(cmd)
+    return (f"{_masked_quotes(reason, cmd.passwords)} (the words after {words[0]} are not "
+            f"shown: one may be a password in the wrong place); write: {cmd.spec.usage}")
 
 
 def _parse_line(line: str, table: CommandTable) -> Command:
@@ -74,6 +106,19 @@ def _read(spec: CommandSpec, line: str, args: list[str], table: CommandTable) ->
         cmd.args = list(form.args)
     if form.password_at is not None:
         cmd.hide = (form.password_at,)
+    return cmd
+
+
+def _password_command(line: str, table: CommandTable) -> Command | None:
+    """``line`` read as a command carrying a password (SIGNON, JOIN, MASTER...), if it reads
+    as one without error (prose such as "Join me in attacking Germany" does not)."""
+    words = line.split()
+    head = words[0].upper().rstrip(":") if words else ""
+    if not any(spec.carries_password for spec in table.by_word.get(head, ())):
+        return None
+    cmd = parse_line(line.strip(), table)
+    if cmd.error or cmd.spec is None or not cmd.spec.carries_password:
+        return None
     return cmd
 
 
@@ -143,7 +188,9 @@ def mark_signoff(cmds: list[Command]) -> None:
 
 def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
     """Commands from a mail's lines, read by ``table``; stops at SIGNOFF/END; blank lines are
-    skipped; a sign-off at the end is marked (:func:`mark_signoff`)."""
+    skipped; a press block ends at ENDPRESS, at a line with a password (read as a command,
+    and said so in the press command's ``note``) or at the end of the mail; a sign-off at the
+    end is marked (:func:`mark_signoff`)."""
     out: list[Command] = []
     block: Command | None = None
     i = 0
@@ -163,11 +210,19 @@ def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
         if cmd.name == "END":
             break
         block_end = cmd.spec.block if cmd.spec is not None else ""
-        if block_end == "ENDPRESS":  # press runs to ENDPRESS (or the end of the mail)
+        if block_end == "ENDPRESS":  # press runs to ENDPRESS (or the end of the mail) ...
             while i < len(lines) and not is_block_end(lines[i]):
+                if (cut := _password_command(lines[i], table)) is not None:
+                    # ... or to a line with a password: a player who forgot ENDPRESS meant
+                    # it as a command, and it must never reach the press's readers
+                    cmd.note = (f"This press had no ENDPRESS before the line "
+                                f"'{cut.masked}': a line with a password ends the press, "
+                                "so it was read as a command and not sent as press.")
+                    break
                 cmd.block.append(lines[i].rstrip())
                 i += 1
-            i += 1
+            else:
+                i += 1  # past the ENDPRESS
             while cmd.block and not cmd.block[-1].strip():
                 cmd.block.pop()
             first = next((k for k, x in enumerate(cmd.block) if x.strip()), len(cmd.block))

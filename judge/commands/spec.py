@@ -74,8 +74,9 @@ class CommandSpec:
     grammar: str = JUDGE  # "judge", or the name of the variant whose flow adds it
     password_at: int | None = None  # index in the line's words of its password, if it has one
     # "" or the line(s) ending the text that follows the command: "ENDPRESS" (press: always
-    # taken, up to ENDPRESS or the end of the mail, so the text is never read as orders) or
-    # "END" (a proposal, a ruleset: taken when the command line reads, up to a line END)
+    # taken, up to ENDPRESS, a line with a password or the end of the mail, so the text is
+    # never read as orders) or "END" (a proposal, a ruleset: taken when the command line
+    # reads, up to a line END)
     block: str = ""
     # Mail the handler queues goes out after the reply, and only if the command succeeds (the
     # actor holds it back while the handler runs: judge.mail.outbox.Outbox.holding)
@@ -99,6 +100,8 @@ class Command:
     # an ORDER line at the end of the mail that looks like a sign-off ("Cheers,", "Grüße",
     # a name under it): skipped, and said so, unless it reads as a valid order
     signoff: bool = False
+    # said in the reply after the command's own answer (a press cut short by a password line)
+    note: str = ""
 
     # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
     # malformed password command hides every word after its command word

@@ -9,6 +9,7 @@ A command is carried out by the handler of the spec the parser read it by
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
@@ -18,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import make_msgid
 
 from judge import reports
+from judge.commands.parse import hide_unread
 from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.engine.ahead import is_header
@@ -34,7 +36,7 @@ from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment
 from judge.mail.intake import store_message
-from judge.mail.masking import mask_raw, mask_tokens
+from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc
@@ -191,20 +193,29 @@ class Actor:
         """The reply tokens a stored mail holds (the head only of one refused unread)."""
         raw = row.get("raw") or b""
         if row.get("size", 0) > self.cfg.max_message_bytes:
-            raw = raw[:262144]
+            raw = raw[:UNREAD_HEAD_BYTES]
         return replytoken.tokens_in(raw)
 
     def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
         """The stored copy of an acted-on mail keeps no password and no reply token (same
-        transaction)."""
-        if not (lines or self._tokens) or "raw" not in row:
+        transaction); of a mail refused unread for its size, only the headers are kept."""
+        if "raw" not in row:
             return
         masked = row["raw"]
+        if row.get("size", 0) > self.cfg.max_message_bytes:
+            masked = unread_copy(masked, row["size"])
+        elif not (lines or self._tokens):
+            return
         if lines:
             secrets = _secrets(lines)
             masked = mask_raw(masked, lines, secrets, set(secrets))
-        masked = mask_tokens(masked, self._tokens,
-                             decode=row.get("size", 0) <= self.cfg.max_message_bytes)
+            key = row.get("key") or ""
+            if any(secret in key for secret in secrets if len(secret) >= 4):
+                # its Message-ID held a password: the key keeps a hash of itself instead (a
+                # later copy of this very mail is then no longer known as a duplicate)
+                self.s.execute("UPDATE inbox SET key = ? WHERE id = ?",
+                               ("masked:" + hashlib.sha256(key.encode()).hexdigest(), row["id"]))
+        masked = mask_tokens(masked, self._tokens)
         if masked != row["raw"]:
             self.s.replace_inbox_raw(row["id"], masked)
 
@@ -232,6 +243,8 @@ class Actor:
         rest, commands = commands[cap:], commands[:cap]
         for cmd in commands:
             self._run(session, cmd)
+            if cmd.note:
+                session.say(None, cmd.note)
         if rest:
             session.say(None, f"LIMIT: this mail holds {len(commands) + len(rest)} command or "
                         f"order lines; the judge acts on at most {cap} per mail ([limits] "
@@ -289,10 +302,18 @@ class Actor:
         now = now_utc()
         gate = "reply" if seats else guard.reply_gate(self.s, inbound.sender, now,
                                                        self.cfg.replies_per_hour)
+        # the mail's Message-ID and References thread the reply, unless one holds a password
+        # of the mail: then the reply goes unthreaded rather than carry it
+        ids = [inbound.message_id or "", *inbound.references]
+        if any(secret in i for secret in _secrets(self._password_lines) if len(secret) >= 4
+               for i in ids):
+            in_reply_to, references = "", []
+        else:
+            in_reply_to, references = inbound.message_id, inbound.references
         if gate == "reply":
             self.outbox.queue(kind="reply", to=inbound.sender, subject=subject,
                               template=template, context=context, inbox_id=row["id"],
-                              in_reply_to=inbound.message_id, references=inbound.references,
+                              in_reply_to=in_reply_to, references=references,
                               attachments=attachments, message_id=message_id, seats=seats,
                               drawings=drawings)
             return True
@@ -302,8 +323,8 @@ class Actor:
                               template="reply_limit.txt.j2",
                               context={"limit": self.cfg.replies_per_hour,
                                        "until": now + guard.HOUR},
-                              inbox_id=row["id"], in_reply_to=inbound.message_id,
-                              references=inbound.references)
+                              inbox_id=row["id"], in_reply_to=in_reply_to,
+                              references=references)
         self.s.audit(command="(message)", outcome=f"not answered: reply ceiling ({gate})",
                      inbox_id=row["id"], address=inbound.sender)
         return False
@@ -363,8 +384,10 @@ class Actor:
         raw: bytes = row["raw"]
         end = raw.find(b"\r\n\r\n")
         end = raw.find(b"\n\n") if end < 0 else end
-        head = raw[: end if end > 0 else 65536][:262144] + b"\r\n\r\n"
+        head = raw[: end if end > 0 else 65536][:UNREAD_HEAD_BYTES] + b"\r\n\r\n"
         inbound = read_message(head, row["mail_from"], self.cfg.address)
+        # a password command in its Subject is masked in the headers kept (_mask_stored)
+        self._password_lines = _password_lines(parse_lines([_base_subject(inbound.subject)]))
         if inbound.ignore_reason or not inbound.sender:
             return "ignored", f"oversized and {inbound.ignore_reason or 'no sender'}"
         if guard.answers_refusal(self.s, inbound.in_reply_to, inbound.references):
@@ -373,7 +396,8 @@ class Actor:
             self.s.audit(command="(message)", outcome="not answered: oversized answer to a "
                          "size refusal", inbox_id=row["id"], address=inbound.sender)
             return "ignored", "oversized, answering the judge's size refusal"
-        subject = "[ERROR] Re: " + (_base_subject(inbound.subject) or "your mail to the judge")
+        subject = "[ERROR] Re: " + (_scrub(_base_subject(inbound.subject), self._password_lines)
+                                    or "your mail to the judge")
         self._reply(row, inbound, subject=subject, template="refused_size.txt.j2",
                     context={"size": row["size"], "limit": self.cfg.max_message_bytes})
         self.s.audit(command="(message)", outcome=f"refused: {row['size']} bytes",
@@ -479,13 +503,18 @@ class Actor:
             with self.s.db.atomic():  # a savepoint: a failed command leaves no trace
                 text, kind, data = self._command(ses, cmd)
         except GameError as exc:
-            ses.say(cmd, str(exc), error=True)
+            reason = str(exc)
+            if not isinstance(exc, WrongPassword | _Locked):  # the password was not read
+                reason = hide_unread(cmd, reason, lambda word: self._names(cmd.line, word))
+                if cmd.hide:  # the stored mail masks what the reply hid
+                    self._password_lines.append((cmd.line, cmd.masked))
+            ses.say(cmd, reason, error=True)
             if cmd.name == "SIGNON":
                 ses.signon_failed, ses.current = True, None
             if cmd.name in ("MASTER", "CREATE"):
                 ses.master_failed, ses.master = True, None
             self._password_refused(ses, exc)
-            outcome = "error: " + str(exc)
+            outcome = "error: " + reason
         else:
             # kind "error": the command did something (a late vote is kept, to be reported) but
             # the sender must read it as an error
@@ -497,6 +526,13 @@ class Actor:
         self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
                      address=address, game=game,
                      power=ses.current.power if ses.current else None)
+
+    def _names(self, line: str, word: str) -> bool:
+        """Does ``word`` name a game, or a power of a game named on ``line``?"""
+        if self.s.game(word) is not None:
+            return True
+        games = [g for w in line.split()[1:] if (g := self.s.game(w)) is not None]
+        return any(word.upper() in G.get_variant(g["variant"]).board.powers for g in games)
 
     def _reads_as_order(self, ctx: _PowerContext | None, line: str) -> bool:
         """Whether ``line`` reads as a valid order of the power signed on (a sign-off that

@@ -143,6 +143,14 @@ def _leaks(raw: bytes, secrets: set[str]) -> bool:
         texts = [text for _, text in _header_texts(msg)]
         for part in _text_parts(msg):
             texts += _views(_part_text(part)[0])
+        for part in msg.walk():  # attachments: a name (RFC 2231 decoded), the file itself
+            if part.is_multipart():
+                continue
+            texts += [_header_text(str(v)) for v in part.values()]
+            texts += [str(part.get_filename("")), str(part.get_param("name", "") or "")]
+            if part.get_content_maintype() not in ("text", ""):
+                data = _decoded(part)
+                texts += [data.decode("utf-8", "replace"), data.decode("latin-1")]
     except Exception:  # a mail the parser cannot read: be safe
         return True
     return any(secret in text for text in texts for secret in secrets)
@@ -198,7 +206,7 @@ def _recode(raw: bytes, lines: dict[str, str], secrets: set[str]) -> bytes | Non
         return None
 
 
-def _headers_only(raw: bytes) -> bytes:
+def _headers_only(raw: bytes, note: bytes = REMOVED) -> bytes:
     end = raw.find(b"\r\n\r\n")
     sep = b"\r\n\r\n"
     if end < 0:
@@ -207,7 +215,21 @@ def _headers_only(raw: bytes) -> bytes:
     # the note is plain text whatever the mail was
     kept = [h for h in re.split(rb"\r?\n(?![ \t])", head)
             if h and not h.lower().startswith((b"content-", b"mime-version"))]
-    return b"\r\n".join(kept) + b"\r\nContent-Type: text/plain; charset=us-ascii" + sep + REMOVED
+    return b"\r\n".join(kept) + b"\r\nContent-Type: text/plain; charset=us-ascii" + sep + note
+
+
+# the most of a mail refused for its size that is looked at for its headers
+# (judge.games.acting reads no more of it either)
+UNREAD_HEAD_BYTES = 262144
+
+
+def unread_copy(raw: bytes, size: int) -> bytes:
+    """What is kept of a mail refused unread for its size: its headers (then masked like any
+    mail's) and a note of its size, never its body: the judge did not read it, so it could not
+    mask a password in it (an attachment's base64, a SIGNON line)."""
+    note = (f"[The body of this mail ({size} bytes) was not kept: the judge refused the mail "
+            "unread for its size.]\r\n").encode("ascii")
+    return _headers_only(raw[:UNREAD_HEAD_BYTES], note)
 
 
 def mask_raw(raw: bytes, lines: list[tuple[str, str]], secrets: list[str],
@@ -283,19 +305,18 @@ def _recode_tokens(raw: bytes, pattern: re.Pattern[bytes], tokens: set[str]) -> 
         return None
 
 
-def mask_tokens(raw: bytes, tokens: Iterable[str], decode: bool = True) -> bytes:
+def mask_tokens(raw: bytes, tokens: Iterable[str]) -> bytes:
     """``raw`` with every reply token (judge/mail/replytoken.py) written ``****``: in the
     bytes as they stand (the Delivered-To, To and Received lines, a plain-text quote), then
-    (with ``decode``; not for a mail refused unread for its size) in encoded headers and
-    parts; where one can still be found after that, only the masked headers are kept (the
-    body replaced by a note, as for passwords)."""
+    in encoded headers and parts; where one can still be found after that, only the masked
+    headers are kept (the body replaced by a note, as for passwords)."""
     wanted = {t.lower() for t in tokens if t}
     if not wanted:
         return raw
     pattern = re.compile(b"|".join(re.escape(t.encode("ascii")) for t in sorted(wanted)),
                          re.IGNORECASE)
     out = pattern.sub(b"****", raw)
-    if not decode or not _token_leaks(out, wanted):
+    if not _token_leaks(out, wanted):
         return out
     recoded = _recode_tokens(out, pattern, wanted)
     if recoded is not None and not _token_leaks(recoded, wanted):
