@@ -302,7 +302,11 @@ def _shuffled_stab(season: Any, c: Any, g: Any, r: Any, rng: random.Random) -> i
                 for o, _ in done]
 
     if positions(first) != positions(second):
-        if any("replaced" in (x.reason or "") for o, _ in first for x in o.results):
+        # by rule: an order replaced by a later one for the same unit; builds or removals
+        # beyond the count (the first listed count)
+        if any("replaced" in (x.reason or "") or (o.previous.phase.kind == "A"
+                                                   and x.result != "succeeds")
+               for o, _ in first for x in o.results):
             return 0
         season.violation(g, f"shuffled lines give another result:\nlines {lines}\nshuffled: "
                          f"{shuffled}\nas given -> {positions(first)}\nshuffled -> "

@@ -43,7 +43,7 @@ def open_breach(v: dict, everything: list[dict]) -> str | None:
                               if x["game"] == v["game"])
     if v["variant"] in ("stab", "gunboat", "stab-next") and retreat_rolled_back and (
             RETREAT_ROLLBACK.search(v["what"])
-            or v["what"].startswith("Stab! hidden information: report ")):
+            or v["what"].startswith(("Stab! hidden information: report ", "Stab!: report "))):
         return ("Stab!: a ROLLBACK to a retreat phase played again reports the retreats "
                     "only, under the subject of the report that had the movement too")
     return None
