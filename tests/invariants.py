@@ -118,7 +118,7 @@ def check_season(season: Any) -> dict:
         # writes (CONFIRM, or any mail of its own)
         confirmed = {r[0].lower() for r in c.execute("SELECT address FROM observers")}
         allowed = season.wrote | confirmed
-        out_rows = c.execute("SELECT id, game_id, kind, rcpt, subject, state, raw, created "
+        out_rows = c.execute("SELECT id, game_id, kind, rcpt, subject, state, created "
                              "FROM outbox").fetchall()
         stats["mails_out"] = len(out_rows)
         asked: Counter = Counter()

@@ -1180,6 +1180,8 @@ class Season:
             "internal_errors": stats["internal_errors"],
             "wall_s": round(wall, 1),
             "peak_rss_mb": round(max(peak, peak_children), 1),
+            # with --kill the judge is a child: its peak apart from the simulator's
+            "peak_rss_judge_mb": round(peak_children if self.kill_count else peak, 1),
             "db_mb_per_game_year": round(db_bytes / 1e6 / game_years, 3),
             "seed": self.seed, "years": self.years,
             "games_per_variant": self.games_per_variant,

@@ -27,11 +27,13 @@ OPEN_BREACHES = [
     ("gunboat", r"^Gunboat: reply .* ties \w+ to its pseudonym (?s:.*)> PRESS TO ",
      "Gunboat: PRESS TO <real power name> is accepted and the reply names the pseudonym"),
 ]
-# Stab! RETREATS WITH_ORDERS: ROLLBACK F1901R + PROCESS sends an 'Autumn 1901 report' with the
-# retreats only (the first one had the movement too); NEXT_SEASON: the phase played again
-# holds every unit. The season's report check (the oracle, from the stored orders) then flags
-# that report as well
-RETREAT_ROLLBACK = re.compile(r"^ROLLBACK \w+R played again: |^ROLLBACK \+ PROCESS with the "
+# Stab!: the report of a phase played again after a ROLLBACK tells only that phase, under the
+# subject of a report that told more: WITH_ORDERS, ROLLBACK F1901R + PROCESS sends an 'Autumn
+# 1901 report' with the retreats only (the first one had the movement too); NEXT_SEASON,
+# ROLLBACK S1902M + PROCESS sends a 'Spring 1902 report' without the retreats and adjustments
+# the first one had (and every unit holds: no order restored). The season's report check (the
+# oracle, from the stored orders) then flags that report as well
+RETREAT_ROLLBACK = re.compile(r"^ROLLBACK \w+ played again: |^ROLLBACK \+ PROCESS with the "
                               r"restored orders")
 
 
