@@ -191,6 +191,8 @@ class HiddenWatch:
                 own.add(str(d.get("unit", "")).split()[-1].split("/")[0])
             body = "\n".join(self.written.get((g.name, power), []))
             self.checked["replies" if r["kind"] == "reply" else "notices"] += 1
+            # the judge's own example in an error message
+            got.body = got.body.replace("'IF DISLODGED F PIC R BEL, ENG'", "'<example>'")
             try:
                 check_reply(got, power, body, own | owned_before[gid].get(power, set()))
             except AssertionError as exc:

@@ -160,6 +160,7 @@ class ChildJudge:
         self.proc: subprocess.Popen | None = None
         self.restarts = 0
         self.offsets: list[int] = []  # where each child's log begins
+        self.orphans = 0  # painter processes spawned as the judge was killed (error_lines)
         self.start()
 
     def start(self) -> None:
@@ -200,8 +201,17 @@ class ChildJudge:
         if not self.log.exists():
             return []
         out = []
-        for line in self.log.read_text(errors="replace").splitlines():
-            if " ERROR " in line or " CRITICAL " in line or line.startswith("Traceback"):
+        lines = self.log.read_text(errors="replace").splitlines()
+        for k, line in enumerate(lines):
+            if line.startswith("Traceback"):
+                block = "\n".join(lines[k:k + 12])
+                # a process of the painter's pool being spawned when its parent, the judge,
+                # was killed: it finds no parent to read its start from (no judge code ran)
+                if "multiprocessing/spawn.py" in block and "EOFError: Ran out of input" in block:
+                    self.orphans += 1
+                    continue
+                out.append(block[:2000])
+            elif " ERROR " in line or " CRITICAL " in line:
                 out.append(line[:2000])
         return out
 
@@ -696,6 +706,8 @@ class Season:
             phase = row["phase"]
             if phase not in g.phases_seen:
                 g.phases_seen.append(phase)
+            if g.replay is not None and not g.ending:
+                self.check_replay(g, phase)  # before the end: the last phases count too
             if self.years_played(g, phase) >= self.years and not g.ending:
                 self.end_game(g, row)
                 continue
@@ -920,6 +932,17 @@ class Season:
                             "phase = ?", (g.gid, rp["phase"])).fetchone()
             nxt = c.execute("SELECT position FROM positions WHERE game_id = ? AND phase = ?",
                             (g.gid, rp["next"])).fetchone()
+            if row is not None and row["adjudicated"] is not None and nxt is None:
+                now_next = c.execute("SELECT phase FROM positions WHERE game_id = ? AND id > "
+                                     "(SELECT id FROM positions WHERE game_id = ? AND phase = ?) "
+                                     "ORDER BY id LIMIT 1", (g.gid, g.gid, rp["phase"])
+                                     ).fetchone()
+                if now_next is not None:
+                    g.replay = None
+                    self.violation(g, "ROLLBACK + PROCESS with the restored orders: the phase "
+                                   f"after it is {now_next['phase']}, was {rp['next']}",
+                                   rp["phase"])
+                    return
             if row is None or row["adjudicated"] is None or nxt is None:
                 if self.round - rp["round"] > 2:
                     refused = self.refusals(rp["mid"])
@@ -1157,6 +1180,8 @@ class Season:
             "internal_errors": stats["internal_errors"],
             "wall_s": round(wall, 1),
             "peak_rss_mb": round(max(peak, peak_children), 1),
+            # with --kill the judge is a child: its peak apart from the simulator's
+            "peak_rss_judge_mb": round(peak_children if self.kill_count else peak, 1),
             "db_mb_per_game_year": round(db_bytes / 1e6 / game_years, 3),
             "seed": self.seed, "years": self.years,
             "games_per_variant": self.games_per_variant,
@@ -1166,6 +1191,7 @@ class Season:
             "shuffled_phases": stats.get("shuffled", 0),
             "master_refusals": stats.get("master_refusals", {}),
             "hidden_checked": self.watch.checked,
+            "orphan_tracebacks": getattr(self.judge, "orphans", 0),
         }
         return out
 

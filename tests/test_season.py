@@ -23,11 +23,13 @@ OPEN_BREACHES = [
      "not the judge's: the season's Gunboat player writes PRESS TO <real name> (refused now) and "
      "that quoted line beside a DRAW reply listing every pseudonym reads as a tie"),
 ]
-# Stab! RETREATS WITH_ORDERS: ROLLBACK F1901R + PROCESS sends an 'Autumn 1901 report' with the
-# retreats only (the first one had the movement too); NEXT_SEASON: the phase played again
-# holds every unit. The season's report check (the oracle, from the stored orders) then flags
-# that report as well
-RETREAT_ROLLBACK = re.compile(r"^ROLLBACK \w+R played again: |^ROLLBACK \+ PROCESS with the "
+# Stab!: the report of a phase played again after a ROLLBACK tells only that phase, under the
+# subject of a report that told more: WITH_ORDERS, ROLLBACK F1901R + PROCESS sends an 'Autumn
+# 1901 report' with the retreats only (the first one had the movement too); NEXT_SEASON,
+# ROLLBACK S1902M + PROCESS sends a 'Spring 1902 report' without the retreats and adjustments
+# the first one had (and every unit holds: no order restored). The season's report check (the
+# oracle, from the stored orders) then flags that report as well
+RETREAT_ROLLBACK = re.compile(r"^ROLLBACK \w+ played again: |^ROLLBACK \+ PROCESS with the "
                               r"restored orders")
 
 
@@ -39,7 +41,7 @@ def open_breach(v: dict, everything: list[dict]) -> str | None:
                               if x["game"] == v["game"])
     if v["variant"] in ("stab", "gunboat", "stab-next") and retreat_rolled_back and (
             RETREAT_ROLLBACK.search(v["what"])
-            or v["what"].startswith("Stab! hidden information: report ")):
+            or v["what"].startswith(("Stab! hidden information: report ", "Stab!: report "))):
         return ("Stab!: a ROLLBACK to a retreat phase played again reports the retreats "
                     "only, under the subject of the report that had the movement too")
     return None
