@@ -674,6 +674,12 @@ class Season:
         self.quiet()
 
     # ------------------------------------------------------------------ playing
+    def pseudonyms(self, g: SimGame) -> dict[str, str]:
+        """A Gunboat game's power -> pseudonym (empty in any other game)."""
+        with contextlib.closing(self.db()) as c:
+            r = c.execute("SELECT settings FROM games WHERE id = ?", (g.gid,)).fetchone()
+        return dict(json.loads(r["settings"] or "{}").get("pseudonyms") or {}) if r else {}
+
     def game_row(self, c: sqlite3.Connection, g: SimGame) -> dict | None:
         r = c.execute("SELECT * FROM games WHERE id = ?", (g.gid,)).fetchone()
         return dict(r) if r else None
@@ -792,7 +798,9 @@ class Season:
                 if rng.random() < 0.5:
                     body += ["BROADCAST", "Greetings, everyone.", "ENDPRESS"]
                 elif others:
-                    body += [f"PRESS TO {rng.choice(others)}", "Shall we talk?", "ENDPRESS"]
+                    target = rng.choice(others)  # by the name the player knows it by
+                    body += [f"PRESS TO {self.pseudonyms(g).get(target, target)}",
+                             "Shall we talk?", "ENDPRESS"]
             if last_year and rng.random() < 0.3:
                 body.append("DRAW")
             if rng.random() < 0.1:
