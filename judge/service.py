@@ -199,7 +199,10 @@ class _Painter:
         return self.pool
 
     def step(self) -> None:
-        self._draw_pictures()
+        # a batch of pictures (the MAP replies' first), then the games' mail, in turn: a
+        # flood of MAP mails kept pictures waiting and held every report back behind them
+        while self._draw_pictures() and not self.stopping.is_set():
+            self._render_jobs()
         self._render_jobs()
 
     def _render_jobs(self) -> None:
@@ -261,31 +264,34 @@ class _Painter:
         if finish_jobs(self.store, rendered):
             self.wake_sender()
 
-    def _draw_pictures(self) -> None:
-        while not self.stopping.is_set() and (
-                rows := pictures_to_draw(self.store, 4 * pool_size())):
-            jobs: dict[Future, dict] = {}
-            for row in rows:
-                try:
-                    jobs[self._pool().submit(png, row["svg"])] = row
-                except Exception:  # a broken pool: a new one next time
-                    log.exception("picture %s could not be sent to the pool", row["id"])
-                    self.close()
-                    self._done(row, None)
-            done, late = wait(jobs, timeout=self.limit)
-            for fut in done:
-                try:
-                    picture: bytes | None = fut.result()
-                except Exception:
-                    log.exception("map %s could not be drawn: the report goes without it",
-                                  jobs[fut]["filename"])
-                    picture = None
-                self._done(jobs[fut], picture)
-            for fut in late:
-                log.error("map %s took over %s s: the report goes without it",
-                          jobs[fut]["filename"], self.limit)
-                fut.cancel()
-                self._done(jobs[fut], None)
+    def _draw_pictures(self) -> bool:
+        """One batch of the pictures waiting; False when none was."""
+        if self.stopping.is_set() or not (rows := pictures_to_draw(self.store,
+                                                                    4 * pool_size())):
+            return False
+        jobs: dict[Future, dict] = {}
+        for row in rows:
+            try:
+                jobs[self._pool().submit(png, row["svg"])] = row
+            except Exception:  # a broken pool: a new one next time
+                log.exception("picture %s could not be sent to the pool", row["id"])
+                self.close()
+                self._done(row, None)
+        done, late = wait(jobs, timeout=self.limit)
+        for fut in done:
+            try:
+                picture: bytes | None = fut.result()
+            except Exception:
+                log.exception("map %s could not be drawn: the report goes without it",
+                              jobs[fut]["filename"])
+                picture = None
+            self._done(jobs[fut], picture)
+        for fut in late:
+            log.error("map %s took over %s s: the report goes without it",
+                      jobs[fut]["filename"], self.limit)
+            fut.cancel()
+            self._done(jobs[fut], None)
+        return True
 
     def _done(self, row: dict, picture: bytes | None) -> None:
         if attach_picture(self.store, row["id"], picture):

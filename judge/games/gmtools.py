@@ -626,9 +626,9 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
     token = O.request(actor.s, game, address, now, ses.inbox_id, role="seat", power=power,
                       password_hash=hash_password(password))
     if token is None:
-        return (f"{address} was asked less than a day ago to confirm a seat in game "
-                f"{game['name']}; nothing more is sent to it until it answers. {now_played} "
-                "meanwhile.", "text", None)
+        return (f"{address} was asked less than a day ago to confirm a seat or a game's "
+                f"list (in game {game['name']} or another); nothing more is sent to it until "
+                f"it answers. {now_played} meanwhile.", "text", None)
     ses.later.append(lambda: actor.outbox.queue(
         kind="notice", to=address, subject=f"Confirm: a seat in Diplomacy game {game['name']}",
         template="seat_confirm.txt.j2",

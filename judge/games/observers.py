@@ -113,14 +113,15 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
             password_hash: str | None = None) -> str | None:
     """A new confirmation token for ``address`` to observe ``game`` (or be its list, or take
     the seat of ``power`` with ``password_hash``); None when one was sent to it less than
-    RESEND_AFTER ago (for this game; for a list, for any game): the forged-sender and
-    hostile-master cases must not flood anyone."""
+    RESEND_AFTER ago (an observer: for this game; a list or a seat: a list or a seat
+    request for any game): the forged-sender and hostile-master cases must not flood anyone."""
     if game["status"] == "finished":
         raise G.GameError(f"game {game['name']} has ended: there is nothing left to "
                           f"{'play' if role == 'seat' else 'observe'}")
-    if role == "list":
-        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role = 'list' AND "
-                       "address = ? AND requested >= ?", (address, iso(now - RESEND_AFTER)))
+    if role in ("list", "seat"):  # a master names the address: whichever game asks (a
+        # seat request once a day per game let three games, or three masters, send three)
+        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat') "
+                       "AND address = ? AND requested >= ?", (address, iso(now - RESEND_AFTER)))
     else:
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE game_id = ? AND "
                        "address = ? AND role = ? AND requested >= ?",

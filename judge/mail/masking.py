@@ -143,6 +143,14 @@ def _leaks(raw: bytes, secrets: set[str]) -> bool:
         texts = [text for _, text in _header_texts(msg)]
         for part in _text_parts(msg):
             texts += _views(_part_text(part)[0])
+        for part in msg.walk():  # attachments: a name (RFC 2231 decoded), the file itself
+            if part.is_multipart():
+                continue
+            texts += [_header_text(str(v)) for v in part.values()]
+            texts += [str(part.get_filename("")), str(part.get_param("name", "") or "")]
+            if part.get_content_maintype() not in ("text", ""):
+                data = _decoded(part)
+                texts += [data.decode("utf-8", "replace"), data.decode("latin-1")]
     except Exception:  # a mail the parser cannot read: be safe
         return True
     return any(secret in text for text in texts for secret in secrets)
