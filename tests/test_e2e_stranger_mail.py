@@ -34,15 +34,15 @@ def test_spellings_of_one_mailbox_get_one_seat_request(judge):
     new_game(judge, g, ["REMINDER OFF"])
     spellings = [VICTIM, '"victim"@elsewhere.test', "victim@elsewhere.test.",
                  '"\\v\\ictim"@elsewhere.test']
-    out = gm(judge, g, "\n".join(f"REPLACE {power} {address} newpw{k}" for k, (power, address)
-                                 in enumerate(zip(["Italy", "France", "Germany", "Austria"],
-                                                  spellings, strict=True))))
+    out = []
+    for k, (power, address) in enumerate(zip(["Italy", "France", "Germany", "Austria"],
+                                             spellings, strict=True)):
+        # a mail each: one mail asks one address at most whatever its spelling
+        out += gm(judge, g, f"REPLACE {power} {address} newpw{k}")
     # postfix delivered every one of them to the one mailbox
     assert len(to(out, VICTIM)) <= 1, [m.subject for m in to(out, VICTIM)]
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: SET LIST has no cap: one mail of "
-                   "SET LIST lines makes the judge mail as many strangers (998 in one mail)")
 def test_one_mail_cannot_make_the_judge_mail_many_strangers(judge):
     attacker = "attacker@evil.test"
     judge.send(attacker, "CREATE spam1 pw-spam1\n" + "\n".join(
@@ -51,6 +51,24 @@ def test_one_mail_cannot_make_the_judge_mail_many_strangers(judge):
     strangers = {m.rcpt for m in out if m.rcpt != attacker}
     # a game has one list and seven seats: no mail needs more strangers than that
     assert len(strangers) <= 8, len(strangers)
+    [reply] = [m for m in out if m.rcpt == attacker]
+    assert "one mail makes the judge ask at most one address" in reply.flat, reply.body
+
+
+def test_a_sender_makes_a_bounded_number_of_confirmation_requests_a_day(judge):
+    """One a mail, and at most [limits] confirm_requests_per_day (10) a day in all: each
+    mail's one request used to be unbounded across mails (a master's game, or a new one)."""
+    attacker = "attacker@evil.test"
+    judge.send(attacker, "CREATE spam2 pw-spam2\nOPEN")
+    judge.pump()
+    out = []
+    for i in range(12):
+        judge.send(attacker, f"MASTER spam2 pw-spam2\nSET LIST stranger{i}@elsewhere.test")
+        out += judge.pump()
+    strangers = {m.rcpt for m in out if m.rcpt != attacker}
+    assert len(strangers) == 10, sorted(strangers)
+    last = [m for m in out if m.rcpt == attacker][-1]
+    assert "confirm_requests_per_day" in last.flat, last.body
 
 
 def test_seat_requests_from_many_games_reach_an_address_once_a_day(judge):

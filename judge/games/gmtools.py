@@ -275,11 +275,18 @@ def observe(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             "not ask for this, ignore this mail.", "text", None)
 
 
+def _asker(actor: CommandContext, ses: MailSession) -> dict:
+    """Who a list or seat request is counted against (observers.request's caps)."""
+    return {"requester": ses.inbound.sender,
+            "per_day": actor.cfg.limits.confirm_requests_per_day}
+
+
 def _list_request(actor: CommandContext, ses: MailSession, game: dict, address: str,
                   now: datetime) -> Reply:
     """SET LIST <address>: the list receives reports once it confirms (double opt-in), so a
     master cannot make the judge mail a stranger."""
-    token = O.request(actor.s, game, address, now, ses.inbox_id, role="list")
+    token = O.request(actor.s, game, address, now, ses.inbox_id, role="list",
+                      **_asker(actor, ses))
     if token is None:
         return (f"Game {game['name']}: {address} was asked less than a day ago to confirm "
                 "that it takes a game's reports; it becomes the game's list once it answers.",
@@ -624,7 +631,7 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
     # the seat is an offer the address confirms (double opt-in, as OBSERVE and SET LIST):
     # the judge mails an address nobody has heard from once, whoever names it
     token = O.request(actor.s, game, address, now, ses.inbox_id, role="seat", power=power,
-                      password_hash=hash_password(password))
+                      password_hash=hash_password(password), **_asker(actor, ses))
     if token is None:
         return (f"{address} was asked less than a day ago to confirm a seat or a game's "
                 f"list (in game {game['name']} or another); nothing more is sent to it until "
