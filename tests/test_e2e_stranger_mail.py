@@ -26,9 +26,6 @@ def gm(j: LiveJudge, g: str, body: str) -> list:
     return j.pump()
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: the judge counts spellings of one "
-                   "mailbox as different addresses (quoted local part, escapes, a trailing "
-                   "dot), so each gets its own confirmation request and its own ceiling")
 def test_spellings_of_one_mailbox_get_one_seat_request(judge):
     g = "spell1"
     new_game(judge, g, ["REMINDER OFF"])
@@ -108,3 +105,23 @@ def test_a_forged_sign_on_does_not_put_a_stranger_on_the_game_mail(judge, how):
     out = gm(judge, g, "PROCESS\nPROCESS\nPAUSE\nRESUME")
     # the one reply its forged mail got, and nothing of the game's
     assert not to(out, VICTIM), [m.subject for m in to(out, VICTIM)]
+
+
+@pytest.mark.parametrize("written", ['"victim"@Elsewhere.TEST', "victim@elsewhere.test.",
+                                     '"\\v\\ictim"@elsewhere.test', "<victim@ELSEWHERE.test.>"])
+def test_a_sender_is_recorded_in_one_spelling(written):
+    """The author's address is what the judge records for a player, a master or an
+    observer, and what its ceilings count: every spelling of one mailbox is one sender."""
+    from judge.mail.reading import read_message
+
+    raw = (f"From: {written}\r\nTo: judge@localhost\r\nSubject: x\r\n"
+           "Message-ID: <a@b>\r\n\r\nHELP\r\n").encode()
+    assert read_message(raw, None, "judge@localhost").sender == VICTIM
+
+
+def test_a_master_cannot_name_what_is_no_address(judge):
+    g = "plain1"
+    new_game(judge, g, ["REMINDER OFF"])
+    out = gm(judge, g, "REPLACE Italy @elsewhere.test newpw1")
+    [reply] = [m for m in out if m.rcpt == gm_addr(g)]
+    assert "is not one plain mail address" in reply.flat, reply.body

@@ -33,6 +33,7 @@ from judge.games.auth import hash_password
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.mail import replytoken
+from judge.mail.reading import plain_address
 from judge.storage import iso
 from judge.text import deadline_text
 
@@ -133,6 +134,8 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 f"{reports.duration(seconds)} (from the next phase "
                 "on; DEADLINE changes the current one).", "text", None)
     name, value = S.parse_setting(key, cmd.args[1:])
+    if name == "list" and value:
+        value = _named_address(value, "SET LIST")
     if name == "list" and value and value.lower() != (S.load(game)["list"] or "").lower():
         return _list_request(actor, ses, game, value, now)
     stored = json.loads(game.get("settings") or "{}")
@@ -273,6 +276,16 @@ def observe(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             f"confirm: reply to this mail, or send CONFIRM {token}. Nothing is sent to this "
             f"address until then; the request expires in {O.CONFIRM_DAYS} days. If you did "
             "not ask for this, ignore this mail.", "text", None)
+
+
+def _named_address(written: str, what: str) -> str:
+    """The address a master names, in its one spelling (reading.canonical_address): each
+    spelling of a mailbox was a new address to ask and a new ceiling."""
+    address = plain_address(written)
+    if not address:
+        raise GameError(f"{what}: {written[:100]!r} is not one plain mail address "
+                        "(name@domain)")
+    return address
 
 
 def _asker(actor: CommandContext, ses: MailSession) -> dict:
@@ -618,7 +631,7 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
     now = actor.clock()
     game = actor.master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
-    address, password = cmd.args[1], cmd.args[2]
+    address, password = _named_address(cmd.args[1], "REPLACE"), cmd.args[2]
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
     if game["status"] == "finished":

@@ -26,6 +26,7 @@ from urllib.parse import quote, urlencode
 
 from judge.games import game as G
 from judge.games import settings as S
+from judge.mail.reading import canonical_address
 from judge.storage import Store, iso
 
 CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
@@ -123,6 +124,7 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
     if game["status"] == "finished":
         raise G.GameError(f"game {game['name']} has ended: there is nothing left to "
                           f"{'play' if role == 'seat' else 'observe'}")
+    address = canonical_address(address)  # whoever calls: one spelling per mailbox
     if role in ("list", "seat"):
         _check_asking(s, now, inbox_id, requester, per_day)
     if role in ("list", "seat"):  # a master names the address: whichever game asks (a

@@ -23,7 +23,7 @@ from judge.config import REPLY_MIN_BYTES, Config
 from judge.mail import replytoken
 from judge.mail.compose import Attachment, build_bounded, build_message, marker, render
 from judge.mail.guard import cap_text
-from judge.mail.reading import body_text, parse_safely
+from judge.mail.reading import body_text, canonical_address, parse_safely
 from judge.storage import Store, iso, now_utc, parse_iso
 
 REPLY_KINDS = ("reply", "limit")
@@ -80,6 +80,7 @@ class Outbox:
         reply's mail signed on to; game mail finds its own). ``drawings`` (a reply's: file
         name and SVG of each PNG to attach, after ``attachments``) are drawn by the pool after
         the transaction, the reply waiting for them (:func:`attach_picture`)."""
+        to = canonical_address(to)  # one mailbox, one ceiling, however it was spelt
         if self._held is not None:
             self._held.append(partial(
                 self.queue, kind=kind, to=to, subject=subject, template=template,
