@@ -34,21 +34,24 @@ def test_a_digest_fits_in_reply_max_bytes(tmp_path, held):
             judge.send(addr("FRANCE"), f"SIGNON FRANCE dg pw-france\nPRESS TO ALL\n{text}\n"
                        f"{text}\nENDPRESS", subject=f"p{i}")
     else:
-        judge.send(GM, "MASTER dg masterpw\n" + "PAUSE\nRESUME\n" * 300)
+        for _ in range(30):  # ten a mail at most ([limits] master_actions_per_mail)
+            judge.send(GM, "MASTER dg masterpw\n" + "PAUSE\nRESUME\n" * 5)
     later(judge, 11)
     [digest] = [m for m in judge.run() if m.rcpt == addr("ENGLAND")]
     assert digest.subject.startswith("[DIGEST]")
     assert len(digest.raw) <= limit + 100  # the Maildir adds Return-Path and Delivered-To
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a master's mail of 998 PROCESS lines "
-                   "adjudicates 998 phases and builds ~8,000 mails in the worker, all but 60 "
-                   "an address held; a stranger's HELP waits 16-28 s under judge serve")
 def test_one_master_mail_builds_no_more_mail_than_the_ceiling_lets_out(tmp_path):
     judge = InProcessJudge(tmp_path)
     new_game(judge, "pf")
     before = judge.store.one("SELECT count(*) AS n FROM outbox")["n"]
-    judge.send(GM, "MASTER pf masterpw\n" + "PROCESS\n" * 200)
+    out = judge.send(GM, "MASTER pf masterpw\n" + "PROCESS\n" * 200)
     built = judge.store.one("SELECT count(*) AS n FROM outbox")["n"] - before
     addresses = 8  # seven players and the master
     assert built <= addresses * judge.cfg.mail_per_hour, built
+    # the rest refused in the reply, saying why ([limits] master_actions_per_mail, 10)
+    [reply] = [m for m in out if m.rcpt == GM and "Re:" in m.subject]
+    assert reply.body.count("Processed ") == 10, reply.body[:2000]
+    assert "master_actions_per_mail); this one and the later ones were not done" in \
+        reply.flat, reply.body[-2000:]
