@@ -19,9 +19,6 @@ def later(judge: InProcessJudge, minutes: int) -> None:
     judge.actor.outbox.clock = lambda: now + timedelta(minutes=minutes)
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a digest is built without the "
-                   "wire-size bound: 41,228 bytes for reply_max_bytes 20,000 (Cyrillic press), "
-                   "9,596 for 4,000 (600 notices)")
 @pytest.mark.parametrize("held", ["press", "notices"])
 def test_a_digest_fits_in_reply_max_bytes(tmp_path, held):
     limit = 20_000 if held == "press" else 4_000

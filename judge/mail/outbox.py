@@ -109,7 +109,7 @@ class Outbox:
                    "in_reply_to": in_reply_to, "references": references,
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
                    "headers": headers, "message_id": message_id}
-        if self.defer_render and kind not in REPLY_KINDS and not attachments:
+        if self.defer_render and kind not in (*REPLY_KINDS, DIGEST_KIND) and not attachments:
             message_id = message_id or make_msgid(domain=self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
@@ -130,6 +130,10 @@ class Outbox:
                                        inbox_id=inbox_id, game_id=game_id, how=how)
         if kind in REPLY_KINDS:
             raw, message_id = self._bounded_reply(body, attachments or [], message)
+        elif kind == DIGEST_KIND:  # within reply_max_bytes as sent, as a reply is (41,228
+            # bytes for 20,000 of Cyrillic press, measured as UTF-8 text, before)
+            raw, message_id = bounded_reply(body, [], message, self._reply_limit(),
+                                            marker(self.cfg.address), "_digest_cut.txt.j2")
         else:
             if footer and game is not None:
                 body += render("_observer_footer.txt.j2", game=game["name"],
@@ -208,7 +212,7 @@ class Outbox:
                 self.store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (h["id"],))
             msg, _ = parse_safely(raw)
             text = body_text(msg).rstrip()
-            size = len(text.encode("utf-8")) + len(h["subject"]) + 100
+            size = _wire_size(text) + len(h["subject"]) + 100
             entry = {"subject": h["subject"], "at": parse_iso(h["at"]), "text": text}
             if size <= room and not omitted:
                 shown.append(entry)
@@ -276,11 +280,18 @@ class Outbox:
                               (game_id, address)) is not None
 
 
+def _wire_size(text: str) -> int:
+    """About the bytes ``text`` takes as sent: quoted-printable writes a byte that is not
+    ASCII in 3 (a Cyrillic letter in 6), so its UTF-8 size chose too much for a digest."""
+    size = len(text.encode("utf-8"))
+    return size + 2 * (size - len(text.encode("ascii", "ignore")))
+
+
 def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit: int,
-                  mark: str) -> tuple[bytes, str]:
-    """A reply as sent: the mark line above the signature, the text (cut at a line end) and
-    the pictures that fit, at most ``limit`` bytes on the wire (compose.build_bounded), with
-    a line saying what was cut."""
+                  mark: str, cut_template: str = "_cut.txt.j2") -> tuple[bytes, str]:
+    """A reply (or a digest) as sent: the mark line above the signature, the text (cut at a
+    line end) and the pictures that fit, at most ``limit`` bytes on the wire
+    (compose.build_bounded), with a line saying what was cut (``cut_template``)."""
     text, sig = body, ""
     at = body.rfind("\n-- \n")
     if at >= 0:
@@ -288,7 +299,7 @@ def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit
     mark_line = render("_mark.txt.j2", mark=mark)
 
     def tail(cut: int, dropped: int) -> str:
-        notice = render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit) \
+        notice = render(cut_template, cut=cut, dropped=dropped, limit=limit) \
             if cut or dropped else ""
         return notice + mark_line + sig
 
