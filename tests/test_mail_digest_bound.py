@@ -19,11 +19,16 @@ def later(judge: InProcessJudge, minutes: int) -> None:
     judge.actor.outbox.clock = lambda: now + timedelta(minutes=minutes)
 
 
+@pytest.mark.parametrize("pool", [False, True], ids=["at once", "by the pool"])
 @pytest.mark.parametrize("held", ["press", "notices"])
-def test_a_digest_fits_in_reply_max_bytes(tmp_path, held):
+def test_a_digest_fits_in_reply_max_bytes(tmp_path, held, pool):
+    """``judge serve`` renders game mail, a digest too, in its pool: bounded there too."""
+    from test_pictures_deferred import paint
+
     limit = 20_000 if held == "press" else 4_000
     judge = InProcessJudge(tmp_path, mail_per_hour=1, reply_max_bytes=limit)
     new_game(judge, "dg")
+    judge.actor.outbox.defer_render = pool
     if held == "press":
         judge.send(GM, "MASTER dg masterpw\nSET PRESS WHITE")
         text = "Привет мир " * 40
@@ -33,8 +38,14 @@ def test_a_digest_fits_in_reply_max_bytes(tmp_path, held):
     else:
         for _ in range(30):  # ten a mail at most ([limits] master_actions_per_mail)
             judge.send(GM, "MASTER dg masterpw\n" + "PAUSE\nRESUME\n" * 5)
+    if pool:
+        paint(judge)
     later(judge, 11)
-    [digest] = [m for m in judge.run() if m.rcpt == addr("ENGLAND")]
+    sent = judge.run()
+    if pool:
+        paint(judge)
+        sent += judge.run()
+    [digest] = [m for m in sent if m.rcpt == addr("ENGLAND")]
     assert digest.subject.startswith("[DIGEST]")
     assert len(digest.raw) <= limit + 100  # the Maildir adds Return-Path and Delivered-To
 

@@ -109,11 +109,12 @@ class Outbox:
                    "in_reply_to": in_reply_to, "references": references,
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
                    "headers": headers, "message_id": message_id}
-        if self.defer_render and kind not in (*REPLY_KINDS, DIGEST_KIND) and not attachments:
+        if self.defer_render and kind not in REPLY_KINDS and not attachments:
             message_id = message_id or make_msgid(domain=self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
-                       {**message, "message_id": message_id})
+                       {**message, "message_id": message_id},
+                       self._digest_bound() if kind == DIGEST_KIND else None)
             if job is not None:
                 oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                                 subject=subject, message_id=message_id,
@@ -132,8 +133,7 @@ class Outbox:
             raw, message_id = self._bounded_reply(body, attachments or [], message)
         elif kind == DIGEST_KIND:  # within reply_max_bytes as sent, as a reply is (41,228
             # bytes for 20,000 of Cyrillic press, measured as UTF-8 text, before)
-            raw, message_id = bounded_reply(body, [], message, self._reply_limit(),
-                                            marker(self.cfg.address), "_digest_cut.txt.j2")
+            raw, message_id = bounded_reply(body, [], message, **self._digest_bound())
         else:
             if footer and game is not None:
                 body += render("_observer_footer.txt.j2", game=game["name"],
@@ -249,6 +249,11 @@ class Outbox:
         return bounded_reply(body, attachments, message, self._reply_limit(),
                              marker(self.cfg.address))
 
+    def _digest_bound(self) -> dict:
+        """bounded_reply's arguments for a digest (at once, or in the pool)."""
+        return {"limit": self._reply_limit(), "mark": marker(self.cfg.address),
+                "cut_template": "_digest_cut.txt.j2"}
+
     def _reply_limit(self) -> int:
         return max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
 
@@ -342,12 +347,14 @@ def next_digest(store: Store, wait: timedelta) -> datetime | None:
     return min(digests_due(store, wait).values(), default=None)
 
 
-def _job(template: str, context: dict, footer: str | None, message: dict) -> bytes | None:
+def _job(template: str, context: dict, footer: str | None, message: dict,
+         bound: dict | None = None) -> bytes | None:
     """What a message is made of, stored to be rendered later (:func:`render_job`); None
     when its context cannot be stored (it is rendered at once then). Pickled: the contexts
-    hold dates and the games layer's records, and only the judge itself reads them back."""
+    hold dates and the games layer's records, and only the judge itself reads them back.
+    ``bound``: bounded_reply's arguments, for a message built within a size (a digest)."""
     job = {"template": template, "context": context, "footer": footer,
-           "judge_address": context["judge_address"], "message": message}
+           "judge_address": context["judge_address"], "message": message, "bound": bound}
     try:
         return pickle.dumps(job)
     except Exception:  # something in the context that does not pickle: render it now
@@ -365,6 +372,9 @@ def render_job(blob: bytes, picture: tuple[str, bytes] | None) -> bytes:
         body += render("_observer_footer.txt.j2", game=job["footer"],
                        judge_address=job["judge_address"])
     attachments = [Attachment(picture[0], "image/png", picture[1])] if picture else None
+    if job.get("bound"):  # a digest: within reply_max_bytes as sent
+        raw, _ = bounded_reply(body, attachments or [], job["message"], **job["bound"])
+        return raw
     raw, _ = build_message(**job["message"], body=body, attachments=attachments)
     return raw
 
