@@ -106,6 +106,12 @@ class LimitsConfig(Section):
     games_per_day: AtLeastOne = 3  # games one address may CREATE in 24 hours
     press_bytes: AtLeastOne = 20_000  # the text of one PRESS/BROADCAST (or other block command)
     passwords_per_mail: AtLeastOne = 20  # commands carrying a password (each costs a hash)
+    # seat and list confirmation requests (REPLACE, SET LIST) one sender's mails may make
+    # the judge send in 24 hours; a mail makes at most one whatever this says
+    confirm_requests_per_day: AtLeastOne = 10
+    # a master's commands that change a game (PROCESS, ROLLBACK, PAUSE, RESUME, EDIT, EJECT,
+    # REPLACE, ENDGAME) done per mail: each may mail every player
+    master_actions_per_mail: AtLeastOne = 10
     password_attempts: AtLeastOne = 5  # wrong passwords for one power (or one game's master) ...
     password_window_seconds: AtLeastOne = 3600  # ... within this time lock it ...
     password_lock_seconds: AtLeastOne = 1800  # ... for this long

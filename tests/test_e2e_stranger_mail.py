@@ -26,23 +26,20 @@ def gm(j: LiveJudge, g: str, body: str) -> list:
     return j.pump()
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: the judge counts spellings of one "
-                   "mailbox as different addresses (quoted local part, escapes, a trailing "
-                   "dot), so each gets its own confirmation request and its own ceiling")
 def test_spellings_of_one_mailbox_get_one_seat_request(judge):
     g = "spell1"
     new_game(judge, g, ["REMINDER OFF"])
     spellings = [VICTIM, '"victim"@elsewhere.test', "victim@elsewhere.test.",
                  '"\\v\\ictim"@elsewhere.test']
-    out = gm(judge, g, "\n".join(f"REPLACE {power} {address} newpw{k}" for k, (power, address)
-                                 in enumerate(zip(["Italy", "France", "Germany", "Austria"],
-                                                  spellings, strict=True))))
+    out = []
+    for k, (power, address) in enumerate(zip(["Italy", "France", "Germany", "Austria"],
+                                             spellings, strict=True)):
+        # a mail each: one mail asks one address at most whatever its spelling
+        out += gm(judge, g, f"REPLACE {power} {address} newpw{k}")
     # postfix delivered every one of them to the one mailbox
     assert len(to(out, VICTIM)) <= 1, [m.subject for m in to(out, VICTIM)]
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: SET LIST has no cap: one mail of "
-                   "SET LIST lines makes the judge mail as many strangers (998 in one mail)")
 def test_one_mail_cannot_make_the_judge_mail_many_strangers(judge):
     attacker = "attacker@evil.test"
     judge.send(attacker, "CREATE spam1 pw-spam1\n" + "\n".join(
@@ -51,6 +48,24 @@ def test_one_mail_cannot_make_the_judge_mail_many_strangers(judge):
     strangers = {m.rcpt for m in out if m.rcpt != attacker}
     # a game has one list and seven seats: no mail needs more strangers than that
     assert len(strangers) <= 8, len(strangers)
+    [reply] = [m for m in out if m.rcpt == attacker]
+    assert "one mail makes the judge ask at most one address" in reply.flat, reply.body
+
+
+def test_a_sender_makes_a_bounded_number_of_confirmation_requests_a_day(judge):
+    """One a mail, and at most [limits] confirm_requests_per_day (10) a day in all: each
+    mail's one request used to be unbounded across mails (a master's game, or a new one)."""
+    attacker = "attacker@evil.test"
+    judge.send(attacker, "CREATE spam2 pw-spam2\nOPEN")
+    judge.pump()
+    out = []
+    for i in range(12):
+        judge.send(attacker, f"MASTER spam2 pw-spam2\nSET LIST stranger{i}@elsewhere.test")
+        out += judge.pump()
+    strangers = {m.rcpt for m in out if m.rcpt != attacker}
+    assert len(strangers) == 10, sorted(strangers)
+    last = [m for m in out if m.rcpt == attacker][-1]
+    assert "confirm_requests_per_day" in last.flat, last.body
 
 
 def test_seat_requests_from_many_games_reach_an_address_once_a_day(judge):
@@ -90,3 +105,23 @@ def test_a_forged_sign_on_does_not_put_a_stranger_on_the_game_mail(judge, how):
     out = gm(judge, g, "PROCESS\nPROCESS\nPAUSE\nRESUME")
     # the one reply its forged mail got, and nothing of the game's
     assert not to(out, VICTIM), [m.subject for m in to(out, VICTIM)]
+
+
+@pytest.mark.parametrize("written", ['"victim"@Elsewhere.TEST', "victim@elsewhere.test.",
+                                     '"\\v\\ictim"@elsewhere.test', "<victim@ELSEWHERE.test.>"])
+def test_a_sender_is_recorded_in_one_spelling(written):
+    """The author's address is what the judge records for a player, a master or an
+    observer, and what its ceilings count: every spelling of one mailbox is one sender."""
+    from judge.mail.reading import read_message
+
+    raw = (f"From: {written}\r\nTo: judge@localhost\r\nSubject: x\r\n"
+           "Message-ID: <a@b>\r\n\r\nHELP\r\n").encode()
+    assert read_message(raw, None, "judge@localhost").sender == VICTIM
+
+
+def test_a_master_cannot_name_what_is_no_address(judge):
+    g = "plain1"
+    new_game(judge, g, ["REMINDER OFF"])
+    out = gm(judge, g, "REPLACE Italy @elsewhere.test newpw1")
+    [reply] = [m for m in out if m.rcpt == gm_addr(g)]
+    assert "is not one plain mail address" in reply.flat, reply.body

@@ -19,14 +19,16 @@ def later(judge: InProcessJudge, minutes: int) -> None:
     judge.actor.outbox.clock = lambda: now + timedelta(minutes=minutes)
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a digest is built without the "
-                   "wire-size bound: 41,228 bytes for reply_max_bytes 20,000 (Cyrillic press), "
-                   "9,596 for 4,000 (600 notices)")
+@pytest.mark.parametrize("pool", [False, True], ids=["at once", "by the pool"])
 @pytest.mark.parametrize("held", ["press", "notices"])
-def test_a_digest_fits_in_reply_max_bytes(tmp_path, held):
+def test_a_digest_fits_in_reply_max_bytes(tmp_path, held, pool):
+    """``judge serve`` renders game mail, a digest too, in its pool: bounded there too."""
+    from test_pictures_deferred import paint
+
     limit = 20_000 if held == "press" else 4_000
     judge = InProcessJudge(tmp_path, mail_per_hour=1, reply_max_bytes=limit)
     new_game(judge, "dg")
+    judge.actor.outbox.defer_render = pool
     if held == "press":
         judge.send(GM, "MASTER dg masterpw\nSET PRESS WHITE")
         text = "Привет мир " * 40
@@ -34,21 +36,30 @@ def test_a_digest_fits_in_reply_max_bytes(tmp_path, held):
             judge.send(addr("FRANCE"), f"SIGNON FRANCE dg pw-france\nPRESS TO ALL\n{text}\n"
                        f"{text}\nENDPRESS", subject=f"p{i}")
     else:
-        judge.send(GM, "MASTER dg masterpw\n" + "PAUSE\nRESUME\n" * 300)
+        for _ in range(30):  # ten a mail at most ([limits] master_actions_per_mail)
+            judge.send(GM, "MASTER dg masterpw\n" + "PAUSE\nRESUME\n" * 5)
+    if pool:
+        paint(judge)
     later(judge, 11)
-    [digest] = [m for m in judge.run() if m.rcpt == addr("ENGLAND")]
+    sent = judge.run()
+    if pool:
+        paint(judge)
+        sent += judge.run()
+    [digest] = [m for m in sent if m.rcpt == addr("ENGLAND")]
     assert digest.subject.startswith("[DIGEST]")
     assert len(digest.raw) <= limit + 100  # the Maildir adds Return-Path and Delivered-To
 
 
-@pytest.mark.xfail(strict=True, reason="found by review: a master's mail of 998 PROCESS lines "
-                   "adjudicates 998 phases and builds ~8,000 mails in the worker, all but 60 "
-                   "an address held; a stranger's HELP waits 16-28 s under judge serve")
 def test_one_master_mail_builds_no_more_mail_than_the_ceiling_lets_out(tmp_path):
     judge = InProcessJudge(tmp_path)
     new_game(judge, "pf")
     before = judge.store.one("SELECT count(*) AS n FROM outbox")["n"]
-    judge.send(GM, "MASTER pf masterpw\n" + "PROCESS\n" * 200)
+    out = judge.send(GM, "MASTER pf masterpw\n" + "PROCESS\n" * 200)
     built = judge.store.one("SELECT count(*) AS n FROM outbox")["n"] - before
     addresses = 8  # seven players and the master
     assert built <= addresses * judge.cfg.mail_per_hour, built
+    # the rest refused in the reply, saying why ([limits] master_actions_per_mail, 10)
+    [reply] = [m for m in out if m.rcpt == GM and "Re:" in m.subject]
+    assert reply.body.count("Processed ") == 10, reply.body[:2000]
+    assert "master_actions_per_mail); this one and the later ones were not done" in \
+        reply.flat, reply.body[-2000:]

@@ -41,6 +41,12 @@ from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc
 
+# a master's commands that change a game and tell everyone: each may adjudicate a phase and
+# mail every player, so one mail of 998 PROCESS lines built ~8,000 mails and held the
+# worker 16-28 s; at most [limits] master_actions_per_mail of them are done per mail
+MASTER_ACTIONS = frozenset({"PROCESS", "ROLLBACK", "PAUSE", "RESUME", "EDIT", "EJECT",
+                            "REPLACE", "ENDGAME"})
+
 log = logging.getLogger("judge.acting")
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
 
@@ -434,6 +440,13 @@ class Actor:
         """Why this command is refused before it is looked at ("" when it is not)."""
         if cmd.error:
             return cmd.error
+        if cmd.spec is not None and cmd.name in MASTER_ACTIONS:
+            ses.master_actions += 1
+            most = self.cfg.limits.master_actions_per_mail
+            if ses.master_actions > most:
+                return (f"not done: a mail may carry at most {most} commands that change a "
+                        f"game ({', '.join(sorted(MASTER_ACTIONS))}; [limits] "
+                        "master_actions_per_mail); this one and the later ones were not done")
         password = cmd.spec is not None and cmd.spec.carries_password
         if ses.password_failed and password:
             return ("not checked: an earlier password in this mail was wrong"

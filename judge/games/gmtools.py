@@ -33,6 +33,7 @@ from judge.games.auth import hash_password
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.mail import replytoken
+from judge.mail.reading import plain_address
 from judge.storage import iso
 from judge.text import deadline_text
 
@@ -140,6 +141,8 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 f"{reports.duration(seconds)} (from the next phase "
                 "on; DEADLINE changes the current one).", "text", None)
     name, value = S.parse_setting(key, cmd.args[1:])
+    if name == "list" and value:
+        value = _named_address(value, "SET LIST")
     if name == "list" and value and value.lower() != (S.load(game)["list"] or "").lower():
         return _list_request(actor, ses, game, value, now)
     stored = json.loads(game.get("settings") or "{}")
@@ -282,11 +285,28 @@ def observe(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             "not ask for this, ignore this mail.", "text", None)
 
 
+def _named_address(written: str, what: str) -> str:
+    """The address a master names, in its one spelling (reading.canonical_address): each
+    spelling of a mailbox was a new address to ask and a new ceiling."""
+    address = plain_address(written)
+    if not address:
+        raise GameError(f"{what}: {written[:100]!r} is not one plain mail address "
+                        "(name@domain)")
+    return address
+
+
+def _asker(actor: CommandContext, ses: MailSession) -> dict:
+    """Who a list or seat request is counted against (observers.request's caps)."""
+    return {"requester": ses.inbound.sender,
+            "per_day": actor.cfg.limits.confirm_requests_per_day}
+
+
 def _list_request(actor: CommandContext, ses: MailSession, game: dict, address: str,
                   now: datetime) -> Reply:
     """SET LIST <address>: the list receives reports once it confirms (double opt-in), so a
     master cannot make the judge mail a stranger."""
-    token = O.request(actor.s, game, address, now, ses.inbox_id, role="list")
+    token = O.request(actor.s, game, address, now, ses.inbox_id, role="list",
+                      **_asker(actor, ses))
     if token is None:
         return (f"Game {game['name']}: {address} was asked less than a day ago to confirm "
                 "that it takes a game's reports; it becomes the game's list once it answers.",
@@ -618,7 +638,7 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
     now = actor.clock()
     game = actor.master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
-    address, password = cmd.args[1], cmd.args[2]
+    address, password = _named_address(cmd.args[1], "REPLACE"), cmd.args[2]
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
     if game["status"] == "finished":
@@ -631,7 +651,7 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
     # the seat is an offer the address confirms (double opt-in, as OBSERVE and SET LIST):
     # the judge mails an address nobody has heard from once, whoever names it
     token = O.request(actor.s, game, address, now, ses.inbox_id, role="seat", power=power,
-                      password_hash=hash_password(password))
+                      password_hash=hash_password(password), **_asker(actor, ses))
     if token is None:
         return (f"{address} was asked less than a day ago to confirm a seat or a game's "
                 f"list (in game {game['name']} or another); nothing more is sent to it until "

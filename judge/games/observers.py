@@ -26,10 +26,12 @@ from urllib.parse import quote, urlencode
 
 from judge.games import game as G
 from judge.games import settings as S
+from judge.mail.reading import canonical_address
 from judge.storage import Store, iso
 
 CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
 RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
+WITHDRAWN = "withdrawn"  # a seat request a later one for the power replaced: dead, but counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,32 +112,62 @@ def observes(s: Store, game: dict, address: str) -> bool:
 
 def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None,
             role: str = "observer", power: str | None = None,
-            password_hash: str | None = None) -> str | None:
+            password_hash: str | None = None, requester: str = "",
+            per_day: int = 0) -> str | None:
     """A new confirmation token for ``address`` to observe ``game`` (or be its list, or take
     the seat of ``power`` with ``password_hash``); None when one was sent to it less than
     RESEND_AFTER ago (an observer: for this game; a list or a seat: a list or a seat
-    request for any game): the forged-sender and hostile-master cases must not flood anyone."""
+    request for any game): the forged-sender and hostile-master cases must not flood anyone.
+    A list or a seat request (the master names someone else) is refused when mail
+    ``inbox_id`` already made one, or when the mails of ``requester`` made ``per_day`` in the
+    last RESEND_AFTER: one mail of SET LIST lines made the judge mail 998 strangers."""
     if game["status"] == "finished":
         raise G.GameError(f"game {game['name']} has ended: there is nothing left to "
                           f"{'play' if role == 'seat' else 'observe'}")
+    address = canonical_address(address)  # whoever calls: one spelling per mailbox
+    if role in ("list", "seat"):
+        _check_asking(s, now, inbox_id, requester, per_day)
     if role in ("list", "seat"):  # a master names the address: whichever game asks (a
         # seat request once a day per game let three games, or three masters, send three)
-        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat') "
-                       "AND address = ? AND requested >= ?", (address, iso(now - RESEND_AFTER)))
+        recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat', "
+                       f"'{WITHDRAWN}') AND address = ? AND requested >= ?",
+                       (address, iso(now - RESEND_AFTER)))
     else:
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE game_id = ? AND "
                        "address = ? AND role = ? AND requested >= ?",
                        (game["id"], address, role, iso(now - RESEND_AFTER)))
     if recent is not None:
         return None
-    if role == "seat":  # a later seat for the power replaces an unanswered one
-        s.execute("DELETE FROM observer_requests WHERE game_id = ? AND role = 'seat' AND "
-                  "power = ?", (game["id"], power))
+    if role == "seat":  # a later seat for the power replaces an unanswered one; kept as
+        # WITHDRAWN (no code confirms it) so that it still counts towards the caps
+        s.execute(f"UPDATE observer_requests SET role = '{WITHDRAWN}' WHERE game_id = ? AND "
+                  "role = 'seat' AND power = ?", (game["id"], power))
     token = secrets.token_hex(8)
     s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
               "inbox_id, power, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
               (token, game["id"], address, role, iso(now), inbox_id, power, password_hash))
     return token
+
+
+def _check_asking(s: Store, now: datetime, inbox_id: int | None, requester: str,
+                  per_day: int) -> None:
+    """Refuse a list or seat request past the per-mail and per-sender caps."""
+    asked = f"role IN ('list', 'seat', '{WITHDRAWN}')"
+    if inbox_id is not None and s.one(f"SELECT 1 AS x FROM observer_requests WHERE {asked} "
+                                      "AND inbox_id = ?", (inbox_id,)) is not None:
+        raise G.GameError("not sent: one mail makes the judge ask at most one address to "
+                          "confirm a seat or a game's list; send the others in later mails")
+    if not requester or per_day <= 0:
+        return
+    # the sender's mails are known by the audit log of their commands
+    row = s.one(f"SELECT count(*) AS n FROM observer_requests WHERE {asked} AND "
+                "requested >= ? AND inbox_id IN (SELECT inbox_id FROM audit WHERE "
+                "address = ? COLLATE NOCASE AND inbox_id IS NOT NULL)",
+                (iso(now - RESEND_AFTER), requester))
+    if row is not None and row["n"] >= per_day:
+        raise G.GameError(f"not sent: {requester} made the judge ask {row['n']} addresses to "
+                          "confirm a seat or a game's list in the last day, the most it may "
+                          "([limits] confirm_requests_per_day); try again tomorrow")
 
 
 def request_sent(s: Store, token: str, message_id: str) -> None:
@@ -182,7 +214,8 @@ def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = No
     """``CONFIRM <token>``: the request's address observes from now on, or is the game's
     list, or takes the seat it was offered (``take_seat``), whoever sends the token: only
     the address it was mailed to can know it."""
-    row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ?",
+    row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ? AND "
+                f"role != '{WITHDRAWN}'",
                 (token.strip().lower(), iso(now - timedelta(days=CONFIRM_DAYS))))
     if row is None:
         raise G.GameError(f"{token!r} is not a confirmation code the judge sent in the last "
@@ -200,6 +233,6 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
         return []
     marks = ",".join("?" * len(ids))
     rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
-                 f"address = ? AND requested >= ? AND role != 'seat'",
+                 f"address = ? AND requested >= ? AND role IN ('observer', 'list')",
                  (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
     return [_take(s, row, now) for row in rows]

@@ -55,6 +55,7 @@ class MailSession:
     master_failed: bool = False
     password_failed: bool = False  # a wrong (or locked) password: no later one is checked
     passwords: int = 0  # commands with a password looked at so far
+    master_actions: int = 0  # commands that change a game (acting.MASTER_ACTIONS) so far
     games_touched: set[int] = field(default_factory=set)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply

@@ -23,7 +23,7 @@ from judge.config import REPLY_MIN_BYTES, Config
 from judge.mail import replytoken
 from judge.mail.compose import Attachment, build_bounded, build_message, marker, render
 from judge.mail.guard import cap_text
-from judge.mail.reading import body_text, parse_safely
+from judge.mail.reading import body_text, canonical_address, parse_safely
 from judge.storage import Store, iso, now_utc, parse_iso
 
 REPLY_KINDS = ("reply", "limit")
@@ -80,6 +80,7 @@ class Outbox:
         reply's mail signed on to; game mail finds its own). ``drawings`` (a reply's: file
         name and SVG of each PNG to attach, after ``attachments``) are drawn by the pool after
         the transaction, the reply waiting for them (:func:`attach_picture`)."""
+        to = canonical_address(to)  # one mailbox, one ceiling, however it was spelt
         if self._held is not None:
             self._held.append(partial(
                 self.queue, kind=kind, to=to, subject=subject, template=template,
@@ -112,7 +113,8 @@ class Outbox:
             message_id = message_id or make_msgid(domain=self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
-                       {**message, "message_id": message_id})
+                       {**message, "message_id": message_id},
+                       self._digest_bound() if kind == DIGEST_KIND else None)
             if job is not None:
                 oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                                 subject=subject, message_id=message_id,
@@ -129,6 +131,9 @@ class Outbox:
                                        inbox_id=inbox_id, game_id=game_id, how=how)
         if kind in REPLY_KINDS:
             raw, message_id = self._bounded_reply(body, attachments or [], message)
+        elif kind == DIGEST_KIND:  # within reply_max_bytes as sent, as a reply is (41,228
+            # bytes for 20,000 of Cyrillic press, measured as UTF-8 text, before)
+            raw, message_id = bounded_reply(body, [], message, **self._digest_bound())
         else:
             if footer and game is not None:
                 body += render("_observer_footer.txt.j2", game=game["name"],
@@ -207,7 +212,7 @@ class Outbox:
                 self.store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (h["id"],))
             msg, _ = parse_safely(raw)
             text = body_text(msg).rstrip()
-            size = len(text.encode("utf-8")) + len(h["subject"]) + 100
+            size = _wire_size(text) + len(h["subject"]) + 100
             entry = {"subject": h["subject"], "at": parse_iso(h["at"]), "text": text}
             if size <= room and not omitted:
                 shown.append(entry)
@@ -244,6 +249,11 @@ class Outbox:
         return bounded_reply(body, attachments, message, self._reply_limit(),
                              marker(self.cfg.address))
 
+    def _digest_bound(self) -> dict:
+        """bounded_reply's arguments for a digest (at once, or in the pool)."""
+        return {"limit": self._reply_limit(), "mark": marker(self.cfg.address),
+                "cut_template": "_digest_cut.txt.j2"}
+
     def _reply_limit(self) -> int:
         return max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
 
@@ -275,11 +285,18 @@ class Outbox:
                               (game_id, address)) is not None
 
 
+def _wire_size(text: str) -> int:
+    """About the bytes ``text`` takes as sent: quoted-printable writes a byte that is not
+    ASCII in 3 (a Cyrillic letter in 6), so its UTF-8 size chose too much for a digest."""
+    size = len(text.encode("utf-8"))
+    return size + 2 * (size - len(text.encode("ascii", "ignore")))
+
+
 def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit: int,
-                  mark: str) -> tuple[bytes, str]:
-    """A reply as sent: the mark line above the signature, the text (cut at a line end) and
-    the pictures that fit, at most ``limit`` bytes on the wire (compose.build_bounded), with
-    a line saying what was cut."""
+                  mark: str, cut_template: str = "_cut.txt.j2") -> tuple[bytes, str]:
+    """A reply (or a digest) as sent: the mark line above the signature, the text (cut at a
+    line end) and the pictures that fit, at most ``limit`` bytes on the wire
+    (compose.build_bounded), with a line saying what was cut (``cut_template``)."""
     text, sig = body, ""
     at = body.rfind("\n-- \n")
     if at >= 0:
@@ -287,7 +304,7 @@ def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit
     mark_line = render("_mark.txt.j2", mark=mark)
 
     def tail(cut: int, dropped: int) -> str:
-        notice = render("_cut.txt.j2", cut=cut, dropped=dropped, limit=limit) \
+        notice = render(cut_template, cut=cut, dropped=dropped, limit=limit) \
             if cut or dropped else ""
         return notice + mark_line + sig
 
@@ -330,12 +347,14 @@ def next_digest(store: Store, wait: timedelta) -> datetime | None:
     return min(digests_due(store, wait).values(), default=None)
 
 
-def _job(template: str, context: dict, footer: str | None, message: dict) -> bytes | None:
+def _job(template: str, context: dict, footer: str | None, message: dict,
+         bound: dict | None = None) -> bytes | None:
     """What a message is made of, stored to be rendered later (:func:`render_job`); None
     when its context cannot be stored (it is rendered at once then). Pickled: the contexts
-    hold dates and the games layer's records, and only the judge itself reads them back."""
+    hold dates and the games layer's records, and only the judge itself reads them back.
+    ``bound``: bounded_reply's arguments, for a message built within a size (a digest)."""
     job = {"template": template, "context": context, "footer": footer,
-           "judge_address": context["judge_address"], "message": message}
+           "judge_address": context["judge_address"], "message": message, "bound": bound}
     try:
         return pickle.dumps(job)
     except Exception:  # something in the context that does not pickle: render it now
@@ -353,6 +372,9 @@ def render_job(blob: bytes, picture: tuple[str, bytes] | None) -> bytes:
         body += render("_observer_footer.txt.j2", game=job["footer"],
                        judge_address=job["judge_address"])
     attachments = [Attachment(picture[0], "image/png", picture[1])] if picture else None
+    if job.get("bound"):  # a digest: within reply_max_bytes as sent
+        raw, _ = bounded_reply(body, attachments or [], job["message"], **job["bound"])
+        return raw
     raw, _ = build_message(**job["message"], body=body, attachments=attachments)
     return raw
 

@@ -199,6 +199,39 @@ def _author(msg: Message) -> str:
 
 
 
+# a dot-atom local part: needs no quoting (non-ASCII letters too: RFC 6532 addresses)
+_DOT_ATOM = re.compile(r'[^\s"(),.:;<>@\[\]\\\x00-\x1f\x7f]+(?:\.[^\s"(),.:;<>@\[\]\\\x00-\x1f\x7f]+)*')
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def canonical_address(address: str) -> str:
+    """The one spelling of a mailbox the judge records, compares and counts: postfix delivers
+    ``"victim"@x.test``, ``victim@x.test.`` and ``"\\v\\ictim"@X.TEST`` to ``victim@x.test``,
+    and each spelling was a new address (its own confirmation request, its own ceiling). A
+    quoted local part loses its quotes when it needs none, backslash escapes are dropped, the
+    domain is lower-cased without its trailing dot. The local part keeps its case (a mailbox
+    may tell it apart; the judge compares addresses case-insensitively). Not an address
+    (no "@", nothing either side): returned stripped, as it was."""
+    text = address.strip()
+    local, at, domain = text.rpartition("@")
+    domain = domain.lower().rstrip(".")
+    if not at or not local or not domain:
+        return text
+    if len(local) >= 2 and local.startswith('"') and local.endswith('"'):
+        local = local[1:-1]
+    local = _ESCAPE.sub(r"\1", local)
+    if not _DOT_ATOM.fullmatch(local):
+        local = '"' + local.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{local}@{domain}"
+
+
+def plain_address(address: str) -> str:
+    """``address`` in its canonical form when it is one mailbox a master may name (REPLACE,
+    SET LIST); "" when it is not."""
+    canonical = canonical_address(address)
+    return canonical if _ADDR_SPEC.fullmatch(canonical) else ""
+
+
 def _bare_ats(text: str) -> int:
     """How many "@" stand outside quoted strings and comments."""
     return _QUOTED_OR_COMMENT.sub("", text).count("@")
@@ -420,6 +453,7 @@ def read_message(raw: bytes, mail_from: str | None, own_address: str) -> Inbound
     sender = _author(msg)
     if not sender and mail_from and mail_from.strip() not in ("", "<>"):
         sender = mail_from.strip().strip("<>")
+    sender = canonical_address(sender) if sender else ""
     subject = clean_header(_header(msg, "Subject"), 1000)
     message_id = _header(msg, "Message-ID")
     refs = _header(msg, "References").split()
