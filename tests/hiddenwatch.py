@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import traceback
+from pathlib import Path
 from typing import Any
 
 from mailkit import POWERS, Got
@@ -74,6 +76,15 @@ def group_of(groups: list[list[tuple]], season: str, year: int) -> list[tuple] |
                 steps += after
             return steps
     return None
+
+
+def failed_check(exc: AssertionError) -> str:
+    """What the oracle found, for the violation's text: its message, and the check that
+    failed (file, line and source): many of the oracle's asserts carry no message, and a
+    violation that says "()" names nothing to look at."""
+    tb = traceback.extract_tb(exc.__traceback__)[-1]
+    where = f"{Path(tb.filename).name}:{tb.lineno}: {tb.line}"
+    return f"{exc!s:.600} at {where}" if str(exc) else where
 
 
 class HiddenWatch:
@@ -171,7 +182,7 @@ class HiddenWatch:
                     check_report(steps, power, got, label)
                 except AssertionError as exc:
                     season.violation(g, f"Stab! hidden information: {where} tells what the "
-                                     f"rules hide from its reader ({exc!s:.600}):\n"
+                                     f"rules hide from its reader ({failed_check(exc)}):\n"
                                      f"{got.body[:2500]}")
                 continue
             if power is None:

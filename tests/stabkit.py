@@ -162,8 +162,18 @@ def check_report(steps: list[tuple], power: str | None, got: Got, label: Callabl
                 assert m and set(m.group(1).split(", ")) == mine, line
         return
     orders = next(g for o, g in steps if o is movement)
-    sent = {p for p, _ in orders}
+    # Rule 6 over the turn, as one mail sends it: with NEXT_SEASON a season's retreats,
+    # adjustments and movement come together, and a power that sent any line of them sent
+    # orders (its units hold, no NMR: the judge's reading, tests/test_stab_rules.py). Read
+    # from the movement's orders alone, a power that sent only its retreat was wanted as
+    # an NMR (bench/season.py seed 31, stabnext1 Spring 1904: Germany's A KIE R HOL).
+    sent = {p for _, given in steps for p, _ in given}
     silent = {p for p in movement.previous.powers() if p not in sent}
+    due = {p for p in movement.previous.powers() if movement.previous.units_of(p)}
+    if retreat is not None:
+        due |= {d.unit.power for d in retreat.previous.dislodged}
+    if adjust is not None:
+        due |= {p for p in POWERS if owes_adjustment(adjust.previous, p)}
     seen_after = retreat
     if retreat is not None and kinds.index("R") < kinds.index("M") and \
             retreat.previous.phase.season != "F":
@@ -171,7 +181,7 @@ def check_report(steps: list[tuple], power: str | None, got: Got, label: Callabl
         # them, and the centre counts from the Autumn movement that ends the report.
         seen_after = SimpleNamespace(disbanded=retreat.disbanded, previous=movement.previous,
                                      position=movement.position)
-    check_public(movement, orders, seen_after, public, silent)
+    check_public(movement, orders, seen_after, public, silent, due - sent)
     if power is None:
         return
     if kinds[0] == "M":
@@ -192,6 +202,18 @@ def check_report(steps: list[tuple], power: str | None, got: Got, label: Callabl
     else:
         assert not before, before
     check_private(movement, None, power, "\n".join(header + after))
+
+
+def owes_adjustment(pos: Position, power: str) -> bool:
+    """A Winter in which ``power`` has something to order: a removal, or a build with a
+    home centre of its own left empty to build in."""
+    units = pos.units_of(power)
+    centres = pos.centres.get(power, set())
+    if len(units) > len(centres):
+        return True
+    held = {u.province for u in pos.units}
+    free = [c for c in RULES.board.home_centres.get(power, ()) if c in centres and c not in held]
+    return len(units) < len(centres) and bool(free)
 
 
 UNIT_TOKEN = re.compile(r"\b([AF])[ (]([A-Z][A-Za-z]{2})\b")

@@ -488,3 +488,42 @@ def test_reading_stab_lines(line, expected):
         assert str(VARIANT.read_order(pos, "ENGLAND", line)) == "IF DISLODGED F LON R WAL, ENG"
     else:
         assert str(VARIANT.read_order(RULES.initial_position(), "ENGLAND", line)) == expected
+
+
+def test_oracle_reads_rule_6_over_the_turn_sent_in_one_mail():
+    """The season's oracle (tests/stabkit.py check_report) counts an NMR as the judge does:
+    with NEXT_SEASON a power that sent only its retreat sent orders for the turn, its units
+    hold without an NMR (bench/season.py, seed 31, stabnext1 Spring 1904: Germany sent only
+    A KIE R HOL and the oracle, reading the movement's orders alone, wanted 'NMR: GERMANY'
+    from every report); a power that had something to order and sent nothing is one."""
+    from types import SimpleNamespace
+
+    from stabkit import check_report
+
+    pos = position({"FRANCE": ["A PIC", "A BUR"], "GERMANY": ["A BEL"], "ITALY": ["A VEN"]},
+                   season="S", mode=NEXT_SEASON)
+    lines = {"FRANCE": ["A(Pic)-Bel", "A(Bur) S A(Pic)-Bel"], "GERMANY": ["A(Bel) H"],
+             "ITALY": ["A(Ven) H"]}
+    orders = [(p, VARIANT.read_order(pos, p, line)) for p, ls in lines.items() for line in ls]
+    out = VARIANT.adjudicate(pos, orders)
+    # Germany retreats and orders nothing else; Italy sends nothing at all.
+    steps, errors = RULES.adjudicate_season(out.position, [("GERMANY", "A BEL R HOL"),
+                                                           ("FRANCE", "A BEL H")])
+    assert errors == []
+    public, private = render(stab_turn_events(RULES, steps))
+    assert "NMR: ITALY" in public.splitlines()  # the judge: Germany is no NMR, Italy is
+
+    def mail(public: str, reader: str | None = None) -> SimpleNamespace:
+        """The report mail as the judge words it (its title names the game)."""
+        notice = f"\n\nPrivate: for you only\n{private[reader]}" if reader in private else ""
+        text = (public + notice).replace("Stab!: ", "Stab! g: ")
+        return SimpleNamespace(body=f"Stab! game g has been adjudicated.\n\n{text}"
+                                    "\n\nNext phase: Fall 1903 Retreat (F1903R)\n")
+
+    for reader in ["FRANCE", "GERMANY", "ITALY", None]:
+        check_report(steps, reader, mail(public, reader), str)
+    # and the oracle still sees an NMR left out, or one told of a power that sent orders
+    for wrong in (public.replace("NMR: ITALY", ""),
+                  public.replace("NMR: ITALY", "NMR: GERMANY, ITALY")):
+        with pytest.raises(AssertionError):
+            check_report(steps, None, mail(wrong), str)
