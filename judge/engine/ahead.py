@@ -555,6 +555,12 @@ def _head(line: str) -> tuple[str, str]:
     return "", line
 
 
+def condition_word(line: str) -> str:
+    """IF, ELSEIF, ELSE or ENDIF when ``line`` is one of a block's condition lines, else ''
+    (an order line, or a variant's own one-line conditional order)."""
+    return _head(line)[0]
+
+
 def _strip_then(text: str) -> str:
     words = text.split()
     if words and words[-1].upper() == "THEN":

@@ -9,6 +9,7 @@ A command is carried out by the handler of the spec the parser read it by
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 import threading
@@ -20,10 +21,10 @@ from email.utils import make_msgid
 from typing import Any
 
 from judge import reports
-from judge.commands.parse import PASSWORD_COMMANDS, parse_lines
+from judge.commands.parse import PASSWORD_COMMANDS, parse_lines, table
 from judge.commands.spec import Command, Reply
 from judge.config import Config
-from judge.engine.ahead import is_header
+from judge.engine.ahead import condition_word, is_header
 from judge.games import ahead as AH
 from judge.games import deadlines, observers, replysignon
 from judge.games import flow as flows
@@ -41,6 +42,8 @@ from judge.mail.reading import Inbound, read_message
 from judge.storage import Store, iso, now_utc
 
 log = logging.getLogger("judge.acting")
+# a bullet or number before an order (as judge.engine.parse skips it)
+_LEAD = re.compile(r"^(?:[-*•·>]+\s*|\(?\d{1,3}[.):]\s*|\d{1,3}\s+)?")
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
 
 
@@ -102,6 +105,12 @@ class _PowerContext:
     # after it stay in a block (they were written under it) rather than replace the orders
     # for the phase; put back before the next order line, unless that starts a block itself
     reopen: str | None = None
+    # (phase, variant, position) the order lines of this mail are read against, cached
+    reading: tuple[str, Any, Any] | None = None
+
+    def in_block(self) -> bool:
+        """Whether the next order line falls in a PHASE block (one is open)."""
+        return self.reopen is not None or any(is_header(x) for x in self.lines)
 
 
 @dataclass(slots=True)
@@ -506,6 +515,18 @@ class Actor:
                 self.s.audit(command=f"{first} ...", outcome="error: " + reason[:200],
                              inbox_id=ses.inbox_id, address=address)
                 return
+            if not is_header(cmd.line) and not ctx.in_block():
+                if condition_word(cmd.line):
+                    # IF with no PHASE line: njudge reads it for the phase being played, so
+                    # the lines it guards stay guarded (never taken unconditionally)
+                    ctx.lines.append(f"PHASE {G.refresh(self.s, ctx.game)['phase']}")
+                elif (why := self._not_an_order(ctx, cmd.line)) is not None:
+                    # a mistyped command is no order: it must not replace the stored orders
+                    ses.say(cmd, why, error=True)
+                    self.s.audit(command=f"{cmd.line.split()[0][:20]} ...",
+                                 outcome="error: " + why[:200], inbox_id=ses.inbox_id,
+                                 address=address, game=ctx.game["name"], power=ctx.power)
+                    return
             if ctx.reopen is not None:
                 if not is_header(cmd.line):
                     ctx.lines.append(ctx.reopen)
@@ -536,18 +557,54 @@ class Actor:
                      address=address, game=game,
                      power=ses.current.power if ses.current else None)
 
+    def _read_line(self, ctx: _PowerContext | None, line: str) -> dict | None:
+        """``line`` read as an order of the power signed on, in the phase being played
+        (``order`` set when it reads, else ``error``); None when it cannot be read at all."""
+        if ctx is None:
+            return None
+        try:
+            game = G.refresh(self.s, ctx.game)
+            if ctx.reading is None or ctx.reading[0] != game["phase"]:
+                ctx.reading = (game["phase"], G.get_variant(game["variant"]),
+                               G.current_position(self.s, game))
+            _, variant, pos = ctx.reading
+            read = G.read_order_lines(variant, pos, ctx.power, [line])
+        except (GameError, ValueError, KeyError):
+            return None
+        return read[0] if read else None
+
     def _reads_as_order(self, ctx: _PowerContext | None, line: str) -> bool:
         """Whether ``line`` reads as a valid order of the power signed on (a sign-off that
         does, ``Greece`` with a unit there, is kept as the order it is)."""
-        if ctx is None:
-            return False
-        try:
-            game = G.refresh(self.s, ctx.game)
-            pos = G.current_position(self.s, game)
-            read = G.read_order_lines(G.get_variant(game["variant"]), pos, ctx.power, [line])
-        except (GameError, ValueError, KeyError):
-            return False
-        return any(r.get("order") for r in read)
+        read = self._read_line(ctx, line)
+        return bool(read and read.get("order"))
+
+    def _starts_unknown(self, ctx: _PowerContext | None, line: str) -> str | None:
+        """The variant's reason when ``line`` is no order because its very first word is
+        no place, unit or order word of the game (``STAUTS``, ``Bruno``), else None."""
+        read = self._read_line(ctx, line)
+        if read is None or read.get("order"):
+            return None
+        why = read.get("error") or ""
+        m = re.match(r"unknown place '([^']+)'", why)
+        text = _LEAD.sub("", line.strip())
+        return why if m and text.upper().startswith(m.group(1).upper()) else None
+
+    def _not_an_order(self, ctx: _PowerContext, line: str) -> str | None:
+        """Why an order line is neither a command nor an order of this game (its first word
+        is unknown), naming the nearest command word or place; None when it is an order,
+        or an order with a mistake (kept, and marked, among the orders)."""
+        why = self._starts_unknown(ctx, line)
+        if why is None:
+            return None
+        first = line.split()[0].upper().rstrip(":,.!")
+        words = [w for w in table().by_word if len(w) > 2]
+        near = difflib.get_close_matches(first, words, n=1, cutoff=0.7)
+        place = re.search(r"\(did you mean ([^)]+)\?\)", why)
+        hint = f"did you mean {near[0]}?" if near else (
+            f"did you mean {place.group(1)}?" if place else "send HELP for the commands")
+        return (f"'{line.split()[0][:30]}' is no command, and this line no order: {hint} "
+                "This line changed nothing (your orders were not replaced by it).")
 
     def _command(self, ses: _Session, cmd: Command) -> Reply:
         """Carry out ``cmd`` by its spec's handler (the one the parser read it by)."""

@@ -176,7 +176,7 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
     pending.sort(key=lambda x: x[0])
     here = A.phase_id(pos.phase)
     refused = [b.echo() for b in mail_blocks if b.error]
-    now = [b.echo() for b in mail_blocks if not b.error and b.key == here]
+    now = [_traced(b, pos, power) for b in mail_blocks if not b.error and b.key == here]
     # a block a later one of the mail replaced (as stored) is neither shown nor an error
     last = {b.key: k for k, b in enumerate(mail_blocks) if not b.error}
     kept = [b for k, b in enumerate(mail_blocks) if b.error or b.key == here or last[b.key] == k]
@@ -185,6 +185,13 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
     data = {"template": PENDING_TEMPLATE, "power": power, "game": game["name"],
             "pending": [p for _, p in pending], "refused": refused, "now": now}
     return {"echo": "", "text": "", "error": errors, "kind": "include", "data": data}
+
+
+def _traced(block: A.Block, pos: Position, power: str) -> list[dict]:
+    """A block for the phase being played, line by line for the reply, each IF (ELSE IF)
+    line with ``taken``: whether its condition held now, so which lines stand."""
+    taken = dict(A.evaluate(block, pos, power).trace)
+    return [{**line, "taken": taken.get(line["text"])} for line in block.echo()]
 
 
 # ----------------------------------------------------------------- activating

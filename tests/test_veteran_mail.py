@@ -1,0 +1,75 @@
+"""A player's mail as a veteran of the classic judges writes it (issue 24): a mistyped
+command, an IF without a PHASE line, a friendly line under the orders, njudge's command
+words. Each test sends real mail to the judge in process and reads its reply."""
+
+from __future__ import annotations
+
+import pytest
+from mailkit import InProcessJudge, addr, new_game, only_reply
+
+GERMANY = addr("GERMANY")
+SIGNON = "SIGNON GERMANY g1 pw-germany\n"
+ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
+
+
+@pytest.fixture
+def judge(tmp_path):
+    j = InProcessJudge(tmp_path)
+    new_game(j)
+    return j
+
+
+def stored(judge, power="GERMANY"):
+    game = judge.store.game("g1")
+    return [x["order"] for x in judge.store.order_sets(game["id"], game["phase"]).get(power)
+            or [] if x.get("order")], judge.store.order_sets(game["id"], game["phase"]).get(
+        power)
+
+
+def send(judge, body, to=GERMANY):
+    return only_reply(judge.send(to, body), to)
+
+
+# ------------------------------------------------- 1: a mistyped command
+def test_a_mistyped_command_is_an_error_and_keeps_the_stored_orders(judge):
+    send(judge, SIGNON + ORDERS)
+    r = send(judge, SIGNON + "STAUTS")
+    assert r.subject.startswith("[ERROR]")
+    assert "did you mean STATUS?" in r.flat
+    assert "unknown place" not in r.flat
+    orders, lines = stored(judge)
+    assert orders == ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
+    assert all("STAUTS" not in x["text"] for x in lines)
+    assert "Every unit has an order." in r.flat
+
+
+def test_a_stray_word_among_orders_is_refused_alone(judge):
+    r = send(judge, SIGNON + "A BER - KIE\nSTAUTS\nA MUN - RUH\nF KIE - DEN")
+    assert "did you mean STATUS?" in r.flat
+    orders, lines = stored(judge)
+    assert orders == ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
+    assert len(lines) == 3
+
+
+@pytest.mark.parametrize(("line", "hint"), [
+    ("A MUN - Tryol", "did you mean Tyrolia?"),
+    ("F KIE - HOL\nA MUN - BLE", "did you mean BEL?"),
+])
+def test_a_near_miss_for_a_place_is_suggested(judge, line, hint):
+    r = send(judge, SIGNON + line)
+    assert hint in r.flat, r.body
+
+
+# ------------------------------------------- 2: IF without a PHASE line
+def test_an_if_without_a_phase_line_guards_its_orders_in_the_current_phase(judge):
+    send(judge, SIGNON + ORDERS)
+    r = send(judge, SIGNON + "IF Russian Prussia\nA BER - SIL\nENDIF")
+    assert "unknown place" not in r.flat
+    assert "IF Russian Prussia <-- false" in r.flat
+    orders, _ = stored(judge)
+    assert "A BER - SIL" not in orders
+    r = send(judge, SIGNON + "IF Russian Warsaw\nA BER - SIL\nELSE\nA BER - KIE\nENDIF\n"
+                             "A MUN - RUH")
+    assert "IF Russian Warsaw <-- true" in r.flat and not r.subject.startswith("[ERROR]")
+    orders, _ = stored(judge)
+    assert orders == ["A BER - SIL", "A MUN - RUH"]
