@@ -73,3 +73,24 @@ def test_an_if_without_a_phase_line_guards_its_orders_in_the_current_phase(judge
     assert "IF Russian Warsaw <-- true" in r.flat and not r.subject.startswith("[ERROR]")
     orders, _ = stored(judge)
     assert orders == ["A BER - SIL", "A MUN - RUH"]
+
+
+# ------------------------------------------- 4: a friendly line under the orders
+@pytest.mark.parametrize("tail", [
+    "Cheers, Anna",
+    "Bruno",
+    "Thanks, and good luck to everyone this season, it is going to be a long one.",
+    "Thanks, and good luck to everyone this season, it is going to be a long one.\n"
+    "Cheers,\nBruno",
+])
+def test_a_friendly_line_under_the_orders_is_skipped_and_said_so(judge, tail):
+    r = send(judge, SIGNON + ORDERS + "\n" + tail)
+    assert not r.subject.startswith("[ERROR]") and "ERROR" not in r.body, r.body
+    assert "Skipped '" in r.flat and "like a sign-off" in r.flat
+    orders, lines = stored(judge)
+    assert orders == ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"] and len(lines) == 3
+
+
+def test_a_last_line_that_starts_with_a_place_is_still_read_as_an_order(judge):
+    r = send(judge, SIGNON + "A BER - KIE\nF KIE - DEN\nMunich to Ruhr, then on to Belgium next.")
+    assert "Skipped" not in r.flat and r.subject.startswith("[ERROR]")

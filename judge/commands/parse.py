@@ -95,7 +95,8 @@ cumprimentos|obrigado|abraços""".replace("\n", "").split("|"))
 _ORDER_WORDS = {"A", "F", "ARMY", "FLEET", "BUILD", "REMOVE", "WAIVE", "DISBAND", "RETREAT",
                 "PLACE"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-]+[^\W\d_]+)*\.?")
-_TAIL = 3  # at most this many lines at the end: a closing and a name or two under it
+_TAIL = 4  # at most this many lines at the end: a sentence, a closing, a name or two
+_PROSE_WORDS = 6  # a line of at least this many words, ending like a sentence, is prose
 
 
 def _words(line: str) -> list[str] | None:
@@ -117,6 +118,23 @@ def is_closing(line: str) -> bool:
     return len(words) <= 2 and line.strip()[-1] in ",!"
 
 
+def is_closing_and_name(line: str) -> bool:
+    """A known closing and a name after a comma on one line (``Cheers, Anna``)."""
+    head, comma, tail = line.partition(",")
+    return bool(comma) and is_closing(head + ",") and " ".join(
+        w.lower() for w in head.split()) in CLOSINGS and is_name(tail)
+
+
+def is_prose(line: str) -> bool:
+    """A sentence rather than an order: many words, ending like a sentence (``Thanks, and
+    good luck to everyone this season.``); never led by an order word."""
+    words = line.split()
+    if len(words) < _PROSE_WORDS or words[0].upper().strip("*-:") in _ORDER_WORDS:
+        return False
+    letters = sum(1 for w in words if any(c.isalpha() for c in w))
+    return letters >= _PROSE_WORDS and line.rstrip().endswith((".", "!", "?", ")", "…"))
+
+
 def is_name(line: str) -> bool:
     """A signature's name under a closing: one to three words of letters (``Anna``,
     ``Hans Müller``, ``J.-P. Martin``)."""
@@ -127,17 +145,26 @@ def is_name(line: str) -> bool:
 
 def mark_signoff(cmds: list[Command]) -> None:
     """Mark the sign-off at the end of a mail's commands: the last lines (at most
-    :data:`_TAIL`) when the first of them is a closing and the rest are closings or names,
-    all of them lines that are not commands (the reader keeps any that reads as an order)."""
+    :data:`_TAIL`), all of them lines that are not commands, when they are closings
+    (``Cheers, Anna`` too), names under a closing, or sentences of prose; a lone name at the
+    very end and prose are marked ``loose`` (the reader keeps any that reads as an order, and
+    a loose one that starts with a place or a unit)."""
     tail = 0
-    while tail < min(_TAIL, len(cmds)) and cmds[-1 - tail].name == "ORDER" and \
-            (is_closing(cmds[-1 - tail].line) or is_name(cmds[-1 - tail].line)):
+    while tail < min(_TAIL, len(cmds)) and cmds[-1 - tail].name == "ORDER" and (
+            is_closing(cmds[-1 - tail].line) or is_name(cmds[-1 - tail].line)
+            or is_closing_and_name(cmds[-1 - tail].line) or is_prose(cmds[-1 - tail].line)):
         tail += 1
     block = cmds[len(cmds) - tail:]
-    while block and not is_closing(block[0].line):  # a name is one only under a closing
+
+    def leads(cmd: Command) -> bool:
+        return is_closing(cmd.line) or is_closing_and_name(cmd.line) or is_prose(cmd.line)
+
+    while len(block) > 1 and not leads(block[0]):  # a name is one only under a closing ...
         block.pop(0)
     for cmd in block:
         cmd.signoff = True
+        # ... or alone at the very end; prose is one by its looks only
+        cmd.loose = is_prose(cmd.line) or not leads(block[0])
 
 
 def parse_lines(lines: list[str]) -> list[Command]:

@@ -99,6 +99,9 @@ class Command:
     # an ORDER line at the end of the mail that looks like a sign-off ("Cheers,", "Grüße",
     # a name under it): skipped, and said so, unless it reads as a valid order
     signoff: bool = False
+    # a sign-off only by its looks (prose, a name with no closing above it): skipped only when
+    # its first word is no place or unit either
+    loose: bool = False
 
     # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
     # malformed password command hides every word after its command word

@@ -58,6 +58,17 @@ def _base_subject(subject: str) -> str:
         subject = shorter
 
 
+def _near_command(line: str) -> str | None:
+    """The command word the line's first word most likely mistypes (``STAUTS``), if any."""
+    first = line.split()[0].upper().rstrip(":,.!") if line.split() else ""
+    words = [w for w in table().by_word if len(w) > 2]
+    same = [w for w in words if sorted(w) == sorted(first)]  # HLEP, LSIT
+    if len(same) == 1:
+        return same[0]
+    near = difflib.get_close_matches(first, words, n=1, cutoff=0.78) if len(first) > 2 else []
+    return near[0] if near else None
+
+
 class _Locked(GameError):
     """A password that was not checked: too many wrong ones for it lately."""
 
@@ -488,7 +499,9 @@ class Actor:
             self.s.audit(command=cmd.masked, outcome="error: " + refused,
                          inbox_id=ses.inbox_id, address=address)
             return
-        if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line):
+        if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line) \
+                and (not cmd.loose or ctx is None or (
+                    self._starts_unknown(ctx, cmd.line) and not _near_command(cmd.line))):
             last = ses.items[-1] if ses.items else {}
             skipped = [*last.get("signoff", []), cmd.line.strip()] if "signoff" in last \
                 else [cmd.line.strip()]
@@ -597,11 +610,9 @@ class Actor:
         why = self._starts_unknown(ctx, line)
         if why is None:
             return None
-        first = line.split()[0].upper().rstrip(":,.!")
-        words = [w for w in table().by_word if len(w) > 2]
-        near = difflib.get_close_matches(first, words, n=1, cutoff=0.7)
+        near = _near_command(line)
         place = re.search(r"\(did you mean ([^)]+)\?\)", why)
-        hint = f"did you mean {near[0]}?" if near else (
+        hint = f"did you mean {near}?" if near else (
             f"did you mean {place.group(1)}?" if place else "send HELP for the commands")
         return (f"'{line.split()[0][:30]}' is no command, and this line no order: {hint} "
                 "This line changed nothing (your orders were not replaced by it).")
