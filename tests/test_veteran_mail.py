@@ -94,3 +94,21 @@ def test_a_friendly_line_under_the_orders_is_skipped_and_said_so(judge, tail):
 def test_a_last_line_that_starts_with_a_place_is_still_read_as_an_order(judge):
     r = send(judge, SIGNON + "A BER - KIE\nF KIE - DEN\nMunich to Ruhr, then on to Belgium next.")
     assert "Skipped" not in r.flat and r.subject.startswith("[ERROR]")
+
+
+# ------------------------------------------- 3: SET WAIT inside a PHASE block
+def waits(judge):
+    return sorted((r["phase"], r["power"]) for r in judge.store.all("SELECT * FROM waits"))
+
+
+def test_set_wait_inside_a_phase_block_waits_in_that_phase(judge):
+    r = send(judge, SIGNON + ORDERS + "PHASE Fall 1901 Movement\nA KIE - HOL\nSET WAIT")
+    assert "Germany waits in Fall 1901 Movement (F1901M)" in r.flat, r.body
+    assert waits(judge) == [("F1901M", "GERMANY")]
+    r = send(judge, SIGNON + "PHASE F1901M\nSET NOWAIT")
+    assert waits(judge) == []
+    # a block holding only SET NOWAIT withdraws none of the orders waiting for its phase
+    assert "A KIE - HOL" in r.body.split("Pending orders")[1]
+    # outside a block, SET WAIT is for the phase being played, as ever
+    send(judge, SIGNON + "SET WAIT")
+    assert waits(judge) == [("S1901M", "GERMANY")]

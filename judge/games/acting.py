@@ -24,7 +24,7 @@ from judge import reports
 from judge.commands.parse import PASSWORD_COMMANDS, parse_lines, table
 from judge.commands.spec import Command, Reply
 from judge.config import Config
-from judge.engine.ahead import condition_word, is_header
+from judge.engine.ahead import AheadError, condition_word, is_header, read_phase
 from judge.games import ahead as AH
 from judge.games import deadlines, observers, replysignon
 from judge.games import flow as flows
@@ -118,6 +118,9 @@ class _PowerContext:
     reopen: str | None = None
     # (phase, variant, position) the order lines of this mail are read against, cached
     reading: tuple[str, Any, Any] | None = None
+    # the PHASE blocks (by their place among the mail's blocks) that held a command carried
+    # to their phase (SET WAIT): a block without order lines then withdraws nothing
+    commanded: set[int] = field(default_factory=set)
 
     def in_block(self) -> bool:
         """Whether the next order line falls in a PHASE block (one is open)."""
@@ -547,6 +550,21 @@ class Actor:
             ctx.lines.append(cmd.line)
             ctx.touched = True
             return
+        if cmd.name == "SET" and ctx is not None and ctx.in_block() and \
+                [a.upper() for a in cmd.args] in (["WAIT"], ["NOWAIT"]):
+            # njudge carries SET WAIT in a PHASE block to that phase (waits are per phase)
+            try:
+                with self.s.db.atomic():
+                    text = self._carry_wait(ctx, cmd.args[0].upper() == "WAIT")
+            except GameError as exc:
+                ses.say(cmd, str(exc), error=True)
+                outcome = "error: " + str(exc)
+            else:
+                ses.say(cmd, text)
+                outcome = "ok: " + text
+            self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
+                         address=address, game=ctx.game["name"], power=ctx.power)
+            return
         try:
             with self.s.db.atomic():  # a savepoint: a failed command leaves no trace
                 text, kind, data = self._command(ses, cmd)
@@ -569,6 +587,31 @@ class Actor:
         self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
                      address=address, game=game,
                      power=ses.current.power if ses.current else None)
+
+    def _carry_wait(self, ctx: _PowerContext, wait: bool) -> str:
+        """SET WAIT (``wait``) or SET NOWAIT inside a PHASE block: for the block's phase."""
+        game = G.refresh(self.s, ctx.game)
+        G.check_running(game)
+        headers = [x for x in ctx.lines if is_header(x)]
+        header = ctx.reopen or headers[-1]
+        try:
+            target = read_phase(header, G.current_position(self.s, game).phase)
+        except AheadError as exc:
+            raise GameError(f"not done: the PHASE line above cannot be used ({exc})") from exc
+        # the block's place among the mail's blocks (a reopened one is put back after these)
+        ctx.commanded.add(len(headers) if ctx.reopen is not None else len(headers) - 1)
+        phase, name = str(target), f"{target.long_name} ({target})"
+        if wait:
+            self.s.execute("INSERT OR IGNORE INTO waits (game_id, phase, power) "
+                           "VALUES (?, ?, ?)", (game["id"], phase, ctx.power))
+            if phase == game["phase"]:
+                self.s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
+            return (f"{ctx.power.title()} waits in {name} of game {game['name']} (SET WAIT in "
+                    "its PHASE block): that phase will not be processed before its deadline. "
+                    "The wait ends with SET NOWAIT or when the phase is processed.")
+        self.s.execute("DELETE FROM waits WHERE game_id = ? AND phase = ? AND power = ?",
+                       (game["id"], phase, ctx.power))
+        return f"{ctx.power.title()} no longer waits in {name} of game {game['name']}."
 
     def _read_line(self, ctx: _PowerContext | None, line: str) -> dict | None:
         """``line`` read as an order of the power signed on, in the phase being played
@@ -705,7 +748,8 @@ class Actor:
                     # PHASE blocks (orders sent ahead) are kept for their phase; the lines
                     # before them, if any, are this phase's orders
                     received = AH.receive(self.s, game, G.current_position(self.s, game),
-                                          ctx.power, ctx.lines, ses.inbox_id) \
+                                          ctx.power, ctx.lines, ses.inbox_id,
+                                          commanded=ctx.commanded) \
                         if ctx.lines else None
                     if received is not None and received.now is not None:
                         status = G.submit_orders(self.s, game, ctx.power, received.now,

@@ -95,11 +95,12 @@ class Received:
 
 
 def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
-            inbox_id: int | None) -> Received:
+            inbox_id: int | None, commanded: set[int] | None = None) -> Received:
     """Keep the mail's PHASE blocks for later phases (a later block for a phase replaces the
-    earlier one; a block with no lines withdraws it); a block for the current phase is decided
-    now and its orders join the mail's other orders. A block whose PHASE line cannot be used
-    is not kept."""
+    earlier one; a block with no lines withdraws it, unless it held a command carried to its
+    phase: its place among the blocks is in ``commanded``); a block for the current phase is
+    decided now and its orders join the mail's other orders. A block whose PHASE line cannot
+    be used is not kept."""
     now, raw = A.split_blocks(lines)
     if not raw:
         return Received(lines)
@@ -118,6 +119,8 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
             chosen = A.evaluate(block, pos, power)
             out.now = (out.now or []) + chosen.lines
         elif len(block.lines()) == 1:
+            if k in (commanded or ()):
+                continue
             s.drop_pending(game["id"], power, block.key)
         else:
             s.save_pending_block(game["id"], power, block.key, block.lines(), inbox_id)
