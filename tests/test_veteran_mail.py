@@ -112,3 +112,10 @@ def test_set_wait_inside_a_phase_block_waits_in_that_phase(judge):
     # outside a block, SET WAIT is for the phase being played, as ever
     send(judge, SIGNON + "SET WAIT")
     assert waits(judge) == [("S1901M", "GERMANY")]
+
+
+def test_endif_at_the_end_of_the_mail_is_no_sign_off(judge):
+    r = send(judge, SIGNON + ORDERS + "PHASE F1901M\nIF A MUN\nA MUN - TYR\nENDIF")
+    assert "Skipped" not in r.flat and not r.subject.startswith("[ERROR]"), r.body
+    [row] = judge.store.pending_blocks(1, "GERMANY")
+    assert row["lines"] == ["PHASE F1901M", "IF A MUN", "A MUN - TYR", "ENDIF"]
