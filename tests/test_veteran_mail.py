@@ -119,3 +119,25 @@ def test_endif_at_the_end_of_the_mail_is_no_sign_off(judge):
     assert "Skipped" not in r.flat and not r.subject.startswith("[ERROR]"), r.body
     [row] = judge.store.pending_blocks(1, "GERMANY")
     assert row["lines"] == ["PHASE F1901M", "IF A MUN", "A MUN - TYR", "ENDIF"]
+
+
+# ------------------------------------------- 5: one mail, several orders for a unit
+def test_a_line_a_later_order_replaced_is_marked(judge):
+    r = send(judge, SIGNON + "A BER - KIE\nA BER - MUN\nA MUN - RUH\nF KIE - DEN")
+    assert "A BER - KIE <-- ERROR: replaced by the later order A BER - MUN" in r.flat
+    orders, _ = stored(judge)
+    assert orders == ["A BER - MUN", "A MUN - RUH", "F KIE - DEN"]
+
+
+def test_a_mail_without_orders_is_no_error_for_the_errors_of_an_earlier_one(judge):
+    r = send(judge, SIGNON + "A BER - KIE\nA MUN - XYZ\nF KIE - DEN")
+    assert r.subject.startswith("[ERROR]")
+    r = send(judge, SIGNON.strip())
+    assert not r.subject.startswith("[ERROR]") and "ERROR" not in r.body, r.body
+    assert "A MUN - XYZ <-- not used: unknown place 'XYZ'" in r.flat
+
+
+def test_status_in_the_mail_with_the_orders_counts_them(judge):
+    r = send(judge, SIGNON + "STATUS\n" + ORDERS)
+    assert "Germany player 3 centres, 3 units, orders complete" in r.flat, r.body
+    assert r.flat.index("> STATUS") < r.flat.index("Orders for Germany")

@@ -291,7 +291,13 @@ class Actor:
                         "body of a plain-text mail; send HELP for the list.", error=True)
         cap = self.cfg.limits.commands_per_mail
         rest, commands = commands[cap:], commands[:cap]
+        # STATUS in a mail with orders answers once they are stored (at the end), in its place
+        orders = any(c.name == "ORDER" for c in commands)
+        deferred: list[tuple[int, Command, _PowerContext | None, dict | None]] = []
         for cmd in commands:
+            if orders and cmd.name == "STATUS" and not cmd.error:
+                deferred.append((len(session.items), cmd, session.current, session.master))
+                continue
             self._run(session, cmd)
         if rest:
             session.say(None, f"LIMIT: this mail holds {len(commands) + len(rest)} command or "
@@ -300,6 +306,15 @@ class Actor:
                         f"{len(rest)}, from '{rest[0].masked[:40]}' on, were not read and changed "
                         "nothing. Send them in another mail if you meant them.", error=True)
         self._flush_orders(session)
+        here = (session.current, session.master)
+        for at, cmd, current, master in reversed(deferred):
+            session.current, session.master = current, master
+            start = len(session.items)
+            self._run(session, cmd)
+            moved = session.items[start:]
+            del session.items[start:]
+            session.items[at:at] = moved
+        session.current, session.master = here
         turns = self._after_changes(session)
         if all(item["error"] for item in session.items) and self._looping(inbound.sender):
             self.s.audit(command="(message)", outcome="not answered: mail-loop guard",
@@ -768,11 +783,16 @@ class Actor:
                 ses.say(None, f"Orders for {ctx.power.title()} in {game['name']} not stored: "
                         f"{exc}", error=True)
                 continue
-            if status.has_errors:
+            # the stored orders shown again (this mail sent none): their errors were told
+            # when they were sent, and are no error of this mail
+            earlier = not ctx.touched and not ctx.cleared
+            if status.has_errors and not earlier:
                 ses.errors += 1
-            ses.items.append({"echo": "", "text": "", "error": status.has_errors,
-                              "kind": "orders", "data": status})
+            ses.items.append({"echo": "", "text": "", "error": status.has_errors and not earlier,
+                              "kind": "orders", "data": status, "earlier": earlier})
             if pending is not None:  # "Pending orders": the blocks waiting for later phases
+                if received is None or not received.blocks:  # told when they were sent
+                    pending["error"] = False
                 ses.errors += 1 if pending["error"] else 0
                 ses.items.append(pending)
             self.s.audit(command=f"(orders: {len(ctx.lines)} line(s))" if ctx.touched
