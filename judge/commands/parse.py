@@ -40,12 +40,56 @@ def parse_line(line: str) -> Command:
     return cmd
 
 
+# njudge's words for what this judge does otherwise, and no command of ours: the reason, with
+# our equivalent (a veteran of the classic judges writes them out of habit)
+CLASSIC_REFUSED = {
+    "GET": "GET is njudge's (its files); this judge has none to send: send HELP for the "
+           "commands, and see the judge's documentation for the rules of each variant",
+    "SEND": "SEND (njudge's GET) is no command here: send HELP for the commands",
+    "RESIGN": "RESIGN (njudge) is no command for a player here: to leave a game, ask the game "
+              "master, who ejects your power (EJECT) or seats a new player (REPLACE); a game "
+              "master writes RESIGN <power> or EJECT <power>",
+    "WITHDRAW": "WITHDRAW (njudge's RESIGN) is no command for a player here: to leave a game, "
+                "ask the game master, who ejects your power (EJECT) or seats a new player "
+                "(REPLACE)",
+    "BECOME MASTER": "BECOME MASTER (njudge) is no command here: a game has the master who "
+                     "created it, who signs on with MASTER <game> <password>",
+}
+
+
+def _classic(head: str, line: str, args: list[str]) -> Command | None:
+    """A line in njudge's words read as the command of ours that means the same (SET
+    DEADLINE, BECOME, WHOGAME, SIGNON M<game>, the master's RESIGN <power>), or refused
+    with our equivalent named (:data:`CLASSIC_REFUSED`); None for any other line."""
+    judge = table().judge
+    first = args[0].upper() if args else ""
+    if head == "SET" and first == "DEADLINE":
+        return _read(judge["DEADLINE"], line, args[1:])
+    if head == "BECOME" and first == "MASTER":
+        return Command(head, args, line, error=CLASSIC_REFUSED["BECOME MASTER"])
+    if head == "BECOME":  # a master playing a power: ACT
+        return _read(judge["ACT"], line, args)
+    if head == "WHOGAME":  # njudge's FULL (observers too) is what WHOIS <game> lists anyway
+        return _read(judge["WHOIS"], line, [a for a in args if a.upper() != "FULL"])
+    if head == "SIGNON" and len(args) == 2 and len(args[0]) > 1 and first[0] == "M":
+        # njudge's master sign-on, SIGNON M<game> <password> (M is no power's initial there)
+        return _read(judge["MASTER"], line, [args[0][1:], args[1]])
+    if head == "RESIGN" and len(args) == 1:  # the master's RESIGN <power>: EJECT
+        return _read(judge["EJECT"], line, args)
+    if head in CLASSIC_REFUSED and head not in table().by_word and len(args) <= 2:
+        # (a longer line is a sentence: 'Get well soon, ...' under the orders)
+        return Command(head, args, line, error=CLASSIC_REFUSED[head])
+    return None
+
+
 def _parse_line(line: str) -> Command:
     """The line read by the first spec of its first word whose check passes; when none
     passes, the first one's reason (the judge's ROLLBACK <phase> before Dipnomicy's
-    ROLLBACK <turn>)."""
+    ROLLBACK <turn>). njudge's words are read first (:func:`_classic`)."""
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
+    if head and (classic := _classic(head, line, words[1:])) is not None:
+        return classic
     specs = table().by_word.get(head, ())
     first: Command | None = None
     for spec in specs:
