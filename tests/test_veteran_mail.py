@@ -5,7 +5,7 @@ words. Each test sends real mail to the judge in process and reads its reply."""
 from __future__ import annotations
 
 import pytest
-from mailkit import InProcessJudge, addr, new_game, only_reply
+from mailkit import GM, InProcessJudge, addr, new_game, only_reply
 
 GERMANY = addr("GERMANY")
 SIGNON = "SIGNON GERMANY g1 pw-germany\n"
@@ -141,3 +141,42 @@ def test_status_in_the_mail_with_the_orders_counts_them(judge):
     r = send(judge, SIGNON + "STATUS\n" + ORDERS)
     assert "Germany player 3 centres, 3 units, orders complete" in r.flat, r.body
     assert r.flat.index("> STATUS") < r.flat.index("Orders for Germany")
+
+
+# ------------------------------------------- 6: njudge's command words
+def test_njudge_master_words_are_read_as_ours(judge):
+    before = judge.store.game("g1")["deadline"]
+    r = send(judge, "SIGNON Mg1 masterpw\nSET DEADLINE 3 days\nBECOME Germany\nA BER - KIE",
+             GM)
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "masterpw" not in r.body and "> SIGNON Mg1 ****" in r.body
+    assert "You act as Germany in game g1" in r.flat
+    orders, _ = stored(judge)
+    assert orders == ["A BER - KIE"]
+    assert judge.store.game("g1")["deadline"] > before
+    r = send(judge, "WHOGAME g1 FULL", "someone@players.test")
+    assert not r.subject.startswith("[ERROR]"), r.body
+
+
+@pytest.mark.parametrize(("body", "hint"), [
+    ("GET info", "send HELP"),
+    (SIGNON + "RESIGN", "ask the game master"),
+    ("MASTER g1 masterpw\nRESIGN Germany", None),
+])
+def test_njudge_words_without_an_equal_name_ours(judge, body, hint):
+    to = GM if body.startswith("MASTER") else GERMANY
+    r = send(judge, body, to)
+    if hint is None:  # the master's RESIGN <power> is EJECT
+        assert not r.subject.startswith("[ERROR]"), r.body
+        assert judge.store.player(judge.store.game("g1")["id"], "GERMANY") is None
+    else:
+        assert r.subject.startswith("[ERROR]") and hint in r.flat, r.body
+        assert "unknown place" not in r.flat
+
+
+# ------------------------------------------- 7: PHASE blocks as njudge writes them
+@pytest.mark.parametrize("header", ["PHASE F1901B", "PHASE Fall 1901 Build"])
+def test_njudges_build_phase_code_is_the_winter_adjustment(judge, header):
+    r = send(judge, SIGNON + f"{header}\nBUILD A BER")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert "Winter 1901 Adjustment (W1901A):" in r.body

@@ -115,6 +115,8 @@ def read_phase(text: str, current: Phase) -> Phase:
         "A" if season == "W" else "M")
     if season == "W" and kind != "A":
         raise AheadError("Winter has only the adjustment phase (PHASE Winter <year> Adjustment)")
+    if season == "F" and kind_word.startswith("B"):  # njudge's F1901B, 'Fall 1901 Build':
+        season = "W"  # the adjustments after that Fall, which are played in Winter here
     if season != "W" and kind == "A":
         raise AheadError("adjustments are played in Winter (PHASE Winter <year> Adjustment)")
     return type(current)(season, year, kind)
