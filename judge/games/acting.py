@@ -44,6 +44,7 @@ from judge.storage import Store, iso, now_utc
 log = logging.getLogger("judge.acting")
 # a bullet or number before an order (as judge.engine.parse skips it)
 _LEAD = re.compile(r"^(?:[-*•·>]+\s*|\(?\d{1,3}[.):]\s*|\d{1,3}\s+)?")
+_UNIT_WORDS = frozenset({"A", "F", "ARMY", "FLEET"})  # a line led by one is an order line
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
 
 
@@ -122,9 +123,20 @@ class _PowerContext:
     # to their phase (SET WAIT): a block without order lines then withdraws nothing
     commanded: set[int] = field(default_factory=set)
 
+    # whether ``lines`` held a PHASE line when ``seen`` of them were looked at (in_block)
+    seen: int = 0
+    has_block: bool = False
+
     def in_block(self) -> bool:
         """Whether the next order line falls in a PHASE block (one is open)."""
-        return self.reopen is not None or any(is_header(x) for x in self.lines)
+        if self.reopen is not None:
+            return True
+        if len(self.lines) < self.seen:  # CLEAR PENDING took the blocks out: look again
+            self.seen, self.has_block = 0, False
+        if not self.has_block:  # only the lines added since (a mail is read in one pass)
+            self.has_block = any(is_header(x) for x in self.lines[self.seen:])
+        self.seen = len(self.lines)
+        return self.has_block
 
 
 @dataclass(slots=True)
@@ -666,6 +678,9 @@ class Actor:
         """Why an order line is neither a command nor an order of this game (its first word
         is unknown), naming the nearest command word or place; None when it is an order,
         or an order with a mistake (kept, and marked, among the orders)."""
+        first = _LEAD.sub("", line.strip()).split(None, 1)
+        if not first or first[0].upper() in _UNIT_WORDS:  # an order (most are): not read twice
+            return None
         why = self._starts_unknown(ctx, line)
         if why is None:
             return None
