@@ -73,12 +73,56 @@ def hide_unread(cmd: Command, reason: str, names: Callable[[str], bool]) -> str:
             f"shown: one may be a password in the wrong place); write: {cmd.spec.usage}")
 
 
+# njudge's words for what this judge does otherwise, and no command of ours: the reason, with
+# our equivalent (a veteran of the classic judges writes them out of habit)
+CLASSIC_REFUSED = {
+    "GET": "GET is njudge's (its files); this judge has none to send: send HELP for the "
+           "commands, and see the judge's documentation for the rules of each variant",
+    "SEND": "SEND (njudge's GET) is no command here: send HELP for the commands",
+    "RESIGN": "RESIGN (njudge) is no command for a player here: to leave a game, ask the game "
+              "master, who ejects your power (EJECT) or seats a new player (REPLACE); a game "
+              "master writes RESIGN <power> or EJECT <power>",
+    "WITHDRAW": "WITHDRAW (njudge's RESIGN) is no command for a player here: to leave a game, "
+                "ask the game master, who ejects your power (EJECT) or seats a new player "
+                "(REPLACE)",
+    "BECOME MASTER": "BECOME MASTER (njudge) is no command here: a game has the master who "
+                     "created it, who signs on with MASTER <game> <password>",
+}
+
+
+def _classic(head: str, line: str, args: list[str], table: CommandTable) -> Command | None:
+    """A line in njudge's words read as the command of ours that means the same (SET
+    DEADLINE, BECOME, WHOGAME, SIGNON M<game>, the master's RESIGN <power>), or refused
+    with our equivalent named (:data:`CLASSIC_REFUSED`); None for any other line."""
+    judge = table.judge
+    first = args[0].upper() if args else ""
+    if head == "SET" and first == "DEADLINE":
+        return _read(judge["DEADLINE"], line, args[1:], table)
+    if head == "BECOME" and first == "MASTER":
+        return Command(head, args, line, error=CLASSIC_REFUSED["BECOME MASTER"])
+    if head == "BECOME":  # a master playing a power: ACT
+        return _read(judge["ACT"], line, args, table)
+    if head == "WHOGAME":  # njudge's FULL (observers too) is what WHOIS <game> lists anyway
+        return _read(judge["WHOIS"], line, [a for a in args if a.upper() != "FULL"], table)
+    if head == "SIGNON" and len(args) == 2 and len(args[0]) > 1 and first[0] == "M":
+        # njudge's master sign-on, SIGNON M<game> <password> (M is no power's initial there)
+        return _read(judge["MASTER"], line, [args[0][1:], args[1]], table)
+    if head == "RESIGN" and len(args) == 1:  # the master's RESIGN <power>: EJECT
+        return _read(judge["EJECT"], line, args, table)
+    if head in CLASSIC_REFUSED and head not in table.by_word and len(args) <= 2:
+        # (a longer line is a sentence: 'Get well soon, ...' under the orders)
+        return Command(head, args, line, error=CLASSIC_REFUSED[head])
+    return None
+
+
 def _parse_line(line: str, table: CommandTable) -> Command:
     """The line read by the first spec of its first word whose check passes; when none
     passes, the first one's reason (the judge's ROLLBACK <phase> before Dipnomicy's
-    ROLLBACK <turn>)."""
+    ROLLBACK <turn>). njudge's words are read first (:func:`_classic`)."""
     words = line.split()
     head = words[0].upper().rstrip(":") if words else ""
+    if head and (classic := _classic(head, line, words[1:], table)) is not None:
+        return classic
     specs = table.by_word.get(head, ())
     first: Command | None = None
     for spec in specs:
@@ -141,7 +185,8 @@ cumprimentos|obrigado|abraços""".replace("\n", "").split("|"))
 _ORDER_WORDS = {"A", "F", "ARMY", "FLEET", "BUILD", "REMOVE", "WAIVE", "DISBAND", "RETREAT",
                 "PLACE"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-]+[^\W\d_]+)*\.?")
-_TAIL = 3  # at most this many lines at the end: a closing and a name or two under it
+_TAIL = 4  # at most this many lines at the end: a sentence, a closing, a name or two
+_PROSE_WORDS = 6  # a line of at least this many words, ending like a sentence, is prose
 
 
 def _words(line: str) -> list[str] | None:
@@ -163,6 +208,23 @@ def is_closing(line: str) -> bool:
     return len(words) <= 2 and line.strip()[-1] in ",!"
 
 
+def is_closing_and_name(line: str) -> bool:
+    """A known closing and a name after a comma on one line (``Cheers, Anna``)."""
+    head, comma, tail = line.partition(",")
+    return bool(comma) and is_closing(head + ",") and " ".join(
+        w.lower() for w in head.split()) in CLOSINGS and is_name(tail)
+
+
+def is_prose(line: str) -> bool:
+    """A sentence rather than an order: many words, ending like a sentence (``Thanks, and
+    good luck to everyone this season.``); never led by an order word."""
+    words = line.split()
+    if len(words) < _PROSE_WORDS or words[0].upper().strip("*-:") in _ORDER_WORDS:
+        return False
+    letters = sum(1 for w in words if any(c.isalpha() for c in w))
+    return letters >= _PROSE_WORDS and line.rstrip().endswith((".", "!", "?", ")", "…"))
+
+
 def is_name(line: str) -> bool:
     """A signature's name under a closing: one to three words of letters (``Anna``,
     ``Hans Müller``, ``J.-P. Martin``)."""
@@ -173,17 +235,26 @@ def is_name(line: str) -> bool:
 
 def mark_signoff(cmds: list[Command]) -> None:
     """Mark the sign-off at the end of a mail's commands: the last lines (at most
-    :data:`_TAIL`) when the first of them is a closing and the rest are closings or names,
-    all of them lines that are not commands (the reader keeps any that reads as an order)."""
+    :data:`_TAIL`), all of them lines that are not commands, when they are closings
+    (``Cheers, Anna`` too), names under a closing, or sentences of prose; a lone name at the
+    very end and prose are marked ``loose`` (the reader keeps any that reads as an order, and
+    a loose one that starts with a place or a unit)."""
     tail = 0
-    while tail < min(_TAIL, len(cmds)) and cmds[-1 - tail].name == "ORDER" and \
-            (is_closing(cmds[-1 - tail].line) or is_name(cmds[-1 - tail].line)):
+    while tail < min(_TAIL, len(cmds)) and cmds[-1 - tail].name == "ORDER" and (
+            is_closing(cmds[-1 - tail].line) or is_name(cmds[-1 - tail].line)
+            or is_closing_and_name(cmds[-1 - tail].line) or is_prose(cmds[-1 - tail].line)):
         tail += 1
     block = cmds[len(cmds) - tail:]
-    while block and not is_closing(block[0].line):  # a name is one only under a closing
+
+    def leads(cmd: Command) -> bool:
+        return is_closing(cmd.line) or is_closing_and_name(cmd.line) or is_prose(cmd.line)
+
+    while len(block) > 1 and not leads(block[0]):  # a name is one only under a closing ...
         block.pop(0)
     for cmd in block:
         cmd.signoff = True
+        # ... or alone at the very end; prose is one by its looks only
+        cmd.loose = is_prose(cmd.line) or not leads(block[0])
 
 
 def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:

@@ -102,6 +102,9 @@ class Command:
     signoff: bool = False
     # said in the reply after the command's own answer (a press cut short by a password line)
     note: str = ""
+    # a sign-off only by its looks (prose, a name with no closing above it): skipped only when
+    # its first word is no place or unit either
+    loose: bool = False
 
     # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
     # malformed password command hides every word after its command word

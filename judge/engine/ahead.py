@@ -117,6 +117,8 @@ def read_phase(text: str, current: Phase) -> Phase:
         season = "W"  # F1901B: the classic layout's code for the winter adjustments
     if season == "W" and kind != "A":
         raise AheadError("Winter has only the adjustment phase (PHASE Winter <year> Adjustment)")
+    if season == "F" and kind_word.startswith("B"):  # njudge's F1901B, 'Fall 1901 Build':
+        season = "W"  # the adjustments after that Fall, which are played in Winter here
     if season != "W" and kind == "A":
         raise AheadError("adjustments are played in Winter (PHASE Winter <year> Adjustment)")
     return type(current)(season, year, kind)
@@ -555,6 +557,12 @@ def _head(line: str) -> tuple[str, str]:
     if first in ("ENDIF", "FI") and len(words) == 1:
         return "ENDIF", ""
     return "", line
+
+
+def condition_word(line: str) -> str:
+    """IF, ELSEIF, ELSE or ENDIF when ``line`` is one of a block's condition lines, else ''
+    (an order line, or a variant's own one-line conditional order)."""
+    return _head(line)[0]
 
 
 def _strip_then(text: str) -> str:

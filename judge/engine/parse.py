@@ -61,6 +61,7 @@ three letters or more), ``ENGLAND A LON H`` (without one, the full name).
 
 from __future__ import annotations
 
+import difflib
 import re
 import weakref
 from dataclasses import dataclass
@@ -316,7 +317,10 @@ class _Reader:
             if t.key in _STOP:
                 where = f" after '{after}'" if after else ""
                 raise OrderSyntaxError(f"expected a {what}{where}, not '{t.text}'")
-            raise OrderSyntaxError(f"unknown place '{self.span(i, self.unknown_end(i))}'")
+            written = self.span(i, self.unknown_end(i))
+            near = near_place(self.board, written)
+            hint = f" (did you mean {near}?)" if near else ""
+            raise OrderSyntaxError(f"unknown place '{written}'{hint}")
         loc, i = found
         if "/" in loc:
             return loc, i
@@ -596,6 +600,26 @@ class _Reader:
 
 
 # --------------------------------------------------------------------- entry points
+def near_place(board: Board, written: str) -> str | None:
+    """The place a mistyped name most likely meant, as the player would write it: an
+    abbreviation for a short word (``BLE`` -> ``BEL``: the same letters first), the full
+    name for a longer one (``Tryol`` -> ``Tyrolia``); None when nothing is close."""
+    key = _key(written)
+    if len(key) < 3 or len(key) > 40:
+        return None
+    if len(key) <= 3:
+        abbrevs = {normalise_name(a): a for a in board.provinces}
+        same = sorted(a for k, a in abbrevs.items() if sorted(k) == sorted(key))
+        if len(same) == 1:
+            return same[0]
+        close = difflib.get_close_matches(key, list(abbrevs), n=2, cutoff=0.6)
+        return abbrevs[close[0]] if len(close) == 1 else None
+    close = difflib.get_close_matches(key, list(board.aliases), n=1, cutoff=0.75)
+    if not close:
+        return None
+    return board.provinces[province_of(board.aliases[close[0]])].name
+
+
 def _strip_power(board: Board, src: str, toks: list[_Tok]) -> tuple[list[_Tok], str | None]:
     """Drop a leading power prefix (``England:``, ``ENG:``, ``ENGLAND``); return what it was."""
     info = _info(board)

@@ -9,6 +9,7 @@ A command is carried out by the handler of the spec the parser read it by
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import logging
 import re
@@ -22,12 +23,12 @@ from judge import reports
 from judge.commands.parse import hide_unread
 from judge.commands.spec import Command, Reply
 from judge.config import Config
-from judge.engine.ahead import is_header
+from judge.engine.ahead import AheadError, condition_word, is_header, read_phase
 from judge.games import ahead as AH
 from judge.games import deadlines, observers, replysignon, reporting
 from judge.games import flow as flows
 from judge.games import game as G
-from judge.games.commands import PASSWORD_COMMANDS, parse_lines
+from judge.games.commands import PASSWORD_COMMANDS, parse_lines, table
 from judge.games.flow import flow_for
 from judge.games.game import GameError, WrongPassword
 from judge.games.session import MailSession as _Session
@@ -48,6 +49,9 @@ MASTER_ACTIONS = frozenset({"PROCESS", "ROLLBACK", "PAUSE", "RESUME", "EDIT", "E
                             "REPLACE", "ENDGAME"})
 
 log = logging.getLogger("judge.acting")
+# a bullet or number before an order (as judge.engine.parse skips it)
+_LEAD = re.compile(r"^(?:[-*•·>]+\s*|\(?\d{1,3}[.):]\s*|\d{1,3}\s+)?")
+_UNIT_WORDS = frozenset({"A", "F", "ARMY", "FLEET"})  # a line led by one is an order line
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
 
 
@@ -60,6 +64,17 @@ def _base_subject(subject: str) -> str:
         if shorter == subject:
             return subject.strip()
         subject = shorter
+
+
+def _near_command(line: str) -> str | None:
+    """The command word the line's first word most likely mistypes (``STAUTS``), if any."""
+    first = line.split()[0].upper().rstrip(":,.!") if line.split() else ""
+    words = [w for w in table().by_word if len(w) > 2]
+    same = [w for w in words if sorted(w) == sorted(first)]  # HLEP, LSIT
+    if len(same) == 1:
+        return same[0]
+    near = difflib.get_close_matches(first, words, n=1, cutoff=0.78) if len(first) > 2 else []
+    return near[0] if near else None
 
 
 class _Locked(GameError):
@@ -247,7 +262,13 @@ class Actor:
                         "body of a plain-text mail; send HELP for the list.", error=True)
         cap = self.cfg.limits.commands_per_mail
         rest, commands = commands[cap:], commands[:cap]
+        # STATUS in a mail with orders answers once they are stored (at the end), in its place
+        orders = any(c.name == "ORDER" for c in commands)
+        deferred: list[tuple[int, Command, _PowerContext | None, dict | None]] = []
         for cmd in commands:
+            if orders and cmd.name == "STATUS" and not cmd.error:
+                deferred.append((len(session.items), cmd, session.current, session.master))
+                continue
             self._run(session, cmd)
             if cmd.note:
                 session.say(None, cmd.note)
@@ -258,6 +279,15 @@ class Actor:
                         f"{len(rest)}, from '{rest[0].masked[:40]}' on, were not read and changed "
                         "nothing. Send them in another mail if you meant them.", error=True)
         self._flush_orders(session)
+        here = (session.current, session.master)
+        for at, cmd, current, master in reversed(deferred):
+            session.current, session.master = current, master
+            start = len(session.items)
+            self._run(session, cmd)
+            moved = session.items[start:]
+            del session.items[start:]
+            session.items[at:at] = moved
+        session.current, session.master = here
         turns = self._after_changes(session)
         if all(item["error"] for item in session.items) and self._looping(inbound.sender):
             self.s.audit(command="(message)", outcome="not answered: mail-loop guard",
@@ -478,7 +508,10 @@ class Actor:
             self.s.audit(command=cmd.masked, outcome="error: " + refused,
                          inbox_id=ses.inbox_id, address=address)
             return
-        if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line):
+        if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line) \
+                and not condition_word(cmd.line) and not is_header(cmd.line) \
+                and (not cmd.loose or ctx is None or (
+                    self._starts_unknown(ctx, cmd.line) and not _near_command(cmd.line))):
             last = ses.items[-1] if ses.items else {}
             skipped = [*last.get("signoff", []), cmd.line.strip()] if "signoff" in last \
                 else [cmd.line.strip()]
@@ -505,12 +538,39 @@ class Actor:
                 self.s.audit(command=f"{first} ...", outcome="error: " + reason[:200],
                              inbox_id=ses.inbox_id, address=address)
                 return
+            if not is_header(cmd.line) and not ctx.in_block():
+                if condition_word(cmd.line):
+                    # IF with no PHASE line: njudge reads it for the phase being played, so
+                    # the lines it guards stay guarded (never taken unconditionally)
+                    ctx.lines.append(f"PHASE {G.refresh(self.s, ctx.game)['phase']}")
+                elif (why := self._not_an_order(ctx, cmd.line)) is not None:
+                    # a mistyped command is no order: it must not replace the stored orders
+                    ses.say(cmd, why, error=True)
+                    self.s.audit(command=f"{cmd.line.split()[0][:20]} ...",
+                                 outcome="error: " + why[:200], inbox_id=ses.inbox_id,
+                                 address=address, game=ctx.game["name"], power=ctx.power)
+                    return
             if ctx.reopen is not None:
                 if not is_header(cmd.line):
                     ctx.lines.append(ctx.reopen)
                 ctx.reopen = None
             ctx.lines.append(cmd.line)
             ctx.touched = True
+            return
+        if cmd.name == "SET" and ctx is not None and ctx.in_block() and \
+                [a.upper() for a in cmd.args] in (["WAIT"], ["NOWAIT"]):
+            # njudge carries SET WAIT in a PHASE block to that phase (waits are per phase)
+            try:
+                with self.s.db.atomic():
+                    text = self._carry_wait(ctx, cmd.args[0].upper() == "WAIT")
+            except GameError as exc:
+                ses.say(cmd, str(exc), error=True)
+                outcome = "error: " + str(exc)
+            else:
+                ses.say(cmd, text)
+                outcome = "ok: " + text
+            self.s.audit(command=cmd.masked, outcome=outcome[:500], inbox_id=ses.inbox_id,
+                         address=address, game=ctx.game["name"], power=ctx.power)
             return
         try:
             with self.s.db.atomic():  # a savepoint: a failed command leaves no trace
@@ -547,18 +607,80 @@ class Actor:
         games = [g for w in line.split()[1:] if (g := self.s.game(w)) is not None]
         return any(word.upper() in G.get_variant(g["variant"]).board.powers for g in games)
 
+    def _carry_wait(self, ctx: _PowerContext, wait: bool) -> str:
+        """SET WAIT (``wait``) or SET NOWAIT inside a PHASE block: for the block's phase."""
+        game = G.refresh(self.s, ctx.game)
+        G.check_running(game)
+        headers = [x for x in ctx.lines if is_header(x)]
+        header = ctx.reopen or headers[-1]
+        try:
+            target = read_phase(header, G.current_position(self.s, game).phase)
+        except AheadError as exc:
+            raise GameError(f"not done: the PHASE line above cannot be used ({exc})") from exc
+        # the block's place among the mail's blocks (a reopened one is put back after these)
+        ctx.commanded.add(len(headers) if ctx.reopen is not None else len(headers) - 1)
+        phase, name = str(target), f"{target.long_name} ({target})"
+        if wait:
+            self.s.execute("INSERT OR IGNORE INTO waits (game_id, phase, power) "
+                           "VALUES (?, ?, ?)", (game["id"], phase, ctx.power))
+            if phase == game["phase"]:
+                self.s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
+            return (f"{ctx.power.title()} waits in {name} of game {game['name']} (SET WAIT in "
+                    "its PHASE block): that phase will not be processed before its deadline. "
+                    "The wait ends with SET NOWAIT or when the phase is processed.")
+        self.s.execute("DELETE FROM waits WHERE game_id = ? AND phase = ? AND power = ?",
+                       (game["id"], phase, ctx.power))
+        return f"{ctx.power.title()} no longer waits in {name} of game {game['name']}."
+
+    def _read_line(self, ctx: _PowerContext | None, line: str) -> dict | None:
+        """``line`` read as an order of the power signed on, in the phase being played
+        (``order`` set when it reads, else ``error``); None when it cannot be read at all."""
+        if ctx is None:
+            return None
+        try:
+            game = G.refresh(self.s, ctx.game)
+            if ctx.reading is None or ctx.reading[0] != game["phase"]:
+                ctx.reading = (game["phase"], G.get_variant(game["variant"]),
+                               G.current_position(self.s, game))
+            _, variant, pos = ctx.reading
+            read = G.read_order_lines(variant, pos, ctx.power, [line])
+        except (GameError, ValueError, KeyError):
+            return None
+        return read[0] if read else None
+
     def _reads_as_order(self, ctx: _PowerContext | None, line: str) -> bool:
         """Whether ``line`` reads as a valid order of the power signed on (a sign-off that
         does, ``Greece`` with a unit there, is kept as the order it is)."""
-        if ctx is None:
-            return False
-        try:
-            game = G.refresh(self.s, ctx.game)
-            pos = G.current_position(self.s, game)
-            read = G.read_order_lines(G.get_variant(game["variant"]), pos, ctx.power, [line])
-        except (GameError, ValueError, KeyError):
-            return False
-        return any(r.get("order") for r in read)
+        read = self._read_line(ctx, line)
+        return bool(read and read.get("order"))
+
+    def _starts_unknown(self, ctx: _PowerContext | None, line: str) -> str | None:
+        """The variant's reason when ``line`` is no order because its very first word is
+        no place, unit or order word of the game (``STAUTS``, ``Bruno``), else None."""
+        read = self._read_line(ctx, line)
+        if read is None or read.get("order"):
+            return None
+        why = read.get("error") or ""
+        m = re.match(r"unknown place '([^']+)'", why)
+        text = _LEAD.sub("", line.strip())
+        return why if m and text.upper().startswith(m.group(1).upper()) else None
+
+    def _not_an_order(self, ctx: _PowerContext, line: str) -> str | None:
+        """Why an order line is neither a command nor an order of this game (its first word
+        is unknown), naming the nearest command word or place; None when it is an order,
+        or an order with a mistake (kept, and marked, among the orders)."""
+        first = _LEAD.sub("", line.strip()).split(None, 1)
+        if not first or first[0].upper() in _UNIT_WORDS:  # an order (most are): not read twice
+            return None
+        why = self._starts_unknown(ctx, line)
+        if why is None:
+            return None
+        near = _near_command(line)
+        place = re.search(r"\(did you mean ([^)]+)\?\)", why)
+        hint = f"did you mean {near}?" if near else (
+            f"did you mean {place.group(1)}?" if place else "send HELP for the commands")
+        return (f"'{line.split()[0][:30]}' is no command, and this line no order: {hint} "
+                "This line changed nothing (your orders were not replaced by it).")
 
     def _command(self, ses: _Session, cmd: Command) -> Reply:
         """Carry out ``cmd`` by its spec's handler (the one the parser read it by)."""
@@ -648,7 +770,8 @@ class Actor:
                     # PHASE blocks (orders sent ahead) are kept for their phase; the lines
                     # before them, if any, are this phase's orders
                     received = AH.receive(self.s, game, G.current_position(self.s, game),
-                                          ctx.power, ctx.lines, ses.inbox_id) \
+                                          ctx.power, ctx.lines, ses.inbox_id,
+                                          commanded=ctx.commanded) \
                         if ctx.lines else None
                     if received is not None and received.now is not None:
                         status = G.submit_orders(self.s, game, ctx.power, received.now,
@@ -666,11 +789,16 @@ class Actor:
                 ses.say(None, f"Orders for {ctx.power.title()} in {game['name']} not stored: "
                         f"{exc}", error=True)
                 continue
-            if status.has_errors:
+            # the stored orders shown again (this mail sent none): their errors were told
+            # when they were sent, and are no error of this mail
+            earlier = not ctx.touched and not ctx.cleared
+            if status.has_errors and not earlier:
                 ses.errors += 1
-            ses.items.append({"echo": "", "text": "", "error": status.has_errors,
-                              "kind": "orders", "data": status})
+            ses.items.append({"echo": "", "text": "", "error": status.has_errors and not earlier,
+                              "kind": "orders", "data": status, "earlier": earlier})
             if pending is not None:  # "Pending orders": the blocks waiting for later phases
+                if received is None or not received.blocks:  # told when they were sent
+                    pending["error"] = False
                 ses.errors += 1 if pending["error"] else 0
                 ses.items.append(pending)
             self.s.audit(command=f"(orders: {len(ctx.lines)} line(s))" if ctx.touched

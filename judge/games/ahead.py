@@ -96,11 +96,12 @@ class Received:
 
 
 def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
-            inbox_id: int | None) -> Received:
+            inbox_id: int | None, commanded: set[int] | None = None) -> Received:
     """Keep the mail's PHASE blocks for later phases (a later block for a phase replaces the
-    earlier one; a block with no lines withdraws it); a block for the current phase is decided
-    now and its orders join the mail's other orders. A block whose PHASE line cannot be used
-    is not kept."""
+    earlier one; a block with no lines withdraws it, unless it held a command carried to its
+    phase: its place among the blocks is in ``commanded``); a block for the current phase is
+    decided now and its orders join the mail's other orders. A block whose PHASE line cannot
+    be used is not kept."""
     now, raw = A.split_blocks(lines)
     if not raw:
         return Received(lines)
@@ -119,6 +120,8 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
             chosen = A.evaluate(block, pos, power)
             out.now = (out.now or []) + chosen.lines
         elif len(block.lines()) == 1:
+            if k in (commanded or ()):
+                continue
             s.drop_pending(game["id"], power, block.key)
         else:
             s.save_pending_block(game["id"], power, block.key, block.lines(), inbox_id)
@@ -177,7 +180,7 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
     pending.sort(key=lambda x: x[0])
     here = A.phase_id(pos.phase)
     refused = [b.echo() for b in mail_blocks if b.error]
-    now = [b.echo() for b in mail_blocks if not b.error and b.key == here]
+    now = [_traced(b, pos, power) for b in mail_blocks if not b.error and b.key == here]
     # a block a later one of the mail replaced (as stored) is neither shown nor an error
     last = {b.key: k for k, b in enumerate(mail_blocks) if not b.error}
     kept = [b for k, b in enumerate(mail_blocks) if b.error or b.key == here or last[b.key] == k]
@@ -186,6 +189,13 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
     data = {"template": PENDING_TEMPLATE, "power": power, "game": game["name"],
             "pending": [p for _, p in pending], "refused": refused, "now": now}
     return {"echo": "", "text": "", "error": errors, "kind": "include", "data": data}
+
+
+def _traced(block: A.Block, pos: Position, power: str) -> list[dict]:
+    """A block for the phase being played, line by line for the reply, each IF (ELSE IF)
+    line with ``taken``: whether its condition held now, so which lines stand."""
+    taken = dict(A.evaluate(block, pos, power).trace)
+    return [{**line, "taken": taken.get(line["text"])} for line in block.echo()]
 
 
 # ----------------------------------------------------------------- activating

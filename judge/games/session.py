@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from judge.engine.ahead import is_header
 from judge.games.flow import FlowContext
 
 if TYPE_CHECKING:
@@ -38,6 +39,26 @@ class PowerContext:
     # after it stay in a block (they were written under it) rather than replace the orders
     # for the phase; put back before the next order line, unless that starts a block itself
     reopen: str | None = None
+    # (phase, variant, position) the order lines of this mail are read against, cached
+    reading: tuple[str, Any, Any] | None = None
+    # the PHASE blocks (by their place among the mail's blocks) that held a command carried
+    # to their phase (SET WAIT): a block without order lines then withdraws nothing
+    commanded: set[int] = field(default_factory=set)
+
+    # whether ``lines`` held a PHASE line when ``seen`` of them were looked at (in_block)
+    seen: int = 0
+    has_block: bool = False
+
+    def in_block(self) -> bool:
+        """Whether the next order line falls in a PHASE block (one is open)."""
+        if self.reopen is not None:
+            return True
+        if len(self.lines) < self.seen:  # CLEAR PENDING took the blocks out: look again
+            self.seen, self.has_block = 0, False
+        if not self.has_block:  # only the lines added since (a mail is read in one pass)
+            self.has_block = any(is_header(x) for x in self.lines[self.seen:])
+        self.seen = len(self.lines)
+        return self.has_block
 
 
 @dataclass(slots=True)
