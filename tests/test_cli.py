@@ -61,7 +61,7 @@ def test_adjudicate_json(files) -> None:
     assert [(r["power"], r["result"]) for r in results[:6]] == [
         ("ENGLAND", "succeeds"), ("ENGLAND", "succeeds"), ("FRANCE", "fails"),
         ("FRANCE", "fails"), ("FRANCE", "invalid"), ("GERMANY", "succeeds")]
-    assert results[4]["reason"] == "unknown place 'Atlantis'"
+    assert results[4]["reason"].startswith("unknown place 'Atlantis'")
     assert results[6] == {"power": "ENGLAND", "order": "F LON H", "result": "succeeds",
                           "reason": "no order: holds"}
     position = data["position"]
@@ -82,7 +82,7 @@ def test_adjudicate_text(files) -> None:
     out = run("adjudicate", "--variant", "standard", "--position", *_pair(files))
     assert out.returncode == 0
     assert "A YOR - BEL VIA CONVOY" in out.stdout
-    assert "invalid (unknown place 'Atlantis')" in out.stdout
+    assert "invalid (unknown place 'Atlantis'" in out.stdout
     assert "dislodged: FRANCE A BEL" in out.stdout
 
 
