@@ -178,7 +178,8 @@ class StabRules(StandardRules):
         if m:
             parts = [p for p in _LIST_SPLIT.split(m.group(1)) if p.strip()]
             if not parts:
-                raise OrderSyntaxError("say which supporting units to reveal: REVEAL A RUH")
+                raise OrderSyntaxError("say which of your supporting units to reveal: "
+                                       "REVEAL <unit>, <unit>")
             return Reveal(tuple(parse_unit(b, p).province for p in parts))
         m = _IF_DISLODGED.match(text)
         if m:
