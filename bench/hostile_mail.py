@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import smtplib
-import socket
 import sys
 import tempfile
 import time
@@ -35,18 +34,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from mailkit import compose  # noqa: E402
+from mailkit import compose, free_port  # noqa: E402
 
 import judge.games.game as G  # noqa: E402
 from judge.config import Config  # noqa: E402
 from judge.service import Service  # noqa: E402
 from judge.storage import Store, now_utc  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def replied_at(maildir: Path, wanted: set[str]) -> dict[str, float]:

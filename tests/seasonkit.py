@@ -24,7 +24,6 @@ import os
 import random
 import re
 import smtplib
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -42,6 +41,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+
+from mailkit import free_port  # noqa: E402
 
 START = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 PHASE_RE = re.compile(r"^([SFWAU])(\d+)(BC)?([MRA])$")
@@ -66,12 +67,6 @@ class VirtualClock:
 
 
 # ------------------------------------------------------------------------------ the judge
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def make_config(d: Path, port: int) -> Any:
     from judge.config import Config
 
