@@ -491,6 +491,7 @@ class Season:
         self.mail_no = 0
         self.games: list[SimGame] = []
         self.games_per_variant = games_per_variant
+        self.only = kinds
         self.kinds = [k for k in KINDS if kinds is None or k[0] in kinds]
         self.kills_done = 0
         self.kill_rounds: Counter[int] = Counter()
@@ -581,10 +582,16 @@ class Season:
 
     # ------------------------------------------------------------------ setup
     def make_games(self) -> None:
-        for kind, variant, options in self.kinds:
+        # every kind draws its games' seeds, played or not: a run of a few kinds (--only)
+        # plays each of its games from the seed the full run gives it (a nightly breach in
+        # one game can be played again alone)
+        for kind, variant, options in KINDS:
             for i in range(self.games_per_variant):
                 name = f"{kind.replace('-', '')}{i}"
-                g = SimGame(name, kind, variant, options, random.Random(self.rng.random()),
+                game_seed = self.rng.random()
+                if self.only is not None and kind not in self.only:
+                    continue
+                g = SimGame(name, kind, variant, options, random.Random(game_seed),
                             f"gm.{name}@players.test", f"gm-{name}")
                 self.games.append(g)
 
@@ -836,7 +843,7 @@ class Season:
             return
         if not fresh:
             return
-        roll = rng.random()
+        roll = self.master_roll(g, phase, d)
         if roll < 0.12 and len(g.phases_seen) >= 2:
             self.rollback(g, head, phase)
         elif roll < 0.16:
@@ -862,6 +869,11 @@ class Season:
         elif roll < 0.32:
             self.send(g.gm, f"{head}\nPROCESS {phase}", g, "process")
             g.master_log.append(f"{phase}: PROCESS")
+
+    def master_roll(self, g: SimGame, phase: str, d: dict) -> float:
+        """What the master does this phase, in [0, 1): below 0.12 ROLLBACK, 0.28 to 0.32
+        PROCESS (:meth:`master_acts`); a test scripts it."""
+        return g.rng.random()
 
     def rollback(self, g: SimGame, head: str, phase: str) -> None:
         """ROLLBACK to the phase before this one and PROCESS it at once (same mail): its
