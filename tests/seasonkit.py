@@ -456,6 +456,11 @@ class SimGame:
     # the players' mails while a phase was current (power, body, subject): a Dipnomicy
     # ROLLBACK undoes a turn's orders, and its players send the same mails again
     mails_by_phase: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    # the phase the players mailed for in this round (mails_by_phase), and the phases whose
+    # mails are not known: one of their mails had the phase processed early, those after
+    # it were the next phase's orders (:meth:`Season.attribute_mails`)
+    mailed_in: str | None = None
+    unattributed: set = field(default_factory=set)
     master_log: list[str] = field(default_factory=list)
 
 
@@ -737,8 +742,11 @@ class Season:
             # the master first: a ROLLBACK is of the last phase adjudicated when the round
             # began, not of one the players' orders complete later in it (the phase after it
             # would be reported, then undone, all in one round)
-            self.master_acts(g, row, phase, d, fresh)
-            if fresh:
+            moved = self.master_acts(g, row, phase, d, fresh)
+            # after the master's PROCESS or Dipnomicy ROLLBACK the players order in the
+            # next round, from the phase they see then: mailed now, their mails would be
+            # read in the phase after the one they were written for
+            if fresh and not moved:
                 g.acted.add(key)
                 self.players_act(g, variant, pos, phase, d)
 
@@ -814,6 +822,7 @@ class Season:
             if not g.paused:  # a paused game refuses orders: they are not the phase's
                 g.mails_by_phase.setdefault(phase, []).append((power, text,
                                                                f"{g.name} {phase}"))
+                g.mailed_in = phase
 
     def end_game(self, g: SimGame, row: dict) -> None:
         g.ending = True
@@ -825,11 +834,12 @@ class Season:
         self.send(g.gm, "\n".join(body), g, "end")
         g.master_log.append(f"{row['phase']}: ENDGAME")
 
-    def master_acts(self, g: SimGame, row: dict, phase: str, d: dict, fresh: bool) -> None:
+    def master_acts(self, g: SimGame, row: dict, phase: str, d: dict, fresh: bool) -> bool:
         """The master resumes a paused game (in a round or two) and checks a ROLLBACK
         played again; otherwise acts at most once a phase (``fresh``: as the players, when
         the phase or its stage is new), so how often does not depend on how many rounds
-        the other games make."""
+        the other games make. True when its mail moved the game on (PROCESS, or the
+        ROLLBACK that Dipnomicy's players answer with the turn's mails and a PROCESS)."""
         rng = g.rng
         head = f"MASTER {g.name} {g.gm_password}"
         if g.paused:
@@ -837,15 +847,15 @@ class Season:
                 self.send(g.gm, f"{head}\nRESUME", g, "resume")
                 g.paused = False
                 g.master_log.append(f"{phase}: RESUME")
-            return
+            return False
         if g.replay is not None:
             self.check_replay(g, phase)
-            return
+            return False
         if not fresh:
-            return
+            return False
         roll = self.master_roll(g, phase, d)
         if roll < 0.12 and len(g.phases_seen) >= 2:
-            self.rollback(g, head, phase)
+            return self.rollback(g, head, phase) and g.variant == "dipnomicy"
         elif roll < 0.16:
             self.replace(g, head, phase)
         elif roll < 0.20 and g.variant != "dipnomicy":
@@ -869,17 +879,20 @@ class Season:
         elif roll < 0.32:
             self.send(g.gm, f"{head}\nPROCESS {phase}", g, "process")
             g.master_log.append(f"{phase}: PROCESS")
+            return True
+        return False
 
     def master_roll(self, g: SimGame, phase: str, d: dict) -> float:
         """What the master does this phase, in [0, 1): below 0.12 ROLLBACK, 0.28 to 0.32
         PROCESS (:meth:`master_acts`); a test scripts it."""
         return g.rng.random()
 
-    def rollback(self, g: SimGame, head: str, phase: str) -> None:
+    def rollback(self, g: SimGame, head: str, phase: str) -> bool:
         """ROLLBACK to the phase before this one and PROCESS it at once (same mail): its
         restored orders must give the same next position, results and report (invariant 7).
         Dipnomicy rolls back to the start of a turn and undoes its orders, proposals and
-        votes: its players send the same mails again, then the master PROCESSes."""
+        votes: its players send the same mails again, then the master PROCESSes. False when
+        there is nothing to roll back (or, in Dipnomicy, the turn's mails are not known)."""
         dip = g.variant == "dipnomicy"
         with contextlib.closing(self.db()) as c:
             sql = ("SELECT id, phase, position, results FROM positions WHERE game_id = ? AND "
@@ -887,17 +900,25 @@ class Season:
                    + " ORDER BY id DESC LIMIT 1")
             rows = c.execute(sql, (g.gid,)).fetchall()
             if not rows:
-                return
+                return False
             back = rows[0]["phase"]
-            if dip and (back not in g.mails_by_phase or
+            if dip and (back not in g.mails_by_phase or back in g.unattributed or
                         c.execute("SELECT 1 FROM positions WHERE game_id = ? AND id > ? AND "
                                   "phase LIKE '%M' AND adjudicated IS NOT NULL",
                                   (g.gid, rows[0]["id"])).fetchone()):
-                return
+                return False
             nxt = c.execute("SELECT phase, position FROM positions WHERE game_id = ? AND "
                             "id > ? ORDER BY id LIMIT 1", (g.gid, rows[0]["id"])).fetchone()
             if nxt is None:
-                return
+                return False
+            undone = [r["phase"] for r in c.execute(
+                "SELECT phase FROM positions WHERE game_id = ? AND id > ?",
+                (g.gid, rows[0]["id"]))]
+        # the phases after it are undone with their orders: the mails sent in them are no
+        # phase's orders any more (those sent when they come again are)
+        for p in undone:
+            g.mails_by_phase.pop(p, None)
+            g.unattributed.discard(p)
         g.replay = {"phase": back, "results": rows[0]["results"], "next": nxt["phase"],
                     "position": nxt["position"], "round": self.round,
                     "outbox": self.outbox_top()}
@@ -906,7 +927,7 @@ class Season:
             g.replay["mid"] = self.send(g.gm, f"{head}\nROLLBACK {back}\nPROCESS {back}", g,
                                         "rollback")
             g.master_log.append(f"{phase}: ROLLBACK {back} + PROCESS {back}")
-            return
+            return True
         g.replay["mid"] = self.send(g.gm, f"{head}\nROLLBACK {back}", g, "rollback")
         for power, body, subject in g.mails_by_phase[back]:
             seat = g.seats[power]
@@ -915,6 +936,26 @@ class Season:
             self.send(seat.address, body, g, subject)
         self.send(g.gm, f"{head}\nPROCESS {back}", g, "process")
         g.master_log.append(f"{phase}: ROLLBACK {back}, the same mails again, PROCESS {back}")
+        return True
+
+    def attribute_mails(self) -> None:
+        """Once the judge has read the round's mail: a phase its players mailed for that is
+        processed now was processed by one of those mails (every power had ordered, and no
+        settling delay), so the mails after it were the next phase's orders. Neither
+        phase's mails are known then: a ROLLBACK to either is not played again."""
+        with contextlib.closing(self.db()) as c:
+            for g in self.games:
+                phase, g.mailed_in = g.mailed_in, None
+                if phase is None or g.gid is None:
+                    continue
+                row = c.execute("SELECT id, adjudicated FROM positions WHERE game_id = ? AND "
+                                "phase = ?", (g.gid, phase)).fetchone()
+                if row is None or row["adjudicated"] is None:
+                    continue
+                g.unattributed.update(r["phase"] for r in c.execute(
+                    "SELECT phase FROM positions WHERE game_id = ? AND id >= ?",
+                    (g.gid, row["id"])))
+                g.master_log.append(f"{phase}: processed by its players' mails of the round")
 
     def outbox_top(self) -> int:
         with contextlib.closing(self.db()) as c:
@@ -1141,6 +1182,7 @@ class Season:
                 for _ in [m for m in moments if not m]:
                     self.kill_now()  # while the round's mail is being read
                 self.quiet()
+                self.attribute_mails()
                 if not self.advance():
                     break
                 for _ in [m for m in moments if m]:
