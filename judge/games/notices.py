@@ -199,14 +199,19 @@ def _deadline_moved(actor: FlowContext, game: dict, phase: str) -> None:
     game = G.refresh(actor.s, game)
     if game["phase"] != phase or game["status"] not in ("active", "paused"):
         return
-    stage = flow_of(game["variant"]).stage(actor.s, game)
+    flow = flow_of(game["variant"])
+    stage = flow.stage(actor.s, game)
+    # a flow's stage before the phase (a vote): the deadlines after it, which its rules may
+    # have moved with it
+    after = [(st.title, st.deadline) for st in flow.stages(actor.s, game)
+             if st.key != stage.key and st.deadline is not None] if not stage.orders else []
     grace_end = stage.deadline + timedelta(seconds=stage.grace) \
         if stage.deadline is not None and stage.grace and stage.orders else None
     to_all(actor, game, "notices/deadline_moved.txt.j2",
            f"{game['name']} - {phase} deadline moved by the master",
            {"stage_title": "" if stage.orders else stage.title,
             "stage_deadline": stage.deadline, "grace": stage.grace,
-            "grace_end": grace_end}, roles=("player", "observer", "list"))
+            "grace_end": grace_end, "after": after}, roles=("player", "observer", "list"))
 
 
 def orders_changed(actor: FlowContext, game: dict, power: str, orders: Any,
