@@ -139,3 +139,30 @@ def test_no_reply_hint_without_reply_addresses(judge_mailbox, smtp_sink, tmp_pat
         assert "replying" not in reply.flat
     finally:
         j.close()
+
+
+def test_orders_changed_in_gunboat_stab_tell_only_that_power_its_own(judge):
+    """Stab! hides the board and Gunboat the powers: the notice goes to the power's player
+    alone and names no other power, pseudonym or unit."""
+    g = "sb1"
+    judge.send(gm_addr(g), f"CREATE {g} gm-{g} VARIANT stab GUNBOAT\nOPEN")
+    judge.pump()
+    for p in POWERS:
+        judge.send(addr(g, p), f"SIGNON {p} {g} pw-{p.lower()}")
+    judge.pump()
+    out = gm(judge, g, "START")
+    start = to(out, addr(g, "FRANCE"), lambda m: "has started" in m.subject)[0]
+    assert "or simply reply to this mail from this address" in start.flat
+    others = [m for m in out if "has started" in m.subject and m.rcpt != gm_addr(g)]
+    names = {re.search(r"You play \w+ \((\w+)\)", m.body).group(1) for m in others}
+    assert len(names) == 7
+    out = gm(judge, g, "ACT France\nPLACE A PAR\nPLACE A MAR\nPLACE F BRE")
+    [told] = subj(out, "orders changed by the master")
+    assert told.rcpt == addr(g, "FRANCE")
+    assert sorted(m.rcpt for m in out) == sorted([gm_addr(g), addr(g, "FRANCE")])
+    assert "PLACE F BRE" in told.flat
+    mine = re.search(r"You play France \((\w+)\)", start.body).group(1)
+    for p in POWERS:
+        if p != "FRANCE":
+            assert p.title() not in told.body
+    assert not [n for n in names - {mine} if n in told.body]
