@@ -25,7 +25,7 @@ from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.engine.ahead import AheadError, condition_word, is_header, read_phase
 from judge.games import ahead as AH
-from judge.games import deadlines, observers, replysignon, reporting
+from judge.games import deadlines, notices, observers, replysignon, reporting
 from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.commands import PASSWORD_COMMANDS, parse_lines, table
@@ -801,12 +801,32 @@ class Actor:
                     pending["error"] = False
                 ses.errors += 1 if pending["error"] else 0
                 ses.items.append(pending)
+            if ctx.by_master and (ctx.touched or ctx.cleared or ctx.pending_cleared):
+                self._tell_player(ses, game, ctx.power, status, pending)
             self.s.audit(command=f"(orders: {len(ctx.lines)} line(s))" if ctx.touched
                          else "(orders shown)",
                          outcome=f"{sum(1 for x in status.lines if x.get('order'))} order(s), "
                                  f"{sum(1 for x in status.lines if x.get('error'))} error(s)",
                          inbox_id=ses.inbox_id, address=ses.inbound.sender, game=game["name"],
                          power=ctx.power)
+
+    def _tell_player(self, ses: _Session, game: dict, power: str, status: G.OrderStatus,
+                     pending: dict | None) -> None:
+        """The master changed ``power``'s orders (ACT): its player is told, after the reply,
+        the orders that stand (one notice per power and mail) - unless the player is the one
+        who sent the mail (the reply shows them)."""
+        player = self.s.player(game["id"], power)
+        if player is None or player["address"].strip().lower() == \
+                ses.inbound.sender.strip().lower():
+            return
+
+        def tell() -> None:
+            now = G.refresh(self.s, game)  # a later line of the mail may have moved the
+            fresh = G.order_status(self.s, now, power) \
+                if now["phase"] == status.phase else status  # deadline; processed: as sent
+            notices.orders_changed(self, now, power, fresh, pending)
+
+        ses.later.append(tell)
 
     # ---------------------------------------------------------------- time
     def _after_changes(self, ses: _Session) -> list[G.Turn]:

@@ -19,11 +19,13 @@ from judge.engine.ahead import split_blocks
 from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import game as G
+from judge.games import notices as N
 from judge.games import reporting
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
 from judge.games.settings import in_utc, phase_lengths, read_time, time_help, zone
+from judge.mail import replytoken
 from judge.storage import iso, now_utc, parse_iso
 from judge.text import deadline_text
 from judge.variants import variant_names
@@ -80,8 +82,9 @@ def signon(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     actor.set_context(ses, game, power)
     ses.signon_failed = False
     if joined:
+        N.seats_filled_after(actor, ses, game)
         return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
-                f"this password from now on.", "text", None)
+                f"this password from now on{_reply_hint(actor, game, power)}.", "text", None)
     return f"Signed on as {power.title()} in game {game['name']}.", "text", None
 
 
@@ -95,9 +98,24 @@ def join(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     flow.check_join(game)
     power = G.join_game(s, game, power_text, password, ses.inbound.sender)
     actor.set_context(ses, game, power)
+    N.seats_filled_after(actor, ses, game)
     return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
-            f"SIGNON {power.title()} {game['name']} <password> to send orders.",
-            "text", None)
+            f"SIGNON {power.title()} {game['name']} <password> to send orders"
+            f"{_reply_hint(actor, game, power)}.", "text", None)
+
+
+def _reply_hint(actor: CommandContext, game: dict, power: str) -> str:
+    """What the reply to a player who joined adds when the judge's mail to that player
+    carries the seat's reply address (judge/mail/replytoken.py): replying signs on. Not
+    when reply addresses are off, nor for an address holding two seats of the game (its game
+    mail carries neither seat's address)."""
+    player = actor.s.player(game["id"], power)
+    if not replytoken.enabled(actor.cfg) or player is None or sum(
+            p["address"].strip().lower() == player["address"].strip().lower()
+            for p in actor.s.players(game["id"])) != 1:
+        return ""
+    return (", or simply reply: replying to the judge's mail about this game from this "
+            f"address signs you on as {power.title()}, without the password")
 
 
 def clear(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
@@ -221,8 +239,10 @@ def deadline(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     stage = flow_for(game).stage(actor.s, game)
     notes = D.move_stage_deadline(actor.s, game, stage, when, now)
     ses.games_touched.add(game["id"])
+    N.deadline_moved_after(actor, ses, game)  # once for the whole mail
     return (" ".join([f"Deadline of {stage.title} set to {deadline_text(when, now, tz)}"
-                      f"{in_utc(when, tz)}.", *notes]), "text", None)
+                      f"{in_utc(when, tz)}.", *notes, "Everyone has been told."]), "text",
+            None)
 
 
 def _parse_when(text: str, now: datetime, tz: str) -> datetime:

@@ -151,7 +151,12 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = G.refresh(s, game)
     label, shown = next(((n, v) for n, v in S.describe(game, D.settle_seconds(actor.cfg, game))
                          if _MATCH.get(name, name) in n), (name, str(value)))
-    return f"Game {game['name']}: {label}: {shown}.", "text", None
+    told = ""
+    if name == "grace" and game["status"] in ("active", "paused"):
+        # the grace moves when the phase running now is processed: its players are told
+        N.deadline_moved_after(actor, ses, game)
+        told = " Everyone has been told."
+    return f"Game {game['name']}: {label}: {shown}.{told}", "text", None
 
 
 def _own_layout(actor: CommandContext, ses: MailSession, words: list[str]) -> Reply:
@@ -335,6 +340,7 @@ def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         power, address = row["power"], row["address"]
         _seat(actor, game, power, address, row["password_hash"], now, "replaced")
         ses.games_touched.add(game["id"])
+        N.seats_filled_after(actor, ses, game)  # a seat of a game not started yet
         return (f"Confirmed: {address} now plays {power.title()} in game {game['name']}; "
                 f"sign on with SIGNON {power.title()} {game['name']} <password> (the "
                 "password the master gave you). Everyone has been told.")
@@ -673,8 +679,11 @@ def act(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = actor.master_game(ses)
     power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
     actor.set_context(ses, game, power)
+    assert ses.current is not None
+    ses.current.by_master = True  # its player is told of the orders this mail changes
     return (f"You act as {power.title()} in game {game['name']}: the orders and commands that "
-            "follow are that power's.", "text", None)
+            "follow are that power's (its player is told of any change to its orders).",
+            "text", None)
 
 
 @_flow_first

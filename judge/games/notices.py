@@ -6,7 +6,7 @@ game's list headers.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from judge.games import game as G
@@ -181,3 +181,59 @@ def rolled_back(actor: FlowContext, game: dict, phase: str,
 def ended(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
     to_all(actor, game, "notices/ended.txt.j2", f"{game['name']} - game over",
            {"how": how, "powers": powers})
+
+
+def deadline_moved_after(actor: FlowContext, ses: Any, game: dict) -> None:
+    """The master moved the deadline running in ``game`` (DEADLINE, SET GRACE): its players,
+    observers and list are told once, after the mail (``ses``), of the deadline that stands
+    then, however many lines of the mail moved it (a master's mail stays bounded). Nobody is
+    told when the mail ended the phase (PROCESS, ROLLBACK): its report or notice says it."""
+    if game["id"] in ses.deadline_told:
+        return
+    ses.deadline_told.add(game["id"])
+    phase = game["phase"]
+    ses.later.append(lambda: _deadline_moved(actor, game, phase))
+
+
+def _deadline_moved(actor: FlowContext, game: dict, phase: str) -> None:
+    game = G.refresh(actor.s, game)
+    if game["phase"] != phase or game["status"] not in ("active", "paused"):
+        return
+    flow = flow_of(game["variant"])
+    stage = flow.stage(actor.s, game)
+    # a flow's stage before the phase (a vote): the deadlines after it, which its rules may
+    # have moved with it
+    after = [(st.title, st.deadline) for st in flow.stages(actor.s, game)
+             if st.key != stage.key and st.deadline is not None] if not stage.orders else []
+    grace_end = stage.deadline + timedelta(seconds=stage.grace) \
+        if stage.deadline is not None and stage.grace and stage.orders else None
+    to_all(actor, game, "notices/deadline_moved.txt.j2",
+           f"{game['name']} - {phase} deadline moved by the master",
+           {"stage_title": "" if stage.orders else stage.title,
+            "stage_deadline": stage.deadline, "grace": stage.grace,
+            "grace_end": grace_end, "after": after}, roles=("player", "observer", "list"))
+
+
+def orders_changed(actor: FlowContext, game: dict, power: str, orders: Any,
+                   pending: dict | None) -> None:
+    """The master changed ``power``'s orders (ACT): its player alone is told the orders that
+    stand now (``orders``: its OrderStatus) and, when the mail sent any, those pending for
+    later phases (``pending``: the reply's item); no other power's."""
+    to_powers(actor, game, [power], "notices/orders_changed.txt.j2",
+              f"{game['name']} - {orders.phase} your orders changed by the master",
+              {"orders": orders, "item": pending})
+
+
+def seats_filled(actor: FlowContext, game: dict) -> None:
+    """Every power of a game not started has a player: its master is told to START it."""
+    to_master(actor, game, "notices/seats_filled.txt.j2",
+              f"{game['name']} - every power has a player", {})
+
+
+def seats_filled_after(actor: FlowContext, ses: Any, game: dict) -> None:
+    """A seat was just taken in ``game``: if it is open (not started) and every power of its
+    board now has a player, its master is told after the mail (``ses``) to START it."""
+    game = G.refresh(actor.s, game)
+    taken = {p["power"] for p in actor.s.players(game["id"])}
+    if game["status"] == "open" and set(get_variant(game["variant"]).board.powers) <= taken:
+        ses.later.append(lambda: seats_filled(actor, game))

@@ -48,6 +48,8 @@ class PowerContext:
     # whether ``lines`` held a PHASE line when ``seen`` of them were looked at (in_block)
     seen: int = 0
     has_block: bool = False
+    # entered by the game's master (ACT): its player is told of the orders it changed
+    by_master: bool = False
 
     def in_block(self) -> bool:
         """Whether the next order line falls in a PHASE block (one is open)."""
@@ -78,6 +80,8 @@ class MailSession:
     passwords: int = 0  # commands with a password looked at so far
     master_actions: int = 0  # commands that change a game (acting.MASTER_ACTIONS) so far
     games_touched: set[int] = field(default_factory=set)
+    # games whose readers are told, after the mail, that the master moved the deadline (once)
+    deadline_told: set[int] = field(default_factory=set)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
     attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply

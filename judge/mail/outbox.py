@@ -92,11 +92,12 @@ class Outbox:
         how = "held" if over else DIGEST_KIND if kind == DIGEST_KIND else "counted"
         if over:  # kept whole, as text, for the digest: no picture is drawn for it
             picture, attachments, drawings = None, None, None
+        extra: dict = {"now": self.clock()}
         if kind in TOKEN_KINDS:
             tag = replytoken.tag_for(self.store, self.cfg, to, game_id, seats)
             if tag:
                 subject, headers = replytoken.mark(self.cfg, subject, headers, tag)
-        extra: dict = {"now": self.clock()}
+                extra["reply_signs_on"] = True  # a template may say that replying works
         game = None
         if game_id is not None:
             game = self.store.game_by_id(game_id)
