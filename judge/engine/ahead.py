@@ -408,9 +408,11 @@ def tests_of(cond: Condition) -> Iterable[Test]:
 # ------------------------------------------------------------------- blocks
 @dataclass(slots=True)
 class Line:
-    """An order line of a block (checked against the variant when the phase starts)."""
+    """An order line of a block (checked against the variant when the phase starts);
+    ``note``: what a reply says of it beside the line (a later block's order replaces it)."""
 
     text: str
+    note: str | None = None
 
 
 @dataclass(slots=True)
@@ -466,10 +468,28 @@ class Block:
         out = [(self.header, self.error)] if self.error else []
         return out + _problems(self.items)
 
-    def echo(self) -> list[dict[str, Any]]:
-        """The block line by line for a reply: ``{"text", "depth", "error"}``."""
-        out: list[dict[str, Any]] = [{"text": self.header, "depth": 0, "error": self.error}]
-        return out + _echo(self.items, 0)
+    def echo(self, position: Position | None = None) -> list[dict[str, Any]]:
+        """The block line by line for a reply: ``{"text", "depth", "error", "note"}``; with
+        the ``position`` its phase starts from, each IF (ELSE IF) line reached has ``taken``
+        (whether its lines stand), each other line ``taken`` None."""
+        out: list[dict[str, Any]] = [{"text": self.header, "depth": 0, "error": self.error,
+                                      "note": None, "taken": None}]
+        return out + _echo(self.items, 0, None if self.error else position)
+
+    def order_lines(self) -> list[tuple[Line, bool]]:
+        """Each order line of the block, in the order written, and whether an IF guards it."""
+        out: list[tuple[Line, bool]] = []
+
+        def walk(items: list[Item], guarded: bool) -> None:
+            for item in items:
+                if isinstance(item, Line):
+                    out.append((item, guarded))
+                elif isinstance(item, If):
+                    for b in item.branches:
+                        walk(b.items, True)
+
+        walk(self.items, False)
+        return out
 
 
 def _written(items: list[Item]) -> list[str]:
@@ -499,20 +519,33 @@ def _problems(items: list[Item]) -> list[tuple[str, str]]:
     return out
 
 
-def _echo(items: list[Item], depth: int) -> list[dict[str, Any]]:
+def _echo(items: list[Item], depth: int, position: Position | None) -> list[dict[str, Any]]:
+    """``position`` None: no IF here is reached (or none is decided: a reply's listing)."""
     out: list[dict[str, Any]] = []
     for item in items:
         if isinstance(item, If):
+            chosen = False  # a branch before this one was taken
             for k, b in enumerate(item.branches):
-                out.append({"text": b.head, "depth": depth,
+                taken: bool | None = None
+                if position is not None and not item.error and not chosen:
+                    is_else = b.condition is None and k > 0
+                    went = is_else or (b.condition is not None and b.condition.holds(position))
+                    taken, chosen = (None if is_else else went), went
+                    inner = position if went else None
+                else:
+                    inner = None
+                out.append({"text": b.head, "depth": depth, "taken": taken, "note": None,
                             "error": item.error if k == 0 else None})
-                out.extend(_echo(b.items, depth + 1))
+                out.extend(_echo(b.items, depth + 1, inner))
             if item.closed:
-                out.append({"text": "ENDIF", "depth": depth, "error": None})
+                out.append({"text": "ENDIF", "depth": depth, "error": None, "note": None,
+                            "taken": None})
         elif isinstance(item, Bad):
-            out.append({"text": item.shown, "depth": depth, "error": item.reason})
+            out.append({"text": item.shown, "depth": depth, "error": item.reason,
+                        "note": None, "taken": None})
         else:
-            out.append({"text": item.text, "depth": depth, "error": None})
+            out.append({"text": item.text, "depth": depth, "error": None, "note": item.note,
+                        "taken": None})
     return out
 
 
