@@ -102,3 +102,35 @@ def test_a_coast_in_a_condition_is_written_as_in_orders(tmp_path):
     assert stored(judge, "F1901M") == ["A MUN H"]
     [notice] = ahead_notices(sent, "GERMANY")
     assert "IF Russian St Petersburg (south coast)" in notice.body
+
+
+def test_stab_the_mail_at_the_phase_start_tells_only_what_the_player_sees(tmp_path):
+    # hidden movement: a condition tests only the player's own units and centres, and the
+    # mail names no unit but the player's own and those it wrote
+    from mailkit import GM, InProcessJudge
+    from stabkit import PLACEMENT, RULES, check_reply
+    from stabkit import SPRING as STAB_SPRING
+
+    judge = InProcessJudge(tmp_path)
+    judge.send(GM, "CREATE st masterpw VARIANT stab\nOPEN")
+    for p in POWERS:
+        judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}")
+    judge.send(GM, "MASTER st masterpw\nSTART")
+    ahead = ("PHASE Autumn 1901\nIF Germany A RUH\n  A RUH - BUR\n  A MUN S A RUH - BUR\n"
+             "ELSE\n  A MUN H\nENDIF\nF DEN - SWE")
+    sent = []
+    for p in POWERS:
+        body = f"SIGNON {p} st pw-{p.lower()}\n" + "\n".join(PLACEMENT[p] + STAB_SPRING[p])
+        if p == "GERMANY":
+            body += "\n" + ahead
+            reply = only_reply(judge.send(addr(p), body), addr(p))
+            assert not reply.subject.startswith("[ERROR]"), reply.body
+            continue
+        sent += judge.send(addr(p), body)
+    [notice] = ahead_notices(sent, "GERMANY")
+    assert "IF Germany A RUH              <-- true: the lines under it stand" in notice.body
+    assert "These now stand as your orders for the phase:\n  A RUH - BUR\n" \
+        "  A MUN S A RUH - BUR\n  F DEN - SWE\n" in notice.body, notice.body
+    own = {"RUH", "MUN", "DEN", *RULES.board.home_centres["GERMANY"]}
+    check_reply(notice, "GERMANY", ahead, own)
+    assert [m for m in sent if "sent ahead" in m.subject] == [notice]
