@@ -134,3 +134,21 @@ def test_stab_the_mail_at_the_phase_start_tells_only_what_the_player_sees(tmp_pa
     own = {"RUH", "MUN", "DEN", *RULES.board.home_centres["GERMANY"]}
     check_reply(notice, "GERMANY", ahead, own)
     assert [m for m in sent if "sent ahead" in m.subject] == [notice]
+
+
+def test_blocks_waiting_for_one_phase_are_bounded(tmp_path):
+    # every reply reads and lists what waits: bounded as one block is
+    judge, _ = judge_at(tmp_path)
+    germany = addr("GERMANY")
+    judge.send(germany, SIGNON + "PHASE F1901M\nA MUN H\n" * 30)
+    reply = only_reply(judge.send(germany, SIGNON + "PHASE F1901M\nA MUN - BOH"), germany)
+    assert reply.subject.startswith("[ERROR]"), reply.body
+    assert ("at most 30 PHASE blocks of at most 300 lines in all may wait for one phase; "
+            "this one was not kept") in reply.flat
+    [row] = judge.store.pending_blocks(1, "GERMANY")
+    assert "A MUN - BOH" not in row["lines"] and len(row["lines"]) == 60
+    judge.send(germany, SIGNON + "PHASE F1902M\n" + "A MUN H\n" * 200)
+    reply = only_reply(judge.send(germany, SIGNON + "PHASE F1902M\n" + "A BER H\n" * 101),
+                       germany)
+    assert "this one was not kept" in reply.flat and "A BER H" not in reply.body.split(
+        "Pending orders")[1].split("Not kept")[0]

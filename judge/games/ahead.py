@@ -160,7 +160,8 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
     every block for its phase, unless it held a command carried to its phase: its place
     among the blocks is in ``commanded``); a block for the current phase is decided now and
     its orders join the mail's other orders. A block whose PHASE line cannot be used is not
-    kept, nor one past :data:`~judge.engine.ahead.MAX_BLOCKS` waiting for its phase."""
+    kept, nor one past the bounds of what waits for a phase (:data:`~judge.engine.ahead.
+    MAX_BLOCKS` blocks, :data:`~judge.engine.ahead.MAX_BLOCK_LINES` lines in all)."""
     now, raw = A.split_blocks(lines)
     if not raw:
         return Received(lines)
@@ -184,8 +185,12 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
             s.drop_pending(game["id"], power, block.key)
         else:
             held = _held(s, game, power, block.key)
-            if sum(A.is_header(x) for x in held) >= A.MAX_BLOCKS:
-                block.error = (f"at most {A.MAX_BLOCKS} PHASE blocks may wait for one phase; "
+            headers = sum(A.is_header(x) for x in held)
+            # bounded as one block is: every reply reads (and lists) what waits
+            if headers >= A.MAX_BLOCKS or \
+                    len(held) - headers + len(block.lines()) - 1 > A.MAX_BLOCK_LINES:
+                block.error = (f"at most {A.MAX_BLOCKS} PHASE blocks of at most "
+                               f"{A.MAX_BLOCK_LINES} lines in all may wait for one phase; "
                                "this one was not kept (an empty PHASE block for the phase "
                                "withdraws those waiting)")
                 continue
