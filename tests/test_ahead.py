@@ -78,6 +78,33 @@ def test_province_power_and_type_in_any_order_and_coasts():
         assert H.read_condition(STD.board, "RUSSIA", text).holds(pos) is expect, text
 
 
+@pytest.mark.parametrize("text", [
+    "Russian St Petersburg (south coast)", "Russian F St Petersburg (sc)", "Russia StP/sc",
+    "Russian STP(SC)", "Russian St. Petersburg south coast", "Russian STP (s)",
+    "Russian STP south", "Russian Saint Petersburg/South Coast", "F StP sc Russian",
+])
+def test_a_coast_is_read_in_a_condition_as_orders_read_it(text):
+    # issue 24, 7: 'St Petersburg (south coast)' was refused while 'StP/sc' worked
+    pos = position("F1901M", {"RUSSIA": ["F STP/SC"]})
+    cond = H.read_condition(STD.board, "GERMANY", text)
+    assert cond == H.Test("unit", "STP/SC", "RUSSIA", cond.kind), text
+    assert cond.holds(pos) is True
+    north = H.read_condition(STD.board, "GERMANY", "Russian St Petersburg (north coast)")
+    assert north.holds(pos) is False
+    # a coast in brackets is no group: the tests around it are read as before
+    both = H.read_condition(STD.board, "GERMANY", f"NOT A MUN AND ({text} OR A BER)")
+    assert both.holds(pos) is True
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("Russian St Petersburg (east coast)", "coast 'east coast' does not exist in St Petersburg"),
+    ("A Munich (north coast)", "Munich has no coasts"),
+])
+def test_a_coast_a_province_does_not_have_is_an_error_as_in_orders(text, reason):
+    with pytest.raises(H.AheadError, match=reason.replace("(", r"\(")):
+        H.read_condition(STD.board, "GERMANY", text)
+
+
 def test_owns_is_about_centres_and_defaults_to_the_player():
     pos = position("S1902M", {"GERMANY": ["A HOL"]},
                    centres={"GERMANY": ["BER", "HOL"], "FRANCE": ["BEL"]})

@@ -114,17 +114,20 @@ def test_pending_orders_in_every_reply_replaced_withdrawn_and_errors(tmp_path):
     germany = addr("GERMANY")
     signon = "SIGNON GERMANY g1 pw-germany\n"
     judge.send(germany, signon + "PHASE F1901M\nA MUN H\nPHASE F1902M\nA BER H")
-    # a later block for a phase replaces the earlier one; other blocks stay
+    # a later block for a phase is added after the earlier one (njudge appends), its order
+    # for a unit replacing the earlier one's, as the reply says; other blocks stay
     body = only_reply(judge.send(germany, signon + "PHASE Fall 1901\nA MUN - BOH"),
                       germany).body
-    assert "A MUN - BOH" in body and "A MUN H" not in body and "A BER H" in body
+    assert "  A MUN H                       <-- replaced by the later order A MUN - BOH\n" \
+        "  PHASE Fall 1901\n  A MUN - BOH\n" in body and "A BER H" in body
     # a reply to a mail with no PHASE line still lists them; current orders are kept
     body = only_reply(judge.send(germany, signon + "A MUN - RUH"), germany).body
     assert "Pending orders for Germany" in body and "A MUN - BOH" in body
     assert "  A MUN - RUH" in body
-    # an empty block withdraws, without touching the current orders
+    # an empty block withdraws the phase's blocks, without touching the current orders
     body = only_reply(judge.send(germany, signon + "PHASE F1901M"), germany).body
-    assert "A MUN - BOH" not in body and "Fall 1902 Movement (F1902M):" in body
+    assert "A MUN - BOH" not in body and "A MUN H" not in body
+    assert "Fall 1902 Movement (F1902M):" in body
     assert "  A MUN - RUH" in body
     # lines that cannot be read are ERROR lines with the reason; a bad PHASE line keeps nothing
     reply = only_reply(judge.send(germany, signon + "PHASE F1901M\nIF Foo\nA MUN H\nENDIF\n"
@@ -225,18 +228,26 @@ def test_an_order_line_that_cannot_be_read_is_an_error_when_sent(tmp_path):
     assert "  A KIE - HOL\n" in reply.body and "  BUILD A PAR\n" in reply.body
 
 
-def test_a_block_replaced_later_in_the_same_mail_does_not_mark_the_reply_as_an_error(tmp_path):
+def test_two_blocks_for_a_phase_in_one_mail_are_both_kept_and_an_error_in_either_shown(tmp_path):
     # found by tests/test_fuzz_ahead_mail.py: the reply said "[ERROR] ... look for ERROR
-    # below" for a line of a block the mail itself replaced, and showed no ERROR line
+    # below" for a line of a block the mail itself replaced, and showed no ERROR line; since
+    # blocks for a phase add up (njudge appends them), the first block stays, its ERROR shown
     judge, _ = judge_at(tmp_path)
     germany = addr("GERMANY")
     reply = only_reply(judge.send(germany, "SIGNON GERMANY g1 pw-germany\nPHASE F1901M\n"
                                   "IF Foo\nA MUN H\nENDIF\nPHASE Fall 1901\nA MUN - BOH"),
                        germany)
-    assert not reply.subject.startswith("[ERROR]"), reply.body
-    assert "ERROR" not in reply.body and "  A MUN - BOH" in reply.body
+    assert reply.subject.startswith("[ERROR]"), reply.body
+    assert "IF Foo                        <-- ERROR: 'Foo' is not a province" in reply.body
+    assert "  A MUN - BOH" in reply.body
     [row] = judge.store.pending_blocks(1, "GERMANY")
-    assert row["lines"] == ["PHASE Fall 1901", "A MUN - BOH"]
+    assert row["lines"] == ["PHASE F1901M", "IF Foo", "A MUN H", "ENDIF", "PHASE Fall 1901",
+                            "A MUN - BOH"]
+    # a block withdrawing the phase later in the mail takes the error with it
+    reply = only_reply(judge.send(germany, "SIGNON GERMANY g1 pw-germany\nPHASE F1901M\n"
+                                  "IF Foo\nA MUN H\nENDIF\nPHASE Fall 1901"), germany)
+    assert not reply.subject.startswith("[ERROR]"), reply.body
+    assert judge.store.pending_blocks(1, "GERMANY") == []
 
 
 def test_order_lines_after_clear_inside_a_block_stay_in_that_block(tmp_path):

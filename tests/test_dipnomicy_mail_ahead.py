@@ -45,9 +45,15 @@ def test_rollback_makes_the_blocks_the_undone_turns_used_pending_again(tmp_path)
 
     # turn 1 runs: turn 2 starts with France's block as its orders; turn 2 runs: turn 3
     # starts with the other one
-    g.to_all(g.to_deadline(), "move report, turn 1")
+    sent = g.to_deadline()
+    g.to_all(sent, "move report, turn 1")
     assert g.game()["phase"] == "F1901M"
     assert orders(g, "F1901M") == ["A Pic -- Bel"]
+    # France alone is mailed which way its IF went and the orders that now stand
+    [ahead] = [m for m in sent if "sent ahead" in m.subject]
+    assert ahead.rcpt == g.countries["FRANCE"]
+    assert "IF A Pic                      <-- true: the lines under it stand" in ahead.body
+    assert "These now stand as your orders for the phase:\n  A Pic -- Bel\n" in ahead.body
     g.to_all(g.to_deadline(), "move report, turn 2")
     assert g.game()["phase"] == "S1902M"
     assert orders(g, "S1902M") == ["A Bel -- Hol"]

@@ -288,7 +288,7 @@ def reply_pending(body: str, power: str) -> list[tuple[str, list[str]]] | None:
         if m:
             out.append((m.group(1), []))
         elif x.startswith("  ") and out:
-            out[-1][1].append(x.split("  <-- ERROR: ")[0].strip())
+            out[-1][1].append(x.split("  <-- ")[0].strip())  # an ERROR, a replaced line
         elif x.strip() == "(none)" and not out:
             break
         else:
@@ -326,10 +326,13 @@ def checked_blocks(body: str, current) -> list[list[str]]:
             return None
 
     keys = [key(b) for b in blocks]
-    # a later block for a phase replaces an earlier one of the mail (docs/commands.md); a
-    # block for the phase now is decided at once, each
-    return [b for k, b in enumerate(blocks) if keys[k] is None or keys[k] not in keys[k + 1:]
-            or keys[k] == A.phase_id(current)]
+    # blocks for a phase add up (docs/commands.md), but a later empty one withdraws them
+    # all; a block for the phase now is decided at once, each
+    now = A.phase_id(current)
+    withdrawn = {keys[k]: k for k, b in enumerate(blocks)
+                 if keys[k] not in (None, now) and not any(x.strip() for x in b[1:])}
+    return [b for k, b in enumerate(blocks) if keys[k] is None or keys[k] == now
+            or withdrawn.get(keys[k], -1) < k]
 
 
 def own_places(judge: InProcessJudge, gid: int, power: str, variant) -> set[str]:

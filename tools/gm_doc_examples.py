@@ -162,8 +162,8 @@ def first_steps() -> None:
 
 
 def ahead_example() -> None:
-    """Orders for later phases: a block kept, shown under Pending orders, and the short mail
-    when its phase begins and a line no longer makes sense (a game of its own)."""
+    """Orders for later phases: a block kept, shown under Pending orders, a block added to it
+    and one replaced, and the mail when its phase begins (a game of its own)."""
     doc = Doc(Path(tempfile.mkdtemp()))
     gm, turkey = "gm@example.net", "turkey@example.net"
     doc.send(gm, "CREATE autumn26 s3cret DEADLINES 72h 24h 24h\nOPEN", "new game")
@@ -177,10 +177,17 @@ def ahead_example() -> None:
             "ELSE\n  F BLA H\n  A ARM - SEV\nENDIF\nA BUL - GRE\nA CON H\n"
             "PHASE Winter 1901 Build\nIF OWN SEV OR OWN GRE\n  BUILD F SMY\nENDIF\n"
             "PHASE Spring 1902\nIF A BUL AND\n  A BUL - SER")
-    emit("When Fall 1901 begins, the Fall block becomes Turkey's orders. Russia's fleet "
+    emit("A day later Turkey sends the army in Bulgaria to Serbia instead: the new Fall block is\n"
+         "added after the first, its order replacing the earlier one for that army. The Spring\n"
+         "1902 block is replaced: its PHASE line alone withdraws it, then the fixed one "
+         "follows.\n")
+    example(doc, turkey, "more orders ahead", "SIGNON Turkey autumn26 pw-turkey\n"
+            "PHASE Fall 1901\nA BUL - SER\nPHASE Spring 1902\nPHASE Spring 1902\n"
+            "IF A SER AND NOT Austrian A BUD\n  A SER - BUD")
+    emit("When Fall 1901 begins, the Fall blocks become Turkey's orders. Russia's fleet "
          "stayed in\nSevastopol, so the ELSE lines stand; the army ordered to hold in "
-         "Constantinople\nhas left for Bulgaria, so that line is left out, and Turkey is "
-         "told:\n")
+         "Constantinople\nhas left for Bulgaria, so that line is left out, as is the "
+         "replaced one; Turkey is told:\n")
     out = doc.send(gm, "MASTER autumn26 s3cret\nPROCESS", "process")
     show_got(got_to(out, turkey, "sent ahead"), "The mail Turkey gets")
 

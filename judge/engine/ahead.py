@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.engine.board import ARMY, FLEET, Board, normalise_name, province_of
+from judge.engine.errors import OrderSyntaxError
+from judge.engine.parse import is_coast, place_words
 from judge.engine.position import Phase, Position
 
 MAX_YEARS_AHEAD = 5  # njudge's limit: "up to five years into the future"
@@ -232,56 +234,45 @@ def _power_of(board: Board, word: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _place(board: Board, words: list[str], i: int) -> tuple[str | None, int]:
-    """The longest run of words from ``i`` (up to four) that names a place on the board."""
-    for n in range(min(4, len(words) - i), 0, -1):
-        loc = board.lookup(" ".join(words[i:i + n]))
-        if loc is not None:
-            return loc, n
-    return None, 0
-
-
-def _read_test(board: Board, power: str, words: list[str], kind: str) -> Test:
-    """One test from its words (province, power and type in any order, DISLODGED, OWNS)."""
+def _read_test(board: Board, power: str, text: str, kind: str) -> Test:
+    """One test from its words (province, power and type in any order, DISLODGED, OWNS); the
+    place, and a coast after it, read as orders read them (:func:`place_words`)."""
     what = "unit"
     places: list[tuple[str, str]] = []  # (location, as written)
     powers: list[str] = []
     kinds: list[str] = []
     either: list[tuple[str, str, str]] = []  # a word that is a power and a place (ENG)
-    i = 0
-    while i < len(words):
-        w = words[i].upper()
-        if w in _OWN_WORDS:
+    try:
+        items = place_words(board, text)
+    except OrderSyntaxError as exc:
+        raise AheadError(str(exc)) from None
+    for written, loc in items:
+        w = written.upper()
+        if loc is None and w in _OWN_WORDS:
             what = "owns" if what == "unit" else what
-            i += 1
             continue
-        if w in _DISLODGED_WORDS:
+        if loc is None and w in _DISLODGED_WORDS:
             what = "dislodged" if what == "unit" else what
-            i += 1
             continue
-        if w in _TYPE_WORDS:
+        if loc is None and w in _TYPE_WORDS:
             kinds.append(_TYPE_WORDS[w])
-            i += 1
             continue
-        loc, n = _place(board, words, i)
-        who = _power_of(board, words[i])
-        if loc is not None and who is not None and n == 1:
-            either.append((loc, words[i], who))
+        who = _power_of(board, written) if " " not in written else None
+        if loc is not None and who is not None:
+            either.append((loc, written, who))
         elif loc is not None:
-            places.append((loc, " ".join(words[i:i + n])))
-            i += n
-            continue
+            places.append((loc, written))
         elif who is not None:
             powers.append(who)
         else:
-            raise AheadError(f"'{words[i]}' is not a province, power or unit type "
+            raise AheadError(f"'{written}' is not a province, power or unit type "
                              "(a test reads like [NOT] [power] [A|F] <province>)")
-        i += 1
     for loc, written, who in either:  # the place unless another word names the place
         if places:
             powers.append(who)
         else:
             places.append((loc, written))
+    words = text.split()
     if not places:
         raise AheadError(f"'{' '.join(words)}' names no province")
     if len(places) > 1:
@@ -310,7 +301,9 @@ def _read_test(board: Board, power: str, words: list[str], kind: str) -> Test:
 class _ConditionReader:
     def __init__(self, board: Board, power: str, text: str, kind: str) -> None:
         self.board, self.power, self.kind = board, power, kind
-        self.toks = _TOKEN_RE.findall(text)
+        self.text = text
+        self.spans = [(m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+        self.toks = [text[a:b] for a, b in self.spans]
         self.i = 0
         self.tests = 0
 
@@ -361,15 +354,32 @@ class _ConditionReader:
                 self.i += 1
             # the end of the line closes a parenthesis left open (njudge)
         else:
-            words: list[str] = []
-            while (t := self.peek()) is not None and t not in ("(", ")", "NOT") and \
+            first = self.i
+            while (t := self.peek()) is not None and t not in (")", "NOT") and \
                     t not in _CONNECTIVES:
-                words.append(self.toks[self.i])
+                if t == "(":
+                    if self.i == first or (after := self.coast_bracket()) is None:
+                        break
+                    self.i = after  # a coast in brackets after the place: no group
+                    continue
                 self.i += 1
-            if not words:
+            if self.i == first:
                 raise AheadError(f"expected a test, not '{self.toks[self.i]}'")
-            cond = _read_test(self.board, self.power, words, self.kind)
+            text = self.text[self.spans[first][0]:self.spans[self.i - 1][1]]
+            cond = _read_test(self.board, self.power, text, self.kind)
         return Not(cond) if negate else cond
+
+
+    def coast_bracket(self) -> int | None:
+        """Where a ``(`` at the reader, holding a coast as orders write one (``(sc)``,
+        ``(south coast)``), ends, past its ``)``; None when it opens a group."""
+        end = self.i + 1
+        while end < len(self.toks) and self.toks[end] not in ("(", ")"):
+            end += 1
+        inside = " ".join(self.toks[self.i + 1:end])
+        if end >= len(self.toks) or self.toks[end] != ")" or not is_coast(inside):
+            return None
+        return end + 1
 
 
 def read_condition(board: Board, power: str, text: str, kind: str = "M",
@@ -398,9 +408,11 @@ def tests_of(cond: Condition) -> Iterable[Test]:
 # ------------------------------------------------------------------- blocks
 @dataclass(slots=True)
 class Line:
-    """An order line of a block (checked against the variant when the phase starts)."""
+    """An order line of a block (checked against the variant when the phase starts);
+    ``note``: what a reply says of it beside the line (a later block's order replaces it)."""
 
     text: str
+    note: str | None = None
 
 
 @dataclass(slots=True)
@@ -456,10 +468,28 @@ class Block:
         out = [(self.header, self.error)] if self.error else []
         return out + _problems(self.items)
 
-    def echo(self) -> list[dict[str, Any]]:
-        """The block line by line for a reply: ``{"text", "depth", "error"}``."""
-        out: list[dict[str, Any]] = [{"text": self.header, "depth": 0, "error": self.error}]
-        return out + _echo(self.items, 0)
+    def echo(self, position: Position | None = None) -> list[dict[str, Any]]:
+        """The block line by line for a reply: ``{"text", "depth", "error", "note"}``; with
+        the ``position`` its phase starts from, each IF (ELSE IF) line reached has ``taken``
+        (whether its lines stand), each other line ``taken`` None."""
+        out: list[dict[str, Any]] = [{"text": self.header, "depth": 0, "error": self.error,
+                                      "note": None, "taken": None}]
+        return out + _echo(self.items, 0, None if self.error else position)
+
+    def order_lines(self) -> list[tuple[Line, bool]]:
+        """Each order line of the block, in the order written, and whether an IF guards it."""
+        out: list[tuple[Line, bool]] = []
+
+        def walk(items: list[Item], guarded: bool) -> None:
+            for item in items:
+                if isinstance(item, Line):
+                    out.append((item, guarded))
+                elif isinstance(item, If):
+                    for b in item.branches:
+                        walk(b.items, True)
+
+        walk(self.items, False)
+        return out
 
 
 def _written(items: list[Item]) -> list[str]:
@@ -489,20 +519,33 @@ def _problems(items: list[Item]) -> list[tuple[str, str]]:
     return out
 
 
-def _echo(items: list[Item], depth: int) -> list[dict[str, Any]]:
+def _echo(items: list[Item], depth: int, position: Position | None) -> list[dict[str, Any]]:
+    """``position`` None: no IF here is reached (or none is decided: a reply's listing)."""
     out: list[dict[str, Any]] = []
     for item in items:
         if isinstance(item, If):
+            chosen = False  # a branch before this one was taken
             for k, b in enumerate(item.branches):
-                out.append({"text": b.head, "depth": depth,
+                taken: bool | None = None
+                if position is not None and not item.error and not chosen:
+                    is_else = b.condition is None and k > 0
+                    went = is_else or (b.condition is not None and b.condition.holds(position))
+                    taken, chosen = (None if is_else else went), went
+                    inner = position if went else None
+                else:
+                    inner = None
+                out.append({"text": b.head, "depth": depth, "taken": taken, "note": None,
                             "error": item.error if k == 0 else None})
-                out.extend(_echo(b.items, depth + 1))
+                out.extend(_echo(b.items, depth + 1, inner))
             if item.closed:
-                out.append({"text": "ENDIF", "depth": depth, "error": None})
+                out.append({"text": "ENDIF", "depth": depth, "error": None, "note": None,
+                            "taken": None})
         elif isinstance(item, Bad):
-            out.append({"text": item.shown, "depth": depth, "error": item.reason})
+            out.append({"text": item.shown, "depth": depth, "error": item.reason,
+                        "note": None, "taken": None})
         else:
-            out.append({"text": item.text, "depth": depth, "error": None})
+            out.append({"text": item.text, "depth": depth, "error": None, "note": item.note,
+                        "taken": None})
     return out
 
 

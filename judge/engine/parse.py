@@ -670,6 +670,41 @@ def parse_unit(board: Board, text: str) -> UnitRef:
     return unit
 
 
+def is_coast(text: str) -> bool:
+    """Whether ``text`` is a coast as orders write it after a place (``sc``, ``south``,
+    ``south coast``, ``S``): what a bracket after a place may hold."""
+    key = _key(text)
+    for word in _COAST_WORDS:
+        if key.endswith(word) and key != word:
+            key = key[: -len(word)]
+            break
+    return key in _COASTS
+
+
+def place_words(board: Board, text: str) -> list[tuple[str, str | None]]:
+    """``text`` read word by word as orders read places: each run of words naming a place,
+    with a coast written after it (``St Petersburg (south coast)``, ``StP/sc``, ``STP sc``),
+    is one item ``(as written, location)``; any other word is ``(word, None)``. Raises
+    :class:`OrderSyntaxError` for a coast the place does not have, as an order would."""
+    src = text.strip()
+    toks = [t for t in _tokenize(src) if t.key != ":"]
+    reader = _Reader(board, src, toks, "M")
+    out: list[tuple[str, str | None]] = []
+    i = 0
+    while i < reader.n:
+        found = reader.place_at(i)
+        if found is None:
+            out.append((toks[i].text, None))
+            i += 1
+            continue
+        loc, j = found
+        if "/" not in loc:
+            loc, j = reader.coast(j, loc)
+        out.append((reader.span(i, j), loc))
+        i = j
+    return out
+
+
 def parse_location(board: Board, text: str) -> str:
     """Read a place with an optional coast: ``St Petersburg (nc)`` -> ``STP/NC``."""
     src = text.strip()

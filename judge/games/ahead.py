@@ -7,6 +7,11 @@ player's own units and centres, and a flow's ``ahead_kinds`` says which phases t
 ahead. :mod:`judge.games.game` calls :func:`take_due` when a phase begins and submits what
 stands through ``submit_orders``, so the phase's orders are stored however that stores them.
 
+Blocks for one phase add up, as njudge appends them: a power's stored row for a phase holds
+every block sent for it, each with its PHASE line, in the order sent (a block with no lines
+withdraws them all); when the phase begins the orders each block gives are read together,
+so a later order for a unit replaces an earlier one, as in one mail.
+
 A block taken when its phase begins is kept, marked with that phase, rather than deleted:
 ROLLBACK to an earlier phase makes it pending again (:func:`restore`), as the player sent
 it, to be decided again when its phase starts again.
@@ -19,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from judge.engine import ahead as A
+from judge.engine.board import Board, province_of
 from judge.engine.errors import OrderError, OrderSyntaxError
+from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.games.flow import GameFlow, flow_of
 from judge.games.settings import zone
@@ -84,6 +91,57 @@ def _read(game: dict, pos: Position, power: str, lines: list[str]) -> A.Block:
     return block
 
 
+def _read_row(game: dict, pos: Position, power: str, lines: list[str]) -> list[A.Block]:
+    """A stored phase's blocks, read as :func:`_read` reads one, in the order they were sent
+    (the row holds each with its PHASE line)."""
+    _, raw = A.split_blocks(lines)
+    return [_read(game, pos, power, b) for b in raw]
+
+
+def _held(s: Store, game: dict, power: str, key: str) -> list[str]:
+    """The lines ``power``'s present player has waiting for the phase ``key`` (none: [])."""
+    mine, _ = _blocks(s, game, power)
+    return next((r["lines"] for r in mine if r["phase"] == key), [])
+
+
+def _space(board: Board, text: str, kind: str) -> str | None:
+    """The space of the unit an order line is for, by its words alone (None: unreadable)."""
+    try:
+        unit = getattr(parse_order(board, text, kind), "unit", None)
+    except OrderSyntaxError:
+        return None
+    return province_of(unit.location) if unit is not None else None
+
+
+def _mark_replaced(game: dict, blocks: list[A.Block]) -> None:
+    """Note on each order line of a phase's blocks that a later block's order for the same
+    unit replaces it (the reply shows it beside the line). Only where the judge's general
+    rule decides (one order a unit, the last one written: movement and retreats, a variant
+    with no rule of its own); elsewhere the phase's start decides, and the player's mail
+    then says which lines were replaced."""
+    target = blocks[0].target if blocks else None
+    if len(blocks) < 2 or target is None or target.kind not in "MR":
+        return
+    variant = get_variant(game["variant"])
+    if getattr(variant.rules, "replaced_orders", None) is not None or \
+            type(flow_of(game["variant"])).read_lines is not GameFlow.read_lines:
+        return
+    later: dict[str, tuple[str, bool]] = {}  # space -> the nearest later block's order
+    for block in reversed(blocks):
+        own: list[tuple[str, str, bool]] = []
+        for line, guarded in block.order_lines():
+            space = _space(variant.board, line.text, target.kind)
+            if space is None:
+                continue
+            if space in later:
+                by, conditional = later[space]
+                line.note = f"replaced by the later order {by}" + (
+                    " (if the IF over it holds)" if conditional else "")
+            own.append((space, line.text, guarded))
+        for space, text, guarded in reversed(own):  # the block's first one is the nearest
+            later[space] = (text, guarded)
+
+
 # ------------------------------------------------------------------ receiving
 @dataclass(slots=True)
 class Received:
@@ -97,11 +155,13 @@ class Received:
 
 def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
             inbox_id: int | None, commanded: set[int] | None = None) -> Received:
-    """Keep the mail's PHASE blocks for later phases (a later block for a phase replaces the
-    earlier one; a block with no lines withdraws it, unless it held a command carried to its
-    phase: its place among the blocks is in ``commanded``); a block for the current phase is
-    decided now and its orders join the mail's other orders. A block whose PHASE line cannot
-    be used is not kept."""
+    """Keep the mail's PHASE blocks for later phases (a block for a phase that has blocks
+    waiting is added after them, as njudge appends it; a block with no lines withdraws
+    every block for its phase, unless it held a command carried to its phase: its place
+    among the blocks is in ``commanded``); a block for the current phase is decided now and
+    its orders join the mail's other orders. A block whose PHASE line cannot be used is not
+    kept, nor one past the bounds of what waits for a phase (:data:`~judge.engine.ahead.
+    MAX_BLOCKS` blocks, :data:`~judge.engine.ahead.MAX_BLOCK_LINES` lines in all)."""
     now, raw = A.split_blocks(lines)
     if not raw:
         return Received(lines)
@@ -124,7 +184,17 @@ def receive(s: Store, game: dict, pos: Position, power: str, lines: list[str],
                 continue
             s.drop_pending(game["id"], power, block.key)
         else:
-            s.save_pending_block(game["id"], power, block.key, block.lines(), inbox_id)
+            held = _held(s, game, power, block.key)
+            headers = sum(A.is_header(x) for x in held)
+            # bounded as one block is: every reply reads (and lists) what waits
+            if headers >= A.MAX_BLOCKS or \
+                    len(held) - headers + len(block.lines()) - 1 > A.MAX_BLOCK_LINES:
+                block.error = (f"at most {A.MAX_BLOCKS} PHASE blocks of at most "
+                               f"{A.MAX_BLOCK_LINES} lines in all may wait for one phase; "
+                               "this one was not kept (an empty PHASE block for the phase "
+                               "withdraws those waiting)")
+                continue
+            s.save_pending_block(game["id"], power, block.key, held + block.lines(), inbox_id)
     return out
 
 
@@ -172,30 +242,28 @@ def reply_item(s: Store, game: dict, pos: Position, power: str,
         return None
     pending = []
     for row in rows:
-        block = _read(game, pos, power, row["lines"])
-        pending.append((A.phase_key(block.target) if block.target else (0, 0, 0), {
-            "phase": str(block.target) if block.target else row["phase"],
-            "phase_name": block.target.long_name if block.target else row["phase"],
-            "lines": block.echo()[1:], "withdraw": False}))
+        blocks = _read_row(game, pos, power, row["lines"])
+        _mark_replaced(game, blocks)
+        target = blocks[0].target if blocks else None
+        # the first block's PHASE line is the heading; each later one's is shown, as sent
+        lines = [line for k, b in enumerate(blocks) for line in b.echo()[0 if k else 1:]]
+        pending.append((A.phase_key(target) if target else (0, 0, 0), {
+            "phase": str(target) if target else row["phase"],
+            "phase_name": target.long_name if target else row["phase"],
+            "lines": lines, "withdraw": False}))
     pending.sort(key=lambda x: x[0])
     here = A.phase_id(pos.phase)
     refused = [b.echo() for b in mail_blocks if b.error]
-    now = [_traced(b, pos, power) for b in mail_blocks if not b.error and b.key == here]
-    # a block a later one of the mail replaced (as stored) is neither shown nor an error
-    last = {b.key: k for k, b in enumerate(mail_blocks) if not b.error}
-    kept = [b for k, b in enumerate(mail_blocks) if b.error or b.key == here or last[b.key] == k]
-    errors = any(b.problems() for b in kept) or any(
+    now = [b.echo(pos) for b in mail_blocks if not b.error and b.key == here]
+    # a block of the mail counts unless a later empty one withdrew its phase's blocks
+    withdrawn = {b.key: k for k, b in enumerate(mail_blocks)
+                 if not b.error and b.key != here and len(b.lines()) == 1}
+    errors = any(b.problems() for k, b in enumerate(mail_blocks)
+                 if b.error or withdrawn.get(b.key, -1) < k) or any(
         line["error"] for _, p in pending for line in p["lines"])
     data = {"template": PENDING_TEMPLATE, "power": power, "game": game["name"],
             "pending": [p for _, p in pending], "refused": refused, "now": now}
     return {"echo": "", "text": "", "error": errors, "kind": "include", "data": data}
-
-
-def _traced(block: A.Block, pos: Position, power: str) -> list[dict]:
-    """A block for the phase being played, line by line for the reply, each IF (ELSE IF)
-    line with ``taken``: whether its condition held now, so which lines stand."""
-    taken = dict(A.evaluate(block, pos, power).trace)
-    return [{**line, "taken": taken.get(line["text"])} for line in block.echo()]
 
 
 # ----------------------------------------------------------------- activating
@@ -210,13 +278,20 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     for row in stale:  # sent by a player since replaced: not the present player's orders
         s.drop_pending_block(row["id"])
     for row in rows:
-        block = _read(game, pos, row["power"], row["lines"])
-        if row["phase"] == here:
-            chosen = A.evaluate(block, pos, row["power"])
-            out.append(Activation(row["power"], str(pos.phase), pos.phase.long_name,
-                                  chosen.lines, chosen.dropped, chosen.trace, row["inbox_id"]))
-        elif block.target is not None and A.phase_key(block.target) < key:
-            out.append(Activation(row["power"], str(block.target), block.target.long_name,
+        blocks = _read_row(game, pos, row["power"], row["lines"])
+        target = blocks[0].target if blocks else None
+        if row["phase"] == here:  # each block decided, their orders read as one mail's
+            act = Activation(row["power"], str(pos.phase), pos.phase.long_name, [], [], [],
+                             row["inbox_id"])
+            for block in blocks:
+                chosen = A.evaluate(block, pos, row["power"])
+                act.lines += chosen.lines
+                act.dropped += chosen.dropped
+                act.trace += chosen.trace
+                act.shown += block.echo(pos)
+            out.append(act)
+        elif target is not None and A.phase_key(target) < key:
+            out.append(Activation(row["power"], str(target), target.long_name,
                                   [], [], [], row["inbox_id"], expired=True))
         else:
             continue
@@ -255,23 +330,30 @@ def restore(s: Store, game: dict, pos: Position, phases: list[str], replayed: bo
 
 
 def queue_mail(outbox: Outbox, s: Store, game: dict, activations: list[Activation]) -> None:
-    """A short mail to each player whose block, when its phase began, had lines that no longer
-    made sense (or whose phase never came): which, and why. The rest stood without a word,
-    as orders sent then would have."""
+    """One mail to each player whose orders sent ahead a phase's start used (njudge's
+    "Pending Orders"): the blocks as sent, which way each IF went, the orders that now
+    stand and the lines left out with the reason; and the blocks whose phase the game went
+    past. Only the player's own blocks and orders: nothing the player could not see (in a
+    game with hidden movement a condition tests only the player's own units and centres)."""
+    by_power: dict[str, list[Activation]] = {}
     for act in activations:
-        if not act.dropped and not act.expired:
-            continue
-        player = s.player(game["id"], act.power)
+        by_power.setdefault(act.power, []).append(act)
+    fresh = s.game_by_id(game["id"]) or game
+    for power, acts in by_power.items():
+        player = s.player(game["id"], power)
         if player is None:
             continue
-        fresh = s.game_by_id(game["id"]) or game
+        used = next((a for a in acts if not a.expired), None)
+        expired = [{"phase": a.phase, "phase_name": a.phase_name} for a in acts if a.expired]
+        phases = ", ".join(a.phase for a in acts)
         outbox.queue(kind="notice", to=player["address"],
-                     subject=f"{game['name']}: your orders sent ahead for {act.phase}",
+                     subject=f"{game['name']}: your orders sent ahead for {phases}",
                      template=NOTICE_TEMPLATE,
-                     context={"game": game["name"], "you": act.power, "phase": act.phase,
-                              "phase_name": act.phase_name, "lines": act.lines,
-                              "dropped": act.dropped, "expired": act.expired,
-                              "deadline": fresh["deadline"], "tz": zone(fresh),
-                              "role": "player"},
+                     context={"game": game["name"], "you": power,
+                              "used": None if used is None else {
+                                  "phase": used.phase, "phase_name": used.phase_name,
+                                  "shown": used.shown, "lines": used.lines,
+                                  "dropped": used.dropped},
+                              "expired": expired, "deadline": fresh["deadline"],
+                              "tz": zone(fresh), "role": "player"},
                      game_id=game["id"])
-

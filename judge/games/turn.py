@@ -42,6 +42,9 @@ class Activation:
     trace: list[tuple[str, bool]]
     inbox_id: int | None
     expired: bool = False
+    # the blocks as sent, line by line, each IF marked with whether its lines stood
+    # (judge.engine.ahead.Block.echo with the position): what the player is mailed
+    shown: list[dict] = field(default_factory=list)
 
 
 @dataclass(slots=True)

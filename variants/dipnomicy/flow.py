@@ -920,6 +920,8 @@ class DipnomicyFlow(GameFlow):
                 footer = self._deadline_footer(game, st, new, now)
                 _publish(actor, game, f"{phase_title(t.previous.phase)} ({t.previous.phase})",
                          phase_report(t.outcome), footer)
+        for t in turns:  # after the reports: each player's orders sent ahead, as they stand
+            AH.queue_mail(actor.outbox, s, t.game, t.ahead)
         return turns
 
     def _deadline_footer(self, game: dict, st: dict, pos: Position, now: datetime) -> str:
