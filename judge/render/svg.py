@@ -17,6 +17,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from judge.render.drawing import MARGIN, SQUARE, Drawing, Place, Point, drawing_for
+from judge.render.layout import DOT_RADIUS, NAME_SIZE, RING_RADIUS
 from judge.render.ordertext import Arrow, arrows
 from judge.variants import get_variant
 
@@ -97,7 +98,7 @@ def _board_layers(drawing: Drawing, seas: frozenset[str]) -> tuple[list[str], li
                 f'fill="{fill}" stroke="{INK}" stroke-width="0.7" stroke-linejoin="round"/>')
             if place.kind in ("province", "sea"):
                 x, y = place.label
-                labels.append(_text(x, y, name, 9, fill=INK, font_weight="bold",
+                labels.append(_text(x, y, name, NAME_SIZE, fill=INK, font_weight="bold",
                                     opacity="0.75"))
         _BOARD_LAYERS[key] = (drawing, ground, labels)
     return _BOARD_LAYERS[key][1:]
@@ -153,11 +154,19 @@ class Picture:
 
     # --------------------------------------------------------------- centres
     def centre_point(self, place: Place) -> Point:
-        if self.d.kind == "chessboard":
-            x, y = place.unit
-            return (x - SQUARE / 2 + 9, y - SQUARE / 2 + 9)
+        if place.centre is not None:  # placed by the builder (judge.render.layout)
+            return place.centre
         x, y = place.label
         return (x - 18, y - 3)
+
+    def dislodged_point(self, location: str) -> Point | None:
+        """Where a unit dislodged at ``location`` is drawn: beside the unit that beat it."""
+        key = location if self.d.kind == "chessboard" else location.upper()
+        place = self.d.places.get(key.partition("/")[0]) or self.d.places.get(key)
+        if place is None or place.dislodged is None:
+            point = self.d.point(location)
+            return None if point is None else (point[0] - 8, point[1] + 10)
+        return place.dislodged
 
     def centres(self, centres: Iterable[str], owners: Mapping[str, str]) -> None:
         for c in sorted(centres):
@@ -168,18 +177,18 @@ class Picture:
             owner = owners.get(c, "")
             self.layers["centres"].append(
                 f'<circle class="centre" data-province={quoteattr(c)} data-owner={quoteattr(owner)} '
-                f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="5" fill="{self.colour(owner or None)}" '
+                f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(DOT_RADIUS)}" '
+                f'fill="{self.colour(owner or None)}" '
                 f'stroke="{INK}" stroke-width="1.2"/>')
 
     # ----------------------------------------------------------------- units
     def unit(self, power: str, text: str, slot: int, dislodged: bool = False) -> None:
         parts, location = read_unit(text)
-        point = self.d.point(location)
+        point = self.dislodged_point(location) if dislodged else self.d.point(location)
         if point is None:
             raise ValueError(f"{text!r}: {location} is not on the {self.d.kind}")
         x, y = point
-        x += slot * 20 - (8 if dislodged else 0)
-        y += (10 if dislodged else 0)
+        x += slot * 20
         colour = self.colour(power)
         attrs = (f'class="unit" data-power={quoteattr(power)} data-unit={quoteattr(text)} '
                  f'data-location={quoteattr(location)} '
@@ -217,12 +226,16 @@ class Picture:
                     f'stroke="{INK}" stroke-width="0.8"/>'
                     + _text(7 + w / 2, -5.5, label, 9.5, fill=INK, font_weight="bold"))
         if dislodged:
-            out += f'<circle r="12" fill="none" stroke="{FAILED}" stroke-width="1.5"/>'
+            out += (f'<circle r="{_fmt(RING_RADIUS)}" fill="none" stroke="{FAILED}" '
+                    f'stroke-width="1.5"/>')
         return out
 
     # ---------------------------------------------------------------- orders
     def order(self, arrow: Arrow, nudge: float = 0.0) -> None:
-        a, b = self.d.point(arrow.origin), self.d.point(arrow.destination)
+        # a retreat leaves from the dislodged unit, drawn beside the unit that beat it
+        a = (self.dislodged_point(arrow.origin) if arrow.kind == "retreat"
+             else self.d.point(arrow.origin))
+        b = self.d.point(arrow.destination)
         if a is None or b is None:
             return
         failed = arrow.result in ("fails", "invalid")
