@@ -268,7 +268,9 @@ def test_png_is_rendered_from_the_svg() -> None:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     d = drawing_for("standard")
-    assert (width, height) == (round(d.width * SCALE), round(d.height * SCALE))
+    root = parse(svg)  # the board, and the key of the powers' colours under it
+    assert float(root.get("width")) == d.width and float(root.get("height")) > d.height
+    assert (width, height) == (round(d.width * SCALE), round(float(root.get("height")) * SCALE))
 
 
 def test_cached_layers_draw_the_same_picture_as_one_pass() -> None:

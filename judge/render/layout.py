@@ -42,12 +42,20 @@ _WIDTHS = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_",
                    (774, 762, 734, 830, 683, 683, 821, 837, 372, 372, 775, 637, 995, 837, 850,
                     733, 850, 770, 720, 682, 812, 774, 1103, 771, 724, 725, *[696] * 10, 500),
                    strict=True))
+_WIDTHS.update(zip("abcdefghijklmnopqrstuvwxyz ",
+                   (675, 716, 593, 716, 678, 435, 716, 712, 343, 343, 665, 343, 1042, 712, 687,
+                    716, 716, 493, 595, 478, 712, 652, 924, 645, 652, 582, 348), strict=True))
+
+
+def text_width(text: str, size: float) -> float:
+    """The width of ``text`` in DejaVu Sans Bold at ``size`` (wide for unknown letters)."""
+    return sum(_WIDTHS.get(c, 1000) for c in text) / 1000 * size
 
 
 def name_box(name: str, at: Point) -> Box:
     """The box of ``name`` written centred on ``at`` (its baseline), as the renderer writes
     it: capitals reach 0.73 of the size above the baseline."""
-    width = sum(_WIDTHS.get(c, 1000) for c in name.upper()) / 1000 * NAME_SIZE
+    width = text_width(name.upper(), NAME_SIZE)
     x, y = at
     return (x - width / 2 - 0.5, y - 0.76 * NAME_SIZE, x + width / 2 + 0.5, y + 0.1 * NAME_SIZE)
 
