@@ -422,7 +422,7 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
         r = reports[p] = b.wait(addr(p), subject_has(" - F1901M results"), timeout)
         assert "A RUH - BUR                    succeeds" in r.body
         assert "Dislodged units" in r.body
-        assert "France A BUR (dislodged from RUH): may retreat to" in r.body
+        assert "France A BUR (dislodged by the unit from RUH): may retreat to" in r.body
         options = r.body.split("may retreat to")[1].splitlines()[0]
         assert "Gascony (GAS)" in options and "Picardy (PIC)" in options
         assert "(RUH)" not in options and "(BEL)" not in options  # attacker's origin; occupied

@@ -95,7 +95,7 @@ def play_by_reply(b: SinkBackend, env_domain: str, game: str, domain: str, db: s
     phase(SPRING, "spring", "S1901M")
     assert "A MAR - BUR                    succeeds" in last.body, last.body
     phase(FALL, "fall", "F1901M")
-    assert "France A BUR (dislodged from RUH): may retreat to" in last.body
+    assert "France A BUR (dislodged by the unit from RUH): may retreat to" in last.body
     phase({"FRANCE": ["A BUR R GAS"]}, "retreat", "F1901R")
     assert "A BUR R GAS" in last.body
     phase(BUILDS, "builds", "W1901A")

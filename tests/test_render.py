@@ -24,7 +24,7 @@ from judge.engine.randomgame import random_orders, random_position
 from judge.render import render_svg, svg_to_png
 from judge.render.drawing import drawing_for
 from judge.render.raster import SCALE, whole_png
-from judge.render.shapes import build
+from judge.render.shapes import build, map_centres
 from judge.render.svg import NEUTRAL, power_colours
 from judge.resources import variant_file
 from judge.variants import get_variant, variant_names
@@ -236,9 +236,10 @@ def test_split_and_merge_are_drawn_as_moves_from_the_unit() -> None:
 
 @pytest.mark.parametrize("name", ["standard", "hoplite"])
 def test_committed_shapes_are_what_the_source_builds(name: str) -> None:
-    source = json.loads(variant_file(name, "drawing-source.json").read_text(encoding="utf-8"))
+    path = variant_file(name, "drawing-source.json")
+    source = json.loads(path.read_text(encoding="utf-8"))
     committed = json.loads(variant_file(name, "drawing.json").read_text(encoding="utf-8"))
-    built = json.loads(json.dumps(build(source)))
+    built = json.loads(json.dumps(build(source, map_centres(path))))
     assert committed["provinces"] == built["provinces"]
     assert (committed["width"], committed["height"]) == (built["width"], built["height"])
 
@@ -267,7 +268,9 @@ def test_png_is_rendered_from_the_svg() -> None:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     d = drawing_for("standard")
-    assert (width, height) == (round(d.width * SCALE), round(d.height * SCALE))
+    root = parse(svg)  # the board, and the key of the powers' colours under it
+    assert float(root.get("width")) == d.width and float(root.get("height")) > d.height
+    assert (width, height) == (round(d.width * SCALE), round(float(root.get("height")) * SCALE))
 
 
 def test_cached_layers_draw_the_same_picture_as_one_pass() -> None:

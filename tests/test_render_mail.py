@@ -150,3 +150,29 @@ def test_each_distinct_picture_is_drawn_once(tmp_path, monkeypatch, variant) -> 
     # open game: one public picture for the players and the master; Stab!: one per player
     assert len(drawn) == (1 if variant == "standard" else len(POWERS))
     assert len({data for _, _, data in pictures}) == len(drawn)
+
+
+@pytest.mark.parametrize("variant", ["standard", "stab"])
+def test_the_start_notice_carries_the_starting_map(tmp_path, variant) -> None:
+    """The start notice carries the first picture, as each report does (issue 24 item 14):
+    an open game's one picture for everyone; in Stab! each player their own (they start
+    with no units: the picture names their own power only), the public and master none."""
+    j = InProcessJudge(tmp_path)
+    game = f"go{variant}"
+    j.send(GM, f"CREATE {game} master-{game} VARIANT {variant}\nOPEN", "new")
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p.title()} {game} pw-{p}", "join")
+    got = j.send(GM, f"MASTER {game} master-{game}\nSTART", "start")
+    notices = {g.rcpt: g for g in got if "the game has started" in g.subject}
+    assert set(notices) == {addr(p) for p in POWERS} | {GM}
+    pictures = {}
+    for rcpt, g in notices.items():
+        found = attachments(g)
+        if variant == "stab" and rcpt == GM:
+            assert found == []
+            continue
+        [(name, ctype, data)] = found
+        assert ctype == "image/png" and name.endswith(".png") and data[:4] == b"\x89PNG"
+        pictures[rcpt] = data
+    distinct = len(set(pictures.values()))
+    assert distinct == (1 if variant == "standard" else len(POWERS))

@@ -137,6 +137,10 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
     variant = G.get_variant(game["variant"])
     pos = G.current_position(s, game)
     plug = flow_of(game["variant"])
+    # The starting board, as reports carry theirs: drawn once per view (a hidden game's
+    # players each their own part, its public none), by the painter pool when deferred.
+    pictures = reports.Pictures(variant, pos, pos, [], f"{game['name']} {variant.title}",
+                                outbox, hidden=plug.hidden)
     if plug.start_notice(variant, game, pos, None) is not None:
         subject = f"{game['name']}: the game has started ({pos.phase.long_name})"
         for r in readers(s, game):
@@ -144,6 +148,7 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
             assert notice is not None
             outbox.queue(kind="report", to=r.address, subject=subject, template=notice[0],
                          context=notice[1], game_id=game["id"],
+                         **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
         return
     ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
@@ -154,4 +159,5 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
     for r in readers(s, game):
         outbox.queue(kind="report", to=r.address, subject=subject, template="started.txt.j2",
                      context={**ctx, "you": r.power, "gmpress": gm_reads_press(game)},
-                     game_id=game["id"], headers=list_headers(outbox.cfg, game, r.address))
+                     game_id=game["id"], **pictures.for_reader(r.power),
+                     headers=list_headers(outbox.cfg, game, r.address))

@@ -1,8 +1,9 @@
 """A variant's drawing data: where each province is on the picture.
 
 Every variant folder holds a ``drawing.json``. For a map it is built by
-:mod:`judge.render.shapes` from the authored ``drawing-source.json`` (outlines, unit and label
-points of every province, coast points for split coasts); a variant played on another
+:mod:`judge.render.shapes` from the authored ``drawing-source.json`` (outlines, unit points
+of every province, coast points for split coasts, and where its name, its centre's dot and a
+dislodged unit go: :mod:`judge.render.layout`); a variant played on another
 variant's map says ``{"same_as": "standard"}``; a chess board says ``{"kind": "chessboard"}``
 and its squares are computed here, since a board of 64 squares needs no authored geometry.
 """
@@ -31,6 +32,8 @@ class Place:
     unit: Point
     label: Point
     coasts: dict[str, Point] = field(default_factory=dict)
+    centre: Point | None = None  # a supply centre's dot
+    dislodged: Point | None = None  # a unit dislodged here, beside the one that beat it
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +63,9 @@ def _chessboard(data: dict) -> Drawing:
             sq = f"{'abcdefgh'[f]}{r + 1}"
             x0, y0 = MARGIN + f * SQUARE, MARGIN + (7 - r) * SQUARE
             ring = ((x0, y0), (x0 + SQUARE, y0), (x0 + SQUARE, y0 + SQUARE), (x0, y0 + SQUARE))
-            centre = (x0 + SQUARE / 2, y0 + SQUARE / 2)
-            places[sq] = Place(sq, "square", (ring,), centre, centre)
+            middle = (x0 + SQUARE / 2, y0 + SQUARE / 2)
+            # the centre's dot in the top left corner, clear of the piece
+            places[sq] = Place(sq, "square", (ring,), middle, middle, centre=(x0 + 7, y0 + 7))
     size = 2 * MARGIN + 8 * SQUARE
     return Drawing("chessboard", size, size, places, dict(data.get("colours", {})))
 
@@ -86,6 +90,8 @@ def drawing_for(variant: str) -> Drawing:
             unit=tuple(p["unit"]),
             label=tuple(p["label"]),
             coasts={k: tuple(v) for k, v in p.get("coasts", {}).items()},
+            centre=tuple(p["centre"]) if "centre" in p else None,
+            dislodged=tuple(p["dislodged"]) if "dislodged" in p else None,
         )
     return Drawing("map", int(data["width"]), int(data["height"]), places,
                    dict(data.get("colours", {})))

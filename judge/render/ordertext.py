@@ -27,6 +27,40 @@ class Arrow:
     order: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A unit built or disbanded: ``kind`` is build or disband, at ``location``."""
+
+    kind: str
+    power: str
+    location: str
+    order: str = ""
+
+
+# The stored forms only (BUILD A MOS, REMOVE F ALB, A GAL D): a lone B is Chess Dip's bishop.
+_BUILD_FIRST = {"BUILD"}
+_DISBAND_FIRST = {"REMOVE", "DISBAND"}
+_DISBAND_LAST = {"D", "DISBAND", "REMOVE"}
+
+
+def marks(power: str, text: str, result: str, is_place: Callable[[str], bool]) -> list[Mark]:
+    """The build or disband ``text`` (``BUILD A MOS``, ``REMOVE F ALB``, ``A GAL D``) made,
+    if it did (a failed or refused one changed nothing; an empty result, as a private
+    map's own orders have, is taken as done)."""
+    if result in ("fails", "invalid"):
+        return []
+    words = text.split()
+    places = [w for w in words if is_place(w)]
+    if not words or not places:
+        return []
+    first, last = words[0].upper(), words[-1].upper()
+    if first in _BUILD_FIRST:
+        return [Mark("build", power, places[0], text)]
+    if first in _DISBAND_FIRST or last in _DISBAND_LAST:
+        return [Mark("disband", power, places[0], text)]
+    return []
+
+
 def arrows(power: str, text: str, result: str,
            is_place: Callable[[str], bool]) -> list[Arrow]:
     """The arrows of one order (none for holds, builds and orders naming no place)."""

@@ -21,8 +21,11 @@ import json
 import math
 import sys
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
+
+from judge.render import layout
 
 Point = tuple[float, float]
 
@@ -254,15 +257,7 @@ def _simplify(ring: list[Point]) -> list[Point]:
     return out
 
 
-def contains(rings: list[list[Point]], point: Point) -> bool:
-    """Even-odd point in polygon, over all of a province's rings."""
-    x, y = point
-    hit = False
-    for ring in rings:
-        for (x1, y1), (x2, y2) in zip(ring, ring[1:] + ring[:1], strict=True):
-            if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-                hit = not hit
-    return hit
+contains = layout.contains
 
 
 def _inside_towards(point: Point, home: Point, rings: list[list[Point]]) -> Point:
@@ -276,8 +271,10 @@ def _inside_towards(point: Point, home: Point, rings: list[list[Point]]) -> Poin
     return point
 
 
-def build(source: dict[str, Any]) -> dict[str, Any]:
-    """The ``provinces`` section (outline, unit and label points) and the picture's size."""
+def build(source: dict[str, Any], centres: Collection[str] | None = None) -> dict[str, Any]:
+    """The ``provinces`` section (outline, unit, label, centre-dot and dislodged-unit points:
+    :func:`judge.render.layout.place`) and the picture's size. ``centres`` are the map's
+    supply centres (None: every province), the provinces that get a dot."""
     project = Projection(source["projection"])
     step = source.get("coast_step", 5.0)
     offset = source.get("coast_offset", 1.2)
@@ -314,21 +311,44 @@ def build(source: dict[str, Any]) -> dict[str, Any]:
             "kind": source["provinces"][prov].get("kind", "province"),
             "rings": [[r(p) for p in ring] for ring in rings.get(prov, [])],
             "unit": r(unit),
-            "label": r(a.get("label", (unit[0], unit[1] + 17))),
+            "label": r(a.get("label", unit)),  # scenery has no name drawn (layout.place)
         }
         coasts = {k: r(_inside_towards(v, unit, rings.get(prov, [])))
                   for k, v in a.items() if "/" in k}
         if coasts:
             entry["coasts"] = coasts
         provinces[prov] = entry
+    # Names, dots and dislodged units are placed on the rounded points, as they are drawn.
+    spots = layout.place({
+        prov: {"rings": [[tuple(p) for p in ring] for ring in e["rings"]],
+               "unit": tuple(e["unit"]),
+               "coasts": {k: tuple(v) for k, v in e.get("coasts", {}).items()},
+               "labelled": e["kind"] in ("province", "sea"),
+               "dot": centres is None or prov in centres,
+               "label": tuple(r(anchors[prov]["label"])) if "label" in anchors[prov] else None}
+        for prov, e in provinces.items()})
+    for prov, spot in spots.items():
+        provinces[prov]["label"] = r(spot["label"])
+        if "centre" in spot:
+            provinces[prov]["centre"] = r(spot["centre"])
+        provinces[prov]["dislodged"] = r(spot["dislodged"])
     return {"width": project.width, "height": project.height, "provinces": provinces}
+
+
+def map_centres(source_path: Path) -> set[str] | None:
+    """The supply centres of the ``map.json`` beside a drawing's source, if there is one."""
+    board = source_path.with_name("map.json")
+    if not board.exists():
+        return None
+    provinces = json.loads(board.read_text(encoding="utf-8"))["provinces"]
+    return {name for name, p in provinces.items() if p.get("supply_centre")}
 
 
 def rebuild(source_path: Path) -> Path:
     """``drawing-source.json`` -> ``drawing.json`` beside it (compact: it is machine-made)."""
     source = json.loads(source_path.read_text(encoding="utf-8"))
     out = source_path.with_name("drawing.json")
-    built = {"built_from": source_path.name, **build(source)}
+    built = {"built_from": source_path.name, **build(source, map_centres(source_path))}
     for key in ("colours", "kind"):
         if key in source:
             built[key] = source[key]

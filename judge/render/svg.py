@@ -16,8 +16,10 @@ from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from judge.render import layout
 from judge.render.drawing import MARGIN, SQUARE, Drawing, Place, Point, drawing_for
-from judge.render.ordertext import Arrow, arrows
+from judge.render.layout import DOT_RADIUS, NAME_SIZE, RING_RADIUS, text_width
+from judge.render.ordertext import Arrow, Mark, arrows, marks
 from judge.variants import get_variant
 
 SEA = "#b4d2ea"
@@ -27,6 +29,10 @@ SCENERY = "#ddd5bf"
 INK = "#2b2b2b"
 FAILED = "#d0021b"
 NEUTRAL = "#ffffff"
+BUILT = "#1e8e3e"
+KEY_ROW = 24  # height of a row of the key under the picture (the powers' colours)
+KEY_SIZE = 13  # its font size
+BADGE_RADIUS = 6.0  # a build's plus
 # For powers a drawing gives no colour: distinct, readable on land and sea.
 PALETTE = ["#c0392b", "#1f4fa8", "#27ae60", "#e6b800", "#8e44ad", "#5dade2", "#5d4037",
            "#e67e22", "#16a085", "#d35400", "#7f8c8d", "#c2185b", "#2c3e50", "#9e9d24"]
@@ -97,7 +103,7 @@ def _board_layers(drawing: Drawing, seas: frozenset[str]) -> tuple[list[str], li
                 f'fill="{fill}" stroke="{INK}" stroke-width="0.7" stroke-linejoin="round"/>')
             if place.kind in ("province", "sea"):
                 x, y = place.label
-                labels.append(_text(x, y, name, 9, fill=INK, font_weight="bold",
+                labels.append(_text(x, y, name, NAME_SIZE, fill=INK, font_weight="bold",
                                     opacity="0.75"))
         _BOARD_LAYERS[key] = (drawing, ground, labels)
     return _BOARD_LAYERS[key][1:]
@@ -112,8 +118,9 @@ class Picture:
         self.title = title
         self.layers: dict[str, list[str]] = {k: [] for k in
                                               ("ground", "labels", "owned", "centres",
-                                               "orders", "legend", "units")}
+                                               "orders", "legend", "units", "marks")}
         self.markers: dict[str, str] = {}
+        self.key_height = 0  # the key's strip under the board
 
     def colour(self, power: str | None) -> str:
         return self.colours.get(power or "", NEUTRAL)
@@ -153,11 +160,19 @@ class Picture:
 
     # --------------------------------------------------------------- centres
     def centre_point(self, place: Place) -> Point:
-        if self.d.kind == "chessboard":
-            x, y = place.unit
-            return (x - SQUARE / 2 + 9, y - SQUARE / 2 + 9)
+        if place.centre is not None:  # placed by the builder (judge.render.layout)
+            return place.centre
         x, y = place.label
         return (x - 18, y - 3)
+
+    def dislodged_point(self, location: str) -> Point | None:
+        """Where a unit dislodged at ``location`` is drawn: beside the unit that beat it."""
+        key = location if self.d.kind == "chessboard" else location.upper()
+        place = self.d.places.get(key.partition("/")[0]) or self.d.places.get(key)
+        if place is None or place.dislodged is None:
+            point = self.d.point(location)
+            return None if point is None else (point[0] - 8, point[1] + 10)
+        return place.dislodged
 
     def centres(self, centres: Iterable[str], owners: Mapping[str, str]) -> None:
         for c in sorted(centres):
@@ -168,24 +183,25 @@ class Picture:
             owner = owners.get(c, "")
             self.layers["centres"].append(
                 f'<circle class="centre" data-province={quoteattr(c)} data-owner={quoteattr(owner)} '
-                f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="5" fill="{self.colour(owner or None)}" '
+                f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(DOT_RADIUS)}" '
+                f'fill="{self.colour(owner or None)}" '
                 f'stroke="{INK}" stroke-width="1.2"/>')
 
     # ----------------------------------------------------------------- units
-    def unit(self, power: str, text: str, slot: int, dislodged: bool = False) -> None:
+    def unit(self, power: str, text: str, slot: int, dislodged: bool = False,
+             built: bool = False) -> None:
         parts, location = read_unit(text)
-        point = self.d.point(location)
+        point = self.dislodged_point(location) if dislodged else self.d.point(location)
         if point is None:
             raise ValueError(f"{text!r}: {location} is not on the {self.d.kind}")
         x, y = point
-        x += slot * 20 - (8 if dislodged else 0)
-        y += (10 if dislodged else 0)
+        x += slot * 20
         colour = self.colour(power)
         attrs = (f'class="unit" data-power={quoteattr(power)} data-unit={quoteattr(text)} '
                  f'data-location={quoteattr(location)} '
                  f'data-dislodged="{str(dislodged).lower()}"')
         body = (self._piece(parts[0][1], colour) if self.d.kind == "chessboard"
-                else self._token(parts, colour, dislodged))
+                else self._token(parts, colour, dislodged, built))
         self.layers["units"].append(
             f'<g {attrs} transform="translate({_fmt(x)} {_fmt(y)})">{body}</g>')
 
@@ -195,19 +211,21 @@ class Picture:
                 f'font-family="DejaVu Sans, sans-serif" fill="{colour}" stroke="{INK}" '
                 f'stroke-width="1.2">{glyph}</text>')
 
-    def _token(self, parts: list[tuple[int, str]], colour: str, dislodged: bool) -> str:
+    def _token(self, parts: list[tuple[int, str]], colour: str, dislodged: bool,
+               built: bool = False) -> str:
         """Army: a disc; fleet: a hull; garrison: a square; several kinds or a size above one
         show the composition written beside the symbol of the first kind."""
-        edge = FAILED if dislodged else INK
+        edge = FAILED if dislodged else BUILT if built else INK
+        sw = "2" if built else "1.3"  # a new unit's edge: green and bolder
         count, kind = parts[0]
         if kind == "F":
             shape = (f'<path d="M-10 -2 L10 -2 L7 6 L-7 6 Z M-2 -9 L-2 -2 L5 -2 Z" '
-                     f'fill="{colour}" stroke="{edge}" stroke-width="1.3"/>')
+                     f'fill="{colour}" stroke="{edge}" stroke-width="{sw}"/>')
         elif kind == "G":
             shape = (f'<rect x="-7" y="-7" width="14" height="14" fill="{colour}" '
-                     f'stroke="{edge}" stroke-width="1.3"/>')
+                     f'stroke="{edge}" stroke-width="{sw}"/>')
         else:
-            shape = f'<circle r="8" fill="{colour}" stroke="{edge}" stroke-width="1.3"/>'
+            shape = f'<circle r="8" fill="{colour}" stroke="{edge}" stroke-width="{sw}"/>'
         letter = _text(0, 3.5, kind, 9, fill="#ffffff", font_weight="bold")
         out = shape + letter
         if len(parts) > 1 or count > 1:
@@ -217,12 +235,16 @@ class Picture:
                     f'stroke="{INK}" stroke-width="0.8"/>'
                     + _text(7 + w / 2, -5.5, label, 9.5, fill=INK, font_weight="bold"))
         if dislodged:
-            out += f'<circle r="12" fill="none" stroke="{FAILED}" stroke-width="1.5"/>'
+            out += (f'<circle r="{_fmt(RING_RADIUS)}" fill="none" stroke="{FAILED}" '
+                    f'stroke-width="1.5"/>')
         return out
 
     # ---------------------------------------------------------------- orders
     def order(self, arrow: Arrow, nudge: float = 0.0) -> None:
-        a, b = self.d.point(arrow.origin), self.d.point(arrow.destination)
+        # a retreat leaves from the dislodged unit, drawn beside the unit that beat it
+        a = (self.dislodged_point(arrow.origin) if arrow.kind == "retreat"
+             else self.d.point(arrow.origin))
+        b = self.d.point(arrow.destination)
         if a is None or b is None:
             return
         failed = arrow.result in ("fails", "invalid")
@@ -300,8 +322,84 @@ class Picture:
                 f'<text x="12" y="{20 + 17 * i}" font-size="13" font-weight="bold" '
                 f'font-family="DejaVu Sans, sans-serif" fill="{INK}">{escape(line)}</text>')
 
+    def mark(self, mark: Mark, dislodged: bool) -> None:
+        """A unit built (its symbol edged in green, :meth:`unit`, and a plus at a shoulder
+        clear of the province's name and dot) or disbanded (a dashed ring where it stood,
+        crossed out in red; for a dislodged unit, where it was drawn)."""
+        point = self.dislodged_point(mark.location) if dislodged else self.d.point(mark.location)
+        if point is None:
+            return
+        x, y = point
+        attrs = (f'class="mark" data-kind="{mark.kind}" data-power={quoteattr(mark.power)} '
+                 f'data-location={quoteattr(mark.location)} data-order={quoteattr(mark.order)}')
+        if mark.kind == "build":
+            bx, by = self._shoulder(mark.location, point)
+            body = _plus(bx - x, by - y)
+        else:
+            body = (f'<circle r="9" fill="#ffffff" fill-opacity="0.6" '
+                    f'stroke="{self.colour(mark.power)}" stroke-width="2" '
+                    f'stroke-dasharray="3 2"/>' + _cross(0, 0, 7))
+        self.layers["marks"].append(
+            f'<g {attrs} transform="translate({_fmt(x)} {_fmt(y)})">{body}</g>')
+
+    def _shoulder(self, location: str, point: Point) -> Point:
+        """Where a build's plus goes: the first corner beside the unit that covers neither
+        the province's name nor its dot (top left if none is free)."""
+        x, y = point
+        corners = [(x - 12, y - 12), (x + 12, y - 12), (x - 14, y + 6), (x + 14, y + 6)]
+        place = self.d.places.get(location.partition("/")[0].upper()) \
+            or self.d.places.get(location)
+        if place is None or self.d.kind != "map":
+            return corners[0]
+        drawn = [layout.box_shape(layout.name_box(place.name, place.label))]
+        if place.centre is not None:
+            drawn.append(layout.dot_shape(place.centre))
+        for corner in corners:
+            badge = ("circle", corner[0], corner[1], BADGE_RADIUS + 0.8)
+            if not any(layout.overlaps(badge, d) for d in drawn):
+                return corner
+        return corners[0]
+
+    def key(self, powers: list[str], kinds: Collection[str]) -> None:
+        """The powers' colours (a swatch and the name of each), and what the marks of builds
+        and disbands mean when the picture has any: a strip under the board, its rows
+        wrapped to the picture's width."""
+        entries: list[tuple[str, str, str]] = [("power", p, p.title()) for p in powers]
+        entries += [(k, k, {"build": "built", "disband": "disbanded"}[k])
+                    for k in ("build", "disband") if k in kinds]
+        if not entries:
+            return
+        top, x, row = self.d.height, 10.0, 0
+        items = []
+        for kind, name, text in entries:
+            width = 20 + text_width(text, KEY_SIZE) + 18
+            if x + width > self.d.width and x > 10:
+                x, row = 10.0, row + 1
+            cy = top + row * KEY_ROW + KEY_ROW / 2
+            if kind == "power":
+                items.append(
+                    f'<rect class="swatch" data-power={quoteattr(name)} x="{_fmt(x)}" '
+                    f'y="{_fmt(cy - 7)}" width="14" height="14" rx="2" '
+                    f'fill="{self.colour(name)}" stroke="{INK}" stroke-width="1"/>')
+            elif kind == "build":
+                items.append(f'<g transform="translate({_fmt(x + 7)} {_fmt(cy)})">'
+                             f'{_plus(0, 0)}</g>')
+            else:
+                items.append(f'<g transform="translate({_fmt(x + 7)} {_fmt(cy)})">'
+                             f'{_cross(0, 0, 6)}</g>')
+            items.append(
+                f'<text x="{_fmt(x + 20)}" y="{_fmt(cy + 4.5)}" font-size="{KEY_SIZE}" '
+                f'font-weight="bold" font-family="DejaVu Sans, sans-serif" fill="{INK}">'
+                f'{escape(text)}</text>')
+            x += width
+        self.key_height = (row + 1) * KEY_ROW
+        self.layers["legend"].append(
+            f'<rect x="0" y="{top}" width="{self.d.width}" height="{self.key_height}" '
+            f'fill="#ffffff"/>')
+        self.layers["legend"].extend(items)
+
     def svg(self) -> str:
-        w, h = self.d.width, self.d.height
+        w, h = self.d.width, self.d.height + self.key_height
         defs = f'<defs>{"".join(self.markers.values())}</defs>'
         body = "".join(f'<g class="{name}">{"".join(items)}</g>'
                        for name, items in self.layers.items())
@@ -309,6 +407,22 @@ class Picture:
                 f'viewBox="0 0 {w} {h}"><title>{escape(self.title)}</title>{defs}'
                 f'<rect width="{w}" height="{h}" fill="{SEA if self.d.kind == "map" else "#fff"}"'
                 f'/>{body}</svg>\n')
+
+
+def _plus(x: float, y: float) -> str:
+    """A build's sign: a white disc with a green plus."""
+    return (f'<circle cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(BADGE_RADIUS)}" fill="#ffffff" '
+            f'stroke="{BUILT}" '
+            f'stroke-width="1.5"/><path d="M{_fmt(x - 3.5)} {_fmt(y)} L{_fmt(x + 3.5)} '
+            f'{_fmt(y)} M{_fmt(x)} {_fmt(y - 3.5)} L{_fmt(x)} {_fmt(y + 3.5)}" '
+            f'stroke="{BUILT}" stroke-width="2"/>')
+
+
+def _cross(x: float, y: float, half: float) -> str:
+    """A disband's sign: a red cross."""
+    return (f'<path d="M{_fmt(x - half)} {_fmt(y - half)} L{_fmt(x + half)} {_fmt(y + half)} '
+            f'M{_fmt(x - half)} {_fmt(y + half)} L{_fmt(x + half)} {_fmt(y - half)}" '
+            f'stroke="{FAILED}" stroke-width="2.6"/>')
 
 
 def _short(a: Point, b: Point, by: float) -> Point:
@@ -339,7 +453,10 @@ def render_svg(variant: str, position: Mapping[str, Any],
     units: Mapping[str, list[str]] = position.get("units") or {}
     centres: Mapping[str, list[str]] = position.get("centres") or {}
     dislodged: Mapping[str, list[Any]] = position.get("dislodged") or {}
-    powers = sorted(set(units) | set(centres) | set(dislodged))
+    results = list(results)
+    # the powers drawn: with units, centres, or orders (a power whose last unit was disbanded)
+    powers = sorted(set(units) | set(centres) | set(dislodged)
+                    | {r["power"] for r in results if r.get("power")})
     colours = power_colours(drawing, powers)
     owners = {c: p for p, cs in centres.items() for c in cs}
     heading = [title] if title else []
@@ -350,6 +467,12 @@ def render_svg(variant: str, position: Mapping[str, Any],
     pic = Picture(drawing, colours, " ".join(heading) or variant)
     pic.ground(owners, seas)
     pic.centres(set(owners) | set(supply_centres or ()), owners)
+    def is_place(word: str) -> bool:
+        return drawing.point(word) is not None and not word.isdigit()
+
+    made = [(m, r["order"]) for r in results
+            for m in marks(r["power"], r["order"], r.get("result", ""), is_place)]
+    built = {(m.power, m.location.split("/")[0].upper()) for m, _ in made if m.kind == "build"}
     for power in sorted(units):
         by_place: dict[str, int] = {}
         for text in units[power]:
@@ -357,13 +480,10 @@ def render_svg(variant: str, position: Mapping[str, Any],
             key = loc.split("/")[0].upper()
             slot = by_place.get(key, 0)
             by_place[key] = slot + 1
-            pic.unit(power, text, slot)
+            pic.unit(power, text, slot, built=(power, key) in built)
     for power in sorted(dislodged):
         for entry in dislodged[power]:
             pic.unit(power, entry if isinstance(entry, str) else entry["unit"], 0, True)
-
-    def is_place(word: str) -> bool:
-        return drawing.point(word) is not None and not word.isdigit()
 
     seen: dict[tuple[str, str], int] = {}
     for r in results:
@@ -372,6 +492,13 @@ def render_svg(variant: str, position: Mapping[str, Any],
             n = seen.get(key, 0)  # two orders along the same line are drawn side by side
             seen[key] = n + 1
             pic.order(arrow, nudge=4.0 * n)
+    for mark, order in made:
+        # "A GAL D" is a dislodged unit's disband: marked where the dislodged unit was drawn
+        pic.mark(mark, dislodged=mark.kind == "disband" and order.split()[-1].upper() == "D")
+    kinds = {m.kind for m, _ in made}
     pic.legend(heading)
+    # The key names the powers of this picture only: a private map (Stab!) has its
+    # reader's part of the position, so it names no other power.
+    pic.key(powers, kinds)
     return pic.svg()
 
