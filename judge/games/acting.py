@@ -52,6 +52,7 @@ log = logging.getLogger("judge.acting")
 # a bullet or number before an order (as judge.engine.parse skips it)
 _LEAD = re.compile(r"^(?:[-*•·>]+\s*|\(?\d{1,3}[.):]\s*|\d{1,3}\s+)?")
 _UNIT_WORDS = frozenset({"A", "F", "ARMY", "FLEET"})  # a line led by one is an order line
+_SEPARATOR = re.compile(r"[,;]")  # between orders on one line, as njudge reads them
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
 
 
@@ -554,7 +555,7 @@ class Actor:
                 if not is_header(cmd.line):
                     ctx.lines.append(ctx.reopen)
                 ctx.reopen = None
-            ctx.lines.append(cmd.line)
+            ctx.lines.extend(self._orders_of_line(ctx, cmd.line))
             ctx.touched = True
             return
         if cmd.name == "SET" and ctx is not None and ctx.in_block() and \
@@ -653,6 +654,20 @@ class Actor:
         does, ``Greece`` with a unit there, is kept as the order it is)."""
         read = self._read_line(ctx, line)
         return bool(read and read.get("order"))
+
+    def _orders_of_line(self, ctx: _PowerContext, line: str) -> list[str]:
+        """The order lines ``line`` holds: njudge reads several orders on one line separated
+        by commas or semicolons (its data/syntax), so a line that is no order as a whole but
+        whose every such part is a valid order is those orders; any other line is itself
+        (a comma inside an order, a conditional retreat's list, stays as written)."""
+        if not _SEPARATOR.search(line) or is_header(line) or ctx.in_block() \
+                or condition_word(line):
+            return [line]
+        parts = [p.strip() for p in _SEPARATOR.split(line) if p.strip()]
+        if len(parts) < 2 or self._reads_as_order(ctx, line) \
+                or not all(self._reads_as_order(ctx, p) for p in parts):
+            return [line]
+        return parts
 
     def _starts_unknown(self, ctx: _PowerContext | None, line: str) -> str | None:
         """The variant's reason when ``line`` is no order because its very first word is

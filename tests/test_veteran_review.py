@@ -1,0 +1,39 @@
+"""Review of issue 24 from outside: a veteran's habits, a careless player's mail and a new
+player who follows the judge's examples literally. Each test sends real mail to the judge in
+process (tests/mailkit.py) and asserts what the player reads and what the judge holds."""
+
+from __future__ import annotations
+
+import pytest
+from mailkit import InProcessJudge, addr, new_game, only_reply
+
+GERMANY = addr("GERMANY")
+SIGNON = "SIGNON GERMANY g1 pw-germany\n"
+ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
+STORED = ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
+
+
+@pytest.fixture
+def judge(tmp_path):
+    j = InProcessJudge(tmp_path)
+    new_game(j)
+    return j
+
+
+def stored(judge, power="GERMANY"):
+    game = judge.store.game("g1")
+    return [x.get("order") for x in
+            judge.store.order_sets(game["id"], game["phase"]).get(power) or []]
+
+
+def send(judge, body, to=GERMANY):
+    return only_reply(judge.send(to, body), to)
+
+
+# njudge's data/syntax: "Multiple orders can be entered on one line by separating them with
+# commas or semicolons." A veteran's one-line orders were one error, and all his units held.
+def test_orders_separated_by_commas_or_semicolons_are_each_read(judge):
+    r = send(judge, SIGNON + "A Ber-Kie, A Mun-Ruh; F Kie-Den")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert stored(judge) == STORED
+    assert "Every unit has an order." in r.flat
