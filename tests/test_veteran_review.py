@@ -37,3 +37,24 @@ def test_orders_separated_by_commas_or_semicolons_are_each_read(judge):
     assert not r.subject.startswith("[ERROR]"), r.body
     assert stored(judge) == STORED
     assert "Every unit has an order." in r.flat
+
+
+# A mail whose every order line is wrong (a typo in a place, a unit the power does not have)
+# replaced a complete stored set with nothing: every unit would have held.
+@pytest.mark.parametrize("bad", ["A MUN - Tryol", "A PAR - BUR", "A MUN - Tryol\nF BER - BAL"])
+def test_a_mail_whose_every_order_is_wrong_keeps_the_stored_orders(judge, bad):
+    send(judge, SIGNON + ORDERS)
+    r = send(judge, SIGNON + bad)
+    assert r.subject.startswith("[ERROR]")
+    assert stored(judge) == STORED
+    for line in bad.splitlines():
+        assert f"> {line}" in r.body, r.body
+    assert "your orders stored before stand" in r.flat, r.body
+    assert "Every unit has an order." in r.flat and "(they hold)" not in r.flat
+
+
+def test_a_mail_with_one_good_order_still_replaces_the_stored_orders(judge):
+    send(judge, SIGNON + ORDERS)
+    r = send(judge, SIGNON + "A MUN - Tryol\nA BER - SIL")
+    assert "unknown place 'Tryol'" in r.flat
+    assert stored(judge) == [None, "A BER - SIL"]
