@@ -5,7 +5,7 @@ process (tests/mailkit.py) and asserts what the player reads and what the judge 
 from __future__ import annotations
 
 import pytest
-from mailkit import InProcessJudge, addr, new_game, only_reply
+from mailkit import GM, InProcessJudge, addr, new_game, only_reply
 
 GERMANY = addr("GERMANY")
 SIGNON = "SIGNON GERMANY g1 pw-germany\n"
@@ -58,3 +58,21 @@ def test_a_mail_with_one_good_order_still_replaces_the_stored_orders(judge):
     r = send(judge, SIGNON + "A MUN - Tryol\nA BER - SIL")
     assert "unknown place 'Tryol'" in r.flat
     assert stored(judge) == [None, "A BER - SIL"]
+
+
+# SET LAYOUT (item 13) in a game whose variant has no classic layout (Stab!, Chess Dip) said
+# "now come in the classic judges' layout", and the reports kept coming in the readable one.
+@pytest.mark.parametrize(("variant", "power"), [("stab", "FRANCE"), ("chessdip", "ENGLAND")])
+def test_set_layout_classic_is_refused_where_the_game_has_no_classic_layout(tmp_path, variant,
+                                                                          power):
+    judge = InProcessJudge(tmp_path)
+    judge.send(GM, f"CREATE gs masterpw VARIANT {variant}\nOPEN")
+    player = addr(power)
+    judge.send(player, f"SIGNON {power} gs pw-x")
+    for who, body in ((GM, "MASTER gs masterpw\nSET LAYOUT CLASSIC"),
+                      (player, f"SIGNON {power} gs pw-x\nSET LAYOUT BOTH")):
+        r = send(judge, body, who)
+        assert r.subject.startswith("[ERROR]"), r.body
+        assert "has no classic layout" in r.flat and "now come in" not in r.flat, r.body
+    r = send(judge, f"SIGNON {power} gs pw-x\nSET LAYOUT READABLE", player)
+    assert not r.subject.startswith("[ERROR]"), r.body
