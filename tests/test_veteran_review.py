@@ -4,6 +4,9 @@ process (tests/mailkit.py) and asserts what the player reads and what the judge 
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
+
 import pytest
 from mailkit import GM, InProcessJudge, addr, new_game, only_reply
 
@@ -75,4 +78,22 @@ def test_set_layout_classic_is_refused_where_the_game_has_no_classic_layout(tmp_
         assert r.subject.startswith("[ERROR]"), r.body
         assert "has no classic layout" in r.flat and "now come in" not in r.flat, r.body
     r = send(judge, f"SIGNON {power} gs pw-x\nSET LAYOUT READABLE", player)
+    assert not r.subject.startswith("[ERROR]"), r.body
+
+
+# A new player follows HELP literally: its date examples (DEADLINE, SET ABSENCE) were fixed
+# dates, already past (2026-11-22), so the master copying one was refused.
+def test_helps_date_examples_are_still_to_come_and_work(judge):
+    r = send(judge, "HELP", "new@players.test")
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    deadline = re.search(r"time such as (\d{4}-\d\d-\d\d 18:00) \(the game's zone\)", r.flat)
+    absence = re.search(r"SET ABSENCE <from> TO <to> .*?\(dates: (\d{4}-\d\d-\d\d)\)", r.flat)
+    assert deadline and absence, r.body
+    assert deadline.group(1)[:10] > today and absence.group(1) > today
+    r = send(judge, f"MASTER g1 masterpw\nDEADLINE {deadline.group(1)}", GM)
+    assert not r.subject.startswith("[ERROR]"), r.body
+    r = send(judge, SIGNON + "SET ABSENCE", GERMANY)
+    shown = re.search(r"SET ABSENCE (\d{4}-\d\d-\d\d) TO (\d{4}-\d\d-\d\d)", r.flat)
+    assert shown and shown.group(1) > today, r.body
+    r = send(judge, SIGNON + f"SET ABSENCE {shown.group(1)} TO {shown.group(2)}", GERMANY)
     assert not r.subject.startswith("[ERROR]"), r.body

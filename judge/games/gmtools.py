@@ -205,7 +205,9 @@ def _absence(actor: CommandContext, game: dict, power: str, words: list[str], no
     text = " ".join(words)
     upper = text.upper()
     if " TO " not in f" {upper} ":
-        raise GameError("SET ABSENCE needs two dates: SET ABSENCE 2026-12-01 TO 2026-12-07")
+        tz = S.zone(game)  # an example still to come
+        raise GameError(f"SET ABSENCE needs two dates: SET ABSENCE {S.day_ahead(now, tz, 7)} "
+                        f"TO {S.day_ahead(now, tz, 13)}")
     i = upper.index("TO")
     tz = S.zone(game)
     start = S.read_time(text[:i], tz, end_of_day=False)
