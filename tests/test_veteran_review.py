@@ -97,3 +97,10 @@ def test_helps_date_examples_are_still_to_come_and_work(judge):
     assert shown and shown.group(1) > today, r.body
     r = send(judge, SIGNON + f"SET ABSENCE {shown.group(1)} TO {shown.group(2)}", GERMANY)
     assert not r.subject.startswith("[ERROR]"), r.body
+
+
+# The refusal of a line whose first word is unknown read "send HELP for the commands This
+# line changed nothing" (no full stop between the two sentences).
+def test_a_line_of_no_command_reads_as_two_sentences(judge):
+    r = send(judge, SIGNON + "A BER - KIE\nHallo zusammen\nA MUN - RUH")
+    assert "send HELP for the commands. This line changed nothing" in r.flat, r.body

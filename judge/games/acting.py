@@ -693,7 +693,7 @@ class Actor:
         near = _near_command(line)
         place = re.search(r"\(did you mean ([^)]+)\?\)", why)
         hint = f"did you mean {near}?" if near else (
-            f"did you mean {place.group(1)}?" if place else "send HELP for the commands")
+            f"did you mean {place.group(1)}?" if place else "send HELP for the commands.")
         return (f"'{line.split()[0][:30]}' is no command, and this line no order: {hint} "
                 "This line changed nothing (your orders were not replaced by it).")
 
