@@ -104,3 +104,18 @@ def test_helps_date_examples_are_still_to_come_and_work(judge):
 def test_a_line_of_no_command_reads_as_two_sentences(judge):
     r = send(judge, SIGNON + "A BER - KIE\nHallo zusammen\nA MUN - RUH")
     assert "send HELP for the commands. This line changed nothing" in r.flat, r.body
+
+
+# A short friendly line under correct orders ("Good luck all!") made the mail [ERROR]; "Thanks!"
+# and the sentences of six words and more were already skipped (item 4).
+@pytest.mark.parametrize("tail", ["Good luck all!", "See you in Munich!", "Have a nice weekend!"])
+def test_a_short_exclamation_under_the_orders_is_skipped_and_said_so(judge, tail):
+    r = send(judge, SIGNON + ORDERS + tail)
+    assert not r.subject.startswith("[ERROR]") and "ERROR" not in r.body, r.body
+    assert f"Skipped '{tail}'" in r.flat, r.body
+    assert stored(judge) == STORED
+
+
+def test_an_order_ending_with_an_exclamation_mark_is_still_an_order(judge):
+    r = send(judge, SIGNON + "A BER - KIE\nA MUN - RUH\nF Kiel to Denmark!")
+    assert stored(judge) == STORED, r.body
