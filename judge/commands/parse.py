@@ -198,14 +198,17 @@ def _words(line: str) -> list[str] | None:
 
 
 def is_closing(line: str) -> bool:
-    """A known closing (``Cheers``, ``Grüße``, ``Best regards``) or one or two words ending
-    with ``,`` or ``!`` (``Bis bald!``, ``Yours,``); never a line led by an order word."""
+    """A known closing (``Cheers``, ``Grüße``, ``Best regards``), one or two words ending
+    with ``,`` or ``!`` (``Bis bald!``, ``Yours,``) or a short exclamation (``Good luck
+    all!``, ``See you in Munich!``); never a line led by an order word (the reader keeps any
+    that reads as an order)."""
     words = _words(line)
     if words is None or words[0].upper() in _ORDER_WORDS:
         return False
     if " ".join(w.lower().rstrip(".") for w in words) in CLOSINGS:
         return True
-    return len(words) <= 2 and line.strip()[-1] in ",!"
+    end = line.strip()[-1]
+    return (len(words) <= 2 and end in ",!") or (len(words) < _PROSE_WORDS and end == "!")
 
 
 def is_closing_and_name(line: str) -> bool:

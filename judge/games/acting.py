@@ -52,6 +52,7 @@ log = logging.getLogger("judge.acting")
 # a bullet or number before an order (as judge.engine.parse skips it)
 _LEAD = re.compile(r"^(?:[-*•·>]+\s*|\(?\d{1,3}[.):]\s*|\d{1,3}\s+)?")
 _UNIT_WORDS = frozenset({"A", "F", "ARMY", "FLEET"})  # a line led by one is an order line
+_SEPARATOR = re.compile(r"[,;]")  # between orders on one line, as njudge reads them
 _PREFIX = re.compile(r"^\s*(?:(?:re|aw|sv|fw|fwd|wg)\s*:|\[error\])\s*", re.IGNORECASE)
 
 
@@ -554,7 +555,7 @@ class Actor:
                 if not is_header(cmd.line):
                     ctx.lines.append(ctx.reopen)
                 ctx.reopen = None
-            ctx.lines.append(cmd.line)
+            ctx.lines.extend(self._orders_of_line(ctx, cmd.line))
             ctx.touched = True
             return
         if cmd.name == "SET" and ctx is not None and ctx.in_block() and \
@@ -654,6 +655,20 @@ class Actor:
         read = self._read_line(ctx, line)
         return bool(read and read.get("order"))
 
+    def _orders_of_line(self, ctx: _PowerContext, line: str) -> list[str]:
+        """The order lines ``line`` holds: njudge reads several orders on one line separated
+        by commas or semicolons (its data/syntax), so a line that is no order as a whole but
+        whose every such part is a valid order is those orders; any other line is itself
+        (a comma inside an order, a conditional retreat's list, stays as written)."""
+        if not _SEPARATOR.search(line) or is_header(line) or ctx.in_block() \
+                or condition_word(line):
+            return [line]
+        parts = [p.strip() for p in _SEPARATOR.split(line) if p.strip()]
+        if len(parts) < 2 or self._reads_as_order(ctx, line) \
+                or not all(self._reads_as_order(ctx, p) for p in parts):
+            return [line]
+        return parts
+
     def _starts_unknown(self, ctx: _PowerContext | None, line: str) -> str | None:
         """The variant's reason when ``line`` is no order because its very first word is
         no place, unit or order word of the game (``STAUTS``, ``Bruno``), else None."""
@@ -678,7 +693,7 @@ class Actor:
         near = _near_command(line)
         place = re.search(r"\(did you mean ([^)]+)\?\)", why)
         hint = f"did you mean {near}?" if near else (
-            f"did you mean {place.group(1)}?" if place else "send HELP for the commands")
+            f"did you mean {place.group(1)}?" if place else "send HELP for the commands.")
         return (f"'{line.split()[0][:30]}' is no command, and this line no order: {hint} "
                 "This line changed nothing (your orders were not replaced by it).")
 
@@ -762,7 +777,7 @@ class Actor:
                     ses.say(None, f"Orders not stored: game {game['name']} is not running "
                             f"(it is {game['status']}).", error=True)
                 continue
-            pending = None
+            pending, wrong = None, None
             try:
                 with self.s.db.atomic():
                     if ctx.lines:
@@ -773,7 +788,20 @@ class Actor:
                                           ctx.power, ctx.lines, ses.inbox_id,
                                           commanded=ctx.commanded) \
                         if ctx.lines else None
-                    if received is not None and received.now is not None:
+                    wrong = self._every_order_wrong(game, ctx.power, received.now) \
+                        if received is not None and received.now and not ctx.cleared else None
+                    if wrong:
+                        # a mail none of whose orders can be used (a typo in a place, a unit
+                        # the power does not have) never wipes a stored set: njudge honours
+                        # "the last valid order for a particular unit"
+                        for text, why in wrong:
+                            ses.items.append({"echo": text, "text": why, "error": True,
+                                              "kind": "text", "data": None})
+                            ses.errors += 1
+                        ses.say(None, "No order of this mail could be used, so your orders "
+                                      "stored before stand, unchanged.")
+                        status = G.order_status(self.s, game, ctx.power)
+                    elif received is not None and received.now is not None:
                         status = G.submit_orders(self.s, game, ctx.power, received.now,
                                                  ses.inbox_id)
                         ses.games_touched.add(game["id"])
@@ -789,9 +817,9 @@ class Actor:
                 ses.say(None, f"Orders for {ctx.power.title()} in {game['name']} not stored: "
                         f"{exc}", error=True)
                 continue
-            # the stored orders shown again (this mail sent none): their errors were told
-            # when they were sent, and are no error of this mail
-            earlier = not ctx.touched and not ctx.cleared
+            # the stored orders shown again (this mail sent none, or none usable): their
+            # errors were told when they were sent, and are no error of this mail
+            earlier = (not ctx.touched or bool(wrong)) and not ctx.cleared
             if status.has_errors and not earlier:
                 ses.errors += 1
             ses.items.append({"echo": "", "text": "", "error": status.has_errors and not earlier,
@@ -801,7 +829,7 @@ class Actor:
                     pending["error"] = False
                 ses.errors += 1 if pending["error"] else 0
                 ses.items.append(pending)
-            if ctx.by_master and (ctx.touched or ctx.cleared or ctx.pending_cleared):
+            if ctx.by_master and not wrong and (ctx.touched or ctx.cleared or ctx.pending_cleared):
                 self._tell_player(ses, game, ctx.power, status, pending)
             self.s.audit(command=f"(orders: {len(ctx.lines)} line(s))" if ctx.touched
                          else "(orders shown)",
@@ -809,6 +837,18 @@ class Actor:
                                  f"{sum(1 for x in status.lines if x.get('error'))} error(s)",
                          inbox_id=ses.inbox_id, address=ses.inbound.sender, game=game["name"],
                          power=ctx.power)
+
+    def _every_order_wrong(self, game: dict, power: str, lines: list[str]
+                           ) -> list[tuple[str, str]] | None:
+        """Each of ``lines`` with its error when not one of them is a usable order while
+        ``power`` has orders stored for the phase (those then stand); otherwise None."""
+        if not any(x.get("order") for x in G.order_status(self.s, game, power).lines):
+            return None
+        read = G.read_order_lines(G.get_variant(game["variant"]), G.current_position(
+            self.s, game), power, lines)
+        if not read or any(x.get("order") for x in read):
+            return None
+        return [(x["text"], x.get("error") or "not an order") for x in read]
 
     def _tell_player(self, ses: _Session, game: dict, power: str, status: G.OrderStatus,
                      pending: dict | None) -> None:

@@ -24,7 +24,7 @@ from judge.games import reporting
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
-from judge.games.settings import in_utc, phase_lengths, read_time, time_help, zone
+from judge.games.settings import day_ahead, in_utc, phase_lengths, read_time, time_help, zone
 from judge.mail import replytoken
 from judge.storage import iso, now_utc, parse_iso
 from judge.text import deadline_text
@@ -44,7 +44,9 @@ def _reader(ses: MailSession, game: dict) -> str | None:
 
 # ----------------------------------------------------------------- anyone
 def help_command(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
-    return "", "help", {"variants": [(n, G.get_variant(n).title) for n in variant_names()]}
+    now = actor.clock()  # the examples' dates are still to come for the reader
+    return "", "help", {"variants": [(n, G.get_variant(n).title) for n in variant_names()],
+                        "soon": day_ahead(now, "UTC", 1), "away": day_ahead(now, "UTC", 28)}
 
 
 def status(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:

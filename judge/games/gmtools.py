@@ -141,6 +141,8 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 f"{reports.duration(seconds)} (from the next phase "
                 "on; DEADLINE changes the current one).", "text", None)
     name, value = S.parse_setting(key, cmd.args[1:])
+    if name == "layout":
+        _has_layout(game, value)
     if name == "list" and value:
         value = _named_address(value, "SET LIST")
     if name == "list" and value and value.lower() != (S.load(game)["list"] or "").lower():
@@ -159,11 +161,22 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     return f"Game {game['name']}: {label}: {shown}.{told}", "text", None
 
 
+def _has_layout(game: dict, layout: str | None) -> None:
+    """Refuse a layout with the classic part in a game whose reports have none (Stab!,
+    Chess Dip...: their reports come in the readable layout whatever is chosen)."""
+    variant = G.get_variant(game["variant"])
+    if layout in ("classic", "both") and flow_of(variant.name).classic_names(variant) is None:
+        raise GameError(f"game {game['name']} has no classic layout ({variant.title} is not a "
+                        "board the classic judges' tools know): its reports come in the "
+                        "readable layout")
+
+
 def _own_layout(actor: CommandContext, ses: MailSession, words: list[str]) -> Reply:
     """SET LAYOUT by a player: the layout of their own copy of the reports (GAME: the
     game's again), kept for the address the reports go to."""
     game, power = _player(actor, ses, "SET LAYOUT")
     layout = S.parse_layout(" ".join(words), own=True)
+    _has_layout(game, layout)
     player = actor.s.player(game["id"], power)
     if player is None:
         raise GameError(f"{power.title()} has no player in game {game['name']}")
@@ -192,7 +205,9 @@ def _absence(actor: CommandContext, game: dict, power: str, words: list[str], no
     text = " ".join(words)
     upper = text.upper()
     if " TO " not in f" {upper} ":
-        raise GameError("SET ABSENCE needs two dates: SET ABSENCE 2026-12-01 TO 2026-12-07")
+        tz = S.zone(game)  # an example still to come
+        raise GameError(f"SET ABSENCE needs two dates: SET ABSENCE {S.day_ahead(now, tz, 7)} "
+                        f"TO {S.day_ahead(now, tz, 13)}")
     i = upper.index("TO")
     tz = S.zone(game)
     start = S.read_time(text[:i], tz, end_of_day=False)

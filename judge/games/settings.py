@@ -123,6 +123,16 @@ def time_help(now: datetime | None, tz: str) -> str:
     return TIME_HELP.replace("2026-11-25 18:00", f"{day} 18:00", 1)
 
 
+def day_ahead(now: datetime, tz: str, days: int) -> str:
+    """The date ``days`` after ``now`` in the zone ``tz`` (``2026-12-24``): a printed
+    example of a date must still be to come when the reader copies it."""
+    try:
+        local = now.astimezone(ZoneInfo(tz))
+    except (ZoneInfoNotFoundError, ValueError):
+        local = now.astimezone(UTC)
+    return (local + timedelta(days=days)).strftime("%Y-%m-%d")
+
+
 PHASE_WORDS = (("M", "movement"), ("R", "retreat"), ("A", "adjustment"))
 
 
