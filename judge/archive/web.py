@@ -34,7 +34,7 @@ def _not_found(environ: dict, start_response: Callable[..., Any]) -> Iterable[by
 
 def _headers(headers: Any, path: str, url: str) -> None:
     headers["X-Content-Type-Options"] = "nosniff"
-    headers["Content-Security-Policy"] = "default-src 'self'; script-src 'none'"
+    headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; script-src 'none'"
 
 
 def application(folder: Path) -> WhiteNoise:
