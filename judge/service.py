@@ -422,8 +422,13 @@ class Service:
             log.exception("archive: the folder %s could not be written", self.cfg.archive_path)
         return store
 
+    ARCHIVE_EVERY = 3.0  # seconds: a deadline's flood of reports is written in a few batches
+
     def _archive_step(self, store: Store) -> None:
         archive.update(store, self.cfg)
+        # the index and the judge's feed are rendered whole in each batch: gather a batch
+        if self.archive is not None:
+            self.archive.stopping.wait(self.ARCHIVE_EVERY)
 
     def _sender_setup(self) -> Sender:
         return Sender(self.cfg, Store(self.cfg.database_path))

@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import pickle
-from email import policy
-from email.parser import BytesParser
+from email import message_from_bytes
 from typing import Any
 
 from judge.mail.outbox import Outbox
@@ -127,7 +126,7 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
 
 def picture_of(raw: bytes) -> tuple[str, bytes] | None:
     """The PNG a built message carries (file name, bytes), or None."""
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    msg = message_from_bytes(raw)  # compat32: a third of the default policy's time
     for part in msg.walk():
         if part.get_content_type() == "image/png":
             data = part.get_payload(decode=True)
