@@ -416,8 +416,9 @@ class Service:
 
     def _archive_setup(self) -> Store:
         store = _TakingTurns(self.cfg.database_path, self._turns)
-        try:  # the whole folder once (it may be new, or behind a crash): then what changes
-            archive.rebuild(store, self.cfg, self.cfg.archive_path)
+        try:  # a new (or emptied) folder is written whole; then only what changes
+            if not (self.cfg.archive_path / "index.html").exists():
+                archive.rebuild(store, self.cfg, self.cfg.archive_path)
         except Exception:
             log.exception("archive: the folder %s could not be written", self.cfg.archive_path)
         return store
