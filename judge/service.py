@@ -424,8 +424,16 @@ class Service:
         return store
 
     ARCHIVE_EVERY = 3.0  # seconds: a deadline's flood of reports is written in a few batches
+    ARCHIVE_YIELD = 300.0  # seconds the archive waits at most for the painter to be done
 
     def _archive_step(self, store: Store) -> None:
+        # off the deadline's path: while games' mail waits for the painter (a deadline's
+        # flood), the archive waits too, up to ARCHIVE_YIELD seconds, and then catches up
+        since = time.monotonic()
+        while self.archive is not None and not self.archive.stopping.is_set() and \
+                time.monotonic() - since < self.ARCHIVE_YIELD and store.one(
+                    "SELECT 1 AS x FROM outbox WHERE state = 'waiting' LIMIT 1") is not None:
+            self.archive.stopping.wait(self.ARCHIVE_EVERY)
         archive.update(store, self.cfg)
         # the index and the judge's feed are rendered whole in each batch: gather a batch
         if self.archive is not None:

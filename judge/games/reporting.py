@@ -125,10 +125,11 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
                          context=context, game_id=turn.game["id"],
                          **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
-        if outbox.cfg.archive.on:  # what an observer is sent
-            subject, template, shared = reports.phase_report(
-                variant, game, turn.outcome, visible_events(events, None), None,
-                classic_names=names)
+        if outbox.cfg.archive.on:  # what an observer is sent (the master's, usually)
+            seen = visible_events(events, None)
+            subject, template, shared = built.get(tuple(id(e) for e in seen)) or \
+                reports.phase_report(variant, game, turn.outcome, seen, None,
+                                     classic_names=names)
             archiving.phase_report(outbox, s, game, str(turn.previous.phase), subject, template,
                                    {**shared, "no_orders": absent, **link},
                                    pictures.for_reader(None))
