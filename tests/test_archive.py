@@ -264,3 +264,19 @@ def test_standard_archive_has_no_press_address_or_password(tmp_path) -> None:
     for secret in (b"xyzzy", b"plugh", b"@players.test", b"@elsewhere.test", b"pw-",
                    b"master-talk"):
         assert secret not in everything, secret
+
+
+def test_an_archive_that_fails_never_stops_the_reports(tmp_path, monkeypatch, caplog) -> None:
+    from judge.games import archiving
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    j = judge(tmp_path)
+    start_standard(j, "sturdy")
+    monkeypatch.setattr(archiving, "keep", broken)
+    monkeypatch.setattr(archiving, "next_slug", broken)
+    got = j.send(GM, "MASTER sturdy master-sturdy\nPROCESS", "go")
+    assert len([g for g in got if "S1901M results" in g.subject]) == len(POWERS) + 1
+    assert j.store.game("sturdy")["phase"] == "F1901M"
+    assert "could not be kept" in caplog.text and "disk on fire" in caplog.text

@@ -104,9 +104,13 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
     if not outbox.cfg.archive.on:
         return None
     slug = next_slug(s, game["id"], kind, phase)
-    job = pickle.dumps({"template": template, "context": {
-        "judge_address": outbox.cfg.address, "now": outbox.clock(),
-        "tz": outbox.zone_of(game), **context}})
+    job = {"template": template, "context": {"judge_address": outbox.cfg.address,
+                                             "now": outbox.clock(),
+                                             "tz": outbox.zone_of(game), **context}}
+    try:
+        blob = pickle.dumps(job)
+    except Exception:  # a context that does not pickle: its text rendered now, stored as is
+        blob = pickle.dumps({"text": render(template, **job["context"])})
     carrier, filename, png = None, None, None
     if "picture" in picture:  # drawn after the transaction: taken from a mail carrying it
         row = s.one("SELECT min(outbox_id) AS id FROM (SELECT outbox_id FROM outbox_jobs "
@@ -120,7 +124,7 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
         "orders, job, carrier, filename, png) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (game["id"], slug, phase, kind, iso(outbox.clock()), subject, json.dumps(names),
          None if counts is None else json.dumps(counts),
-         None if orders is None else json.dumps(orders), job, carrier, filename, png))
+         None if orders is None else json.dumps(orders), blob, carrier, filename, png))
     return int(cur.lastrowid or 0)
 
 
@@ -159,7 +163,7 @@ def publish(s: Store) -> set[int]:
                 filename, png = found
         try:
             job = pickle.loads(r["job"])
-            text = render(job["template"], **job["context"])
+            text = job["text"] if "text" in job else render(job["template"], **job["context"])
         except Exception:  # a page with a short note rather than none, and the rest go on
             log.exception("archive: the public text of row %s could not be rendered", r["id"])
             text = "(This mail could not be rendered for the archive.)\n"

@@ -7,6 +7,7 @@ the mail is queued; does nothing when the archive is off.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from judge.archive.store import keep, next_slug, page_path
@@ -16,6 +17,7 @@ from judge.games.flow import flow_of, game_settings
 from judge.mail.outbox import Outbox
 from judge.storage import Store
 
+log = logging.getLogger("judge.archive")
 OBSERVER = {"you": None, "role": "observer"}  # the reader the archive is: sees what is public
 
 
@@ -32,17 +34,26 @@ def page_url(outbox: Outbox, s: Store, game: dict, kind: str, phase: str) -> str
     base = outbox.cfg.archive_url
     if not base:
         return ""
-    return f"{base}/{page_path(game['name'], next_slug(s, game['id'], kind, phase))}"
+    try:
+        return f"{base}/{page_path(game['name'], next_slug(s, game['id'], kind, phase))}"
+    except Exception:  # the archive must never stop a game's reports: the mail goes unlinked
+        log.exception("archive: the page of %s's mail about %s has no name", game["name"],
+                      phase)
+        return ""
 
 
 def _keep(outbox: Outbox, s: Store, game: dict, kind: str, phase: str, subject: str,
           template: str, context: dict, picture: dict, *, counts: dict | None = None,
           orders: dict | None = None) -> None:
-    names = _by_name(game, {p["power"]: 1 for p in s.players(game["id"])})
-    keep(outbox, s, game, kind=kind, phase=phase, subject=subject, template=template,
-         context=context, picture=picture, names=list(names),
-         counts=None if counts is None else _by_name(game, counts),
-         orders=None if orders is None else _by_name(game, orders))
+    try:
+        names = _by_name(game, {p["power"]: 1 for p in s.players(game["id"])})
+        keep(outbox, s, game, kind=kind, phase=phase, subject=subject, template=template,
+             context=context, picture=picture, names=list(names),
+             counts=None if counts is None else _by_name(game, counts),
+             orders=None if orders is None else _by_name(game, orders))
+    except Exception:  # the archive must never stop a game's reports
+        log.exception("archive: %s's %s mail about %s could not be kept", game["name"], kind,
+                      phase)
 
 
 def _table_counts(context: dict) -> dict[str, int] | None:
