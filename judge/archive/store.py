@@ -104,13 +104,12 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
     if not outbox.cfg.archive.on:
         return None
     slug = next_slug(s, game["id"], kind, phase)
-    job = {"template": template, "context": {"judge_address": outbox.cfg.address,
-                                             "now": outbox.clock(),
-                                             "tz": outbox.zone_of(game), **context}}
+    full = {"judge_address": outbox.cfg.address, "now": outbox.clock(),
+            "tz": outbox.zone_of(game), **context}
     try:
-        blob = pickle.dumps(job)
+        blob = pickle.dumps({"template": template, "context": full})
     except Exception:  # a context that does not pickle: its text rendered now, stored as is
-        blob = pickle.dumps({"text": render(template, **job["context"])})
+        blob = pickle.dumps({"text": render(template, **full)})
     carrier, filename, png = None, None, None
     if "picture" in picture:  # drawn after the transaction: taken from a mail carrying it
         row = s.one("SELECT min(outbox_id) AS id FROM (SELECT outbox_id FROM outbox_jobs "

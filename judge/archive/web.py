@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from waitress.server import create_server
-from whitenoise import WhiteNoise
+from waitress.server import create_server  # type: ignore[import-untyped]
+from whitenoise import WhiteNoise  # type: ignore[import-untyped]
 
 log = logging.getLogger("judge.archive")
 
