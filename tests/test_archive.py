@@ -280,3 +280,21 @@ def test_an_archive_that_fails_never_stops_the_reports(tmp_path, monkeypatch, ca
     assert len([g for g in got if "S1901M results" in g.subject]) == len(POWERS) + 1
     assert j.store.game("sturdy")["phase"] == "F1901M"
     assert "could not be kept" in caplog.text and "disk on fire" in caplog.text
+
+
+def test_a_variants_own_publications_are_archived_by_their_subject(tmp_path) -> None:
+    from dipkit import DipGame
+
+    g = DipGame(tmp_path)
+    g.judge.cfg.archive = ArchiveConfig(folder="site")
+    g.start()
+    g.to_deadline()
+    assert update(g.judge.store, g.judge.cfg) > 0
+    site = files(tmp_path / "site")
+    assert {"game/dip/start.html", "game/dip/the-rules-in-force-at-the-start.html",
+            "game/dip/move-report-turn-1.html"} <= set(site)
+    assert 'href="move-report-turn-1.html">move report turn 1 →</a>' in \
+        site["game/dip/start.html"].decode()
+    everything = b"\n".join(site.values())
+    assert b"@players.test" not in everything and b"seat-" not in everything
+    assert b"sgpass" not in everything

@@ -69,9 +69,9 @@ def _entry(row: dict, game: dict) -> dict:
 
 
 def _label(row: dict) -> str:
-    """The mail's short name in links: its phase, "start", "S1901M notice"."""
+    """The mail's short name in links: its phase, "start", "move report turn 1"."""
     return {"report": row["slug"], "start": "start"}.get(row["kind"], row["slug"].replace(
-        "-notice", " notice"))
+        "-", " "))
 
 
 def _alt(row: dict, game: dict) -> str:

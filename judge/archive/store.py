@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import pickle
+import re
 from email import message_from_bytes
 from typing import Any
 
@@ -52,7 +53,15 @@ MIGRATIONS = [
     """,
 ]
 
-SLUG_BASE = {"start": "start", "publication": "{phase}-notice", "report": "{phase}"}
+def slug_base(kind: str, phase: str, subject: str) -> str:
+    """A page's name before any ``-2``: a report's phase, ``start``, a publication's subject
+    after the game's name (``move-report-turn-1``, as a variant's own reports are named)."""
+    if kind == "report":
+        return phase
+    if kind == "start":
+        return "start"
+    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(": ")[2].lower()).strip("-")
+    return words[:60].strip("-") or "notice"
 
 
 def ensure(s: Store) -> None:
@@ -77,12 +86,12 @@ def page_path(name: str, slug: str) -> str:
     return f"{game_folder(name)}{slug}.html"
 
 
-def next_slug(s: Store, game_id: int, kind: str, phase: str) -> str:
-    """The page name the next mail of ``kind`` about ``phase`` gets in its game's folder:
-    the phase (``S1901M``), ``start``, ``S1901M-notice``; ``-2``, ``-3`` after it when the
-    phase was mailed already (reported again after a ROLLBACK)."""
+def next_slug(s: Store, game_id: int, kind: str, phase: str, subject: str = "") -> str:
+    """The page name the next mail of ``kind`` about ``phase`` gets in its game's folder
+    (:func:`slug_base`); ``-2``, ``-3`` after it when the phase was mailed already (reported
+    again after a ROLLBACK)."""
     ensure(s)
-    base = SLUG_BASE[kind].format(phase=phase)
+    base = slug_base(kind, phase, subject)
     taken = {r["slug"] for r in s.all("SELECT slug FROM archive_mail WHERE game_id = ? AND "
                                       "(slug = ? OR slug LIKE ?)", (game_id, base,
                                                                     base + "-%"))}
@@ -103,7 +112,7 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
     ``orders`` as the public mail gives them, by public name. None when the archive is off."""
     if not outbox.cfg.archive.on:
         return None
-    slug = next_slug(s, game["id"], kind, phase)
+    slug = next_slug(s, game["id"], kind, phase, subject)
     full = {"judge_address": outbox.cfg.address, "now": outbox.clock(),
             "tz": outbox.zone_of(game), **context}
     try:
