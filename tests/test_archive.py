@@ -298,3 +298,21 @@ def test_a_variants_own_publications_are_archived_by_their_subject(tmp_path) -> 
     everything = b"\n".join(site.values())
     assert b"@players.test" not in everything and b"seat-" not in everything
     assert b"sgpass" not in everything
+
+
+def test_a_phase_reported_again_after_rollback_gets_a_page_of_its_own(tmp_path) -> None:
+    j = judge(tmp_path)
+    start_standard(j, "again")
+    first = j.send(GM, "MASTER again master-again\nPROCESS", "go")
+    j.send(GM, "MASTER again master-again\nROLLBACK S1901M", "back")
+    j.send(addr("FRANCE"), "SIGNON France again pw-FRANCE\nA PAR - BUR", "orders")
+    second = j.send(GM, "MASTER again master-again\nPROCESS", "go")
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    link = f"This phase on the web: {BASE}/game/again/"
+    [one] = [g for g in first if g.rcpt == GM and "S1901M results" in g.subject]
+    [two] = [g for g in second if g.rcpt == GM and "S1901M results" in g.subject]
+    assert f"{link}S1901M.html" in one.body and f"{link}S1901M-2.html" in two.body
+    assert "A PAR - BUR" not in mail_texts(site)["game/again/S1901M.html"]
+    assert "A PAR - BUR" in mail_texts(site)["game/again/S1901M-2.html"]
+    assert site["game/again/S1901M-2.png"] == pictures_mailed(second)["S1901M.png"]
