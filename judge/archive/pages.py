@@ -164,7 +164,7 @@ def index_pages(s: Store, cfg: Config, games: list[dict]) -> dict[str, bytes]:
         "index.html": _render("index.html.j2", root="", games=games, last=last,
                               judge=cfg.name),
         "style.css": environment().loader.get_source(  # type: ignore[union-attr]
-            environment(), "archive/style.css")[0].encode(),
+            environment(), "archive/style.css.j2")[0].encode(),  # as written (not a template)
         "feed.atom": _render("feed.atom.j2", title=f"{cfg.name}: the games' public mail",
                              entries=recent, self_href="feed.atom", home="index.html",
                              site_feed=True, feed_id=f"tag:{cfg.domain},2026:archive",
