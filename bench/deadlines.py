@@ -48,7 +48,8 @@ sys.path.insert(0, str(REPO))
 
 import judge.games.game as G  # noqa: E402
 from judge import render  # noqa: E402
-from judge.config import Config  # noqa: E402
+from judge.archive.store import ensure as ensure_archive  # noqa: E402
+from judge.config import ArchiveConfig, Config  # noqa: E402
 from judge.mail.outbox import Outbox  # noqa: E402
 from judge.service import Service  # noqa: E402
 from judge.storage import Store, iso, now_utc  # noqa: E402
@@ -201,7 +202,7 @@ def cpu_use() -> dict[str, float]:
     its child processes (the rendering pool)."""
     out: dict[str, float] = {}
     for t in threading.enumerate():
-        if t.name in ("deadlines", "worker", "painter", "sender") and t.native_id:
+        if t.name in ("deadlines", "worker", "painter", "sender", "archive") and t.native_id:
             out[t.name] = cpu_seconds(f"/proc/self/task/{t.native_id}/stat")
     out["process"] = cpu_seconds("/proc/self/stat")
     out["pool"] = sum(cpu_seconds(f"/proc/{c.pid}/stat") for c in multiprocessing.active_children())
@@ -224,6 +225,9 @@ def main() -> None:
     ap.add_argument("--lead", type=float, default=5.0,
                     help="seconds from starting the service to the common deadline")
     ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--archive", action="store_true",
+                    help="with the web archive on ([archive] folder): also measures when "
+                    "every game's page is written, and the archive's size")
     args = ap.parse_args()
 
     real_hash = G.hash_password
@@ -234,8 +238,12 @@ def main() -> None:
     cfg = Config(database=str(d / "judge.db"), base_dir=d)
     cfg.intake.mode, cfg.intake.listen = "smtp", f"127.0.0.1:{port}"
     cfg.outbound.mode = "maildir"
+    if args.archive:
+        cfg.archive = ArchiveConfig(folder="archive")
     cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
     s = Store(cfg.database_path)
+    if args.archive:
+        ensure_archive(s)
     t0 = time.perf_counter()
     ids = make_games(s, "standard", args.standard, STANDARD, "std")
     ids += make_games(s, "stab", args.stab, STAB, "stab")
@@ -268,6 +276,7 @@ def main() -> None:
     mailer.start()
     games = len(ids)
     done_at: dict[int, float] = {}
+    archived_at: dict[int, float] = {}  # its report's page written into the archive folder
     adjudicated_at: dict[int, float] = {}  # its transaction committed (its reports queued)
     wanted, reported, last_id = set(ids), set(), base
     try:
@@ -287,7 +296,12 @@ def main() -> None:
             for gid in reported - waiting - done_at.keys():
                 done_at[gid] = polled
             replies(cfg.maildir_path, seen, read)
-            if len(done_at) >= games:
+            if args.archive and len(archived_at) < games:
+                for r in s.all("SELECT DISTINCT game_id FROM archive_mail WHERE kind = "
+                               "'report' AND state = 'written'"):
+                    if r["game_id"] in wanted:
+                        archived_at.setdefault(r["game_id"], polled)
+            if len(done_at) >= games and (not args.archive or len(archived_at) >= games):
                 break
             time.sleep(0.25)
         finished = time.time()
@@ -326,6 +340,12 @@ def main() -> None:
         # process, the rendering pool; and the machine's load average (1 min) then
         "cpu_s": cpu, "load_before": round(load_before, 2), "load_after": round(load_after, 2),
     }
+    if args.archive:
+        folder = cfg.archive_path
+        out["seconds_to_last_archived"] = round(max(archived_at.values()), 2) \
+            if archived_at else None
+        out["games_archived"] = len(archived_at)
+        out["archive_bytes"] = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
     print(f"last report {out['seconds_to_last_report']} s after the deadline; slowest reply "
           f"{out['reply_latency_s_during']} s", file=sys.stderr)
     print(json.dumps(out))

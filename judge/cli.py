@@ -1,5 +1,5 @@
-"""The ``judge`` command: ``serve``, ``check``, ``adjudicate`` and ``variants`` (the contract of
-DESIGN.md), and ``render`` (map pictures, issue 10)."""
+"""The ``judge`` command: ``serve``, ``check``, ``adjudicate``, ``variants`` and ``archive`` (the
+contract of DESIGN.md), and ``render`` (map pictures, issue 10)."""
 
 from __future__ import annotations
 
@@ -203,6 +203,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return run_check(args.config)
 
 
+def _cmd_archive(args: argparse.Namespace) -> int:
+    """Write the whole web archive (every game's public mail, pages and feeds) to --out."""
+    from judge.archive.write import rebuild
+    from judge.config import ConfigError, load_config
+    from judge.storage import Store
+
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    if not cfg.database_path.is_file():
+        return _fail(f"no database at {cfg.database_path}: nothing to archive")
+    store = Store(cfg.database_path)
+    try:
+        changed = rebuild(store, cfg, Path(args.out))
+    except OSError as exc:
+        return _fail(f"cannot write the archive to {args.out}: {exc.strerror or exc}")
+    finally:
+        store.close()
+    print(f"judge: archive written to {args.out} ({changed} file(s) changed)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="A play-by-email Diplomacy judge.")
     parser.add_argument("--version", action="version", version=f"judge {__version__}")
@@ -234,6 +257,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--orders", help="orders text file (POWER: blocks): drawn as arrows")
     p.add_argument("--out", required=True, help="picture to write: map.png or map.svg")
     p.set_defaults(func=_cmd_render)
+
+    p = sub.add_parser("archive", help="write the whole web archive of public pages and feeds")
+    p.add_argument("--out", required=True, help="the folder to write it to")
+    p.add_argument("--config", help="TOML config file (default: embedded defaults)")
+    p.set_defaults(func=_cmd_archive)
 
     p = sub.add_parser("variants", help="list the variants this judge runs")
     p.set_defaults(func=_cmd_variants)

@@ -122,6 +122,18 @@ class LogConfig(Section):
     format: Literal["text", "json"] = "text"  # json: one JSON object a line, for log shippers
 
 
+class ArchiveConfig(Section):
+    """The web archive of the games' public mail (judge/archive/, docs/operating.md)."""
+
+    folder: str = ""  # where the judge writes it ("": no archive); relative to the database
+    base_url: str = ""  # where the folder is served, for the links in mail ("": no links)
+    listen: str = ""  # HOST:PORT on loopback where `judge serve` serves the folder ("": not)
+
+    @property
+    def on(self) -> bool:
+        return bool(self.folder.strip())
+
+
 class Config(Section):
     """``[judge]`` keys, then one field per other section."""
 
@@ -162,6 +174,7 @@ class Config(Section):
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    archive: ArchiveConfig = field(default_factory=ArchiveConfig)
     base_dir: Path = field(default_factory=Path.cwd)  # not a key: the config file's folder
     # not a key: what the host should know about the file read (``judge serve`` logs them,
     # ``judge check`` prints them)
@@ -176,6 +189,16 @@ class Config(Section):
     def maildir_path(self) -> Path:
         p = Path(self.outbound.maildir).expanduser()
         return p if p.is_absolute() else self.database_path.parent / p
+
+    @property
+    def archive_path(self) -> Path:
+        p = Path(self.archive.folder).expanduser()
+        return p if p.is_absolute() else self.database_path.parent / p
+
+    @property
+    def archive_url(self) -> str:
+        """The archive's address for links in mail ("" when it has none or is off)."""
+        return self.archive.base_url.rstrip("/") if self.archive.on else ""
 
     @property
     def domain(self) -> str:
@@ -233,8 +256,28 @@ def _check(cfg: Config) -> None:
     if not colon or not port.isdigit() or not 1 <= int(port) <= 65535:
         raise ConfigError(f"[intake] listen: expected HOST:PORT with a port from 1 to 65535, "
                           f"got {listen!r}")
+    _check_archive(cfg.archive)
     if "@" not in cfg.address:
         raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
+
+
+def _check_archive(archive: ArchiveConfig) -> None:
+    url = archive.base_url.strip()
+    if url and not re.match(r"https?://[^\s/]+(/\S*)?$", url):
+        raise ConfigError(f"[archive] base_url: expected an http:// or https:// address, got "
+                          f"{url!r}")
+    if archive.listen:
+        host, colon, port = archive.listen.rpartition(":")
+        if not colon or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise ConfigError(f"[archive] listen: expected HOST:PORT with a port from 1 to "
+                              f"65535, got {archive.listen!r}")
+        if host.strip("[]") not in ("127.0.0.1", "::1", "localhost"):
+            raise ConfigError(f"[archive] listen: the judge serves the archive on loopback "
+                              f"only (127.0.0.1, ::1 or localhost); put a web server in front "
+                              f"for anything else, got {archive.listen!r}")
+        if not archive.on:
+            raise ConfigError("[archive] listen: set [archive] folder too (there is nothing "
+                              "to serve without it)")
 
 
 _TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false",

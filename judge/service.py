@@ -32,6 +32,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from datetime import UTC, datetime
 from typing import Any
 
+from judge.archive import write as archive
+from judge.archive.web import ArchiveServer
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.games.deadlines import render_failed, short_reason
@@ -345,6 +347,11 @@ class Service:
         self.worker = _Loop("worker", self._worker_setup, self._worker_step, 30.0)
         self.deadlines = _Loop("deadlines", self._deadlines_setup, self._deadlines_step, 30.0)
         self.painter = _Loop("painter", self._painter_setup, self._painter_step, 30.0)
+        # the web archive (off by default): written after the painter releases a game's mail
+        self.archive = _Loop("archive", self._archive_setup, self._archive_step, 30.0) \
+            if cfg.archive.on else None
+        self.web = ArchiveServer(cfg.archive_path, cfg.archive.listen) \
+            if cfg.archive.on and cfg.archive.listen else None
         self.intake: SmtpReceiver | ImapIntake | None = None
         self._actors: list[Actor] = []
         self._turns = _Turns()  # the two actors' transactions take turns
@@ -391,7 +398,7 @@ class Service:
         # own is rendered at once (not deferred: it cannot come back to the painter)
         actor = Actor(store, self.cfg) if self.now is None else Actor(store, self.cfg,
                                                                         self.now)
-        return _Painter(store, self.sender.wake, stopping=self.painter.stopping,
+        return _Painter(store, self._released, stopping=self.painter.stopping,
                         failed=functools.partial(self._render_failed, actor))
 
     @staticmethod
@@ -400,6 +407,37 @@ class Service:
 
     def _painter_step(self, painter: _Painter) -> None:
         painter.step()
+
+    def _released(self) -> None:
+        """The painter released mail: to the sender, and to the archive (a report's page)."""
+        self.sender.wake()
+        if self.archive is not None:
+            self.archive.wake()
+
+    def _archive_setup(self) -> Store:
+        store = _TakingTurns(self.cfg.database_path, self._turns)
+        try:  # a new (or emptied) folder is written whole; then only what changes
+            if not (self.cfg.archive_path / "index.html").exists():
+                archive.rebuild(store, self.cfg, self.cfg.archive_path)
+        except Exception:
+            log.exception("archive: the folder %s could not be written", self.cfg.archive_path)
+        return store
+
+    ARCHIVE_EVERY = 3.0  # seconds: a deadline's flood of reports is written in a few batches
+    ARCHIVE_YIELD = 300.0  # seconds the archive waits at most for the painter to be done
+
+    def _archive_step(self, store: Store) -> None:
+        # off the deadline's path: while games' mail waits for the painter (a deadline's
+        # flood), the archive waits too, up to ARCHIVE_YIELD seconds, and then catches up
+        since = time.monotonic()
+        while self.archive is not None and not self.archive.stopping.is_set() and \
+                time.monotonic() - since < self.ARCHIVE_YIELD and store.one(
+                    "SELECT 1 AS x FROM outbox WHERE state = 'waiting' LIMIT 1") is not None:
+            self.archive.stopping.wait(self.ARCHIVE_EVERY)
+        archive.update(store, self.cfg)
+        # the index and the judge's feed are rendered whole in each batch: gather a batch
+        if self.archive is not None:
+            self.archive.stopping.wait(self.ARCHIVE_EVERY)
 
     def _sender_setup(self) -> Sender:
         return Sender(self.cfg, Store(self.cfg.database_path))
@@ -410,6 +448,10 @@ class Service:
     def start(self) -> None:
         self.sender.start()
         self.painter.start()
+        if self.archive is not None:
+            self.archive.start()
+        if self.web is not None:
+            self.web.start()
         self.worker.start()
         self.deadlines.start()
         self.worker.ready.wait(30)
@@ -436,6 +478,11 @@ class Service:
         self.deadlines.join(30)
         self.painter.stop()  # what is left is drawn at the next start
         self.painter.join(30)
+        if self.archive is not None:  # what is left is written at the next start
+            self.archive.stop()
+            self.archive.join(30)
+        if self.web is not None:
+            self.web.stop()
         self.sender.stop()  # one last flush happens before it exits
         self.sender.join(30)
         log.info("stopped")

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from judge.archive.store import game_folder
 from judge.games import game as G
 from judge.games import settings as S
 from judge.mail.reading import canonical_address
@@ -74,6 +75,9 @@ def list_headers(cfg: Any, game: dict, address: str) -> dict[str, str]:
         headers["List-Unsubscribe"] = (f"<{url}{'&' if '?' in url else '?'}{query}>, "
                                        + headers["List-Unsubscribe"])
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    archive = getattr(cfg, "archive_url", "")
+    if archive:  # RFC 2369: where the game's public mail is archived (judge/archive/)
+        headers["List-Archive"] = f"<{archive}/{game_folder(name)}>"
     return headers
 
 

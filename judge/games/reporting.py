@@ -13,7 +13,7 @@ from typing import Any
 from judge import reports
 from judge.engine.events import visible_events
 from judge.engine.position import Position
-from judge.games import ahead
+from judge.games import ahead, archiving
 from judge.games import game as G
 from judge.games import settings as S
 from judge.games.flow import flow_of
@@ -53,15 +53,22 @@ def queue_flow_report(outbox: Outbox, s: Store, group: list[G.Turn]) -> bool:
     after = group[-1].outcome.position
     pictures = reports.Pictures(variant, after, after, events,
                                  f"{game['name']} {variant.title}", outbox, hidden=plug.hidden)
+    phase = str(group[0].outcome.previous.phase)
+    link = {"archive_url": archiving.page_url(outbox, s, game, "report", phase)}
     for r in readers(s, game):  # players, master, observers, the game's list
         mail = plug.report(variant, game, steps, visible_events(events, r.power), r.power)
         if mail is None:
             return False
         subject, template, context = mail
         outbox.queue(kind="report", to=r.address, subject=subject, template=template,
-                     context=context, game_id=game["id"],
+                     context={**context, **link}, game_id=game["id"],
                      **pictures.for_reader(r.power),
                      headers=list_headers(outbox.cfg, game, r.address))
+    if outbox.cfg.archive.on:  # what an observer is sent
+        public = plug.report(variant, game, steps, visible_events(events, None), None)
+        if public is not None:
+            archiving.flow_report(outbox, s, game, phase, (public[0], public[1],
+                                  {**public[2], **link}), events, pictures.for_reader(None))
     return True
 
 
@@ -85,6 +92,7 @@ def queue_publication(outbox: Outbox, s: Store, game: dict, subject: str, templa
                      template=template, context={**context, "you": r.power, "role": r.role},
                      game_id=game["id"],
                      headers=list_headers(outbox.cfg, game, r.address))
+    archiving.publication(outbox, s, game, f"{game['name']}: {subject}", template, context)
 
 
 def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
@@ -102,6 +110,8 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
         # the report depends on the reader only through the events it may see (and its
         # name): built once per distinct view, not once per reader (a public game has one)
         built: dict[tuple[int, ...], tuple[str, str, dict]] = {}
+        link = {"archive_url": archiving.page_url(outbox, s, game, "report",
+                                                  str(turn.previous.phase))}
         for r in readers(s, game):  # players, master, observers, the game's list
             seen = visible_events(events, r.power)
             view = tuple(id(e) for e in seen)  # the events live as long as this loop
@@ -109,12 +119,20 @@ def queue_phase_reports(outbox: Outbox, s: Store, turns: list[G.Turn]) -> None:
                 built[view] = reports.phase_report(variant, game, turn.outcome, seen, r.power,
                                                    classic_names=names)
             subject, template, shared = built[view]
-            context = {**shared, "you": r.power, "no_orders": absent,
+            context = {**shared, "you": r.power, "no_orders": absent, **link,
                        "layout": S.layout_for(game, r.address)}  # the reader's (SET LAYOUT)
             outbox.queue(kind="report", to=r.address, subject=subject, template=template,
                          context=context, game_id=turn.game["id"],
                          **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
+        if outbox.cfg.archive.on:  # what an observer is sent (the master's, usually)
+            seen = visible_events(events, None)
+            subject, template, shared = built.get(tuple(id(e) for e in seen)) or \
+                reports.phase_report(variant, game, turn.outcome, seen, None,
+                                     classic_names=names)
+            archiving.phase_report(outbox, s, game, str(turn.previous.phase), subject, template,
+                                   {**shared, "no_orders": absent, **link},
+                                   pictures.for_reader(None))
 
 
 def turn_number(s: Store, turn: G.Turn) -> int:
@@ -150,6 +168,11 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
                          context=notice[1], game_id=game["id"],
                          **pictures.for_reader(r.power),
                          headers=list_headers(outbox.cfg, game, r.address))
+        if outbox.cfg.archive.on:
+            public = plug.start_notice(variant, game, pos, None)
+            assert public is not None
+            archiving.start(outbox, s, game, subject, public[0], public[1],
+                            pictures.for_reader(None))
         return
     ctx = {"game": game["name"], "variant": variant.title, "phase": game["phase"],
            "phase_name": pos.phase.long_name, "deadline": game["deadline"],
@@ -161,3 +184,5 @@ def queue_start(outbox: Outbox, s: Store, game: dict) -> None:
                      context={**ctx, "you": r.power, "gmpress": gm_reads_press(game)},
                      game_id=game["id"], **pictures.for_reader(r.power),
                      headers=list_headers(outbox.cfg, game, r.address))
+    archiving.start(outbox, s, game, subject, "started.txt.j2",
+                    {**ctx, "gmpress": gm_reads_press(game)}, pictures.for_reader(None))

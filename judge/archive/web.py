@@ -1,0 +1,70 @@
+"""Serving the archive's folder read-only on a loopback port (``[archive] listen``), for a host
+with no web server of its own; anything public goes through a real web server in front
+(docs/operating.md has nginx and Caddy examples).
+
+Waitress (a pure-Python WSGI server) serves WhiteNoise (static files: GET and HEAD only,
+ETag and Last-Modified, ``index.html`` for a folder, nothing outside the folder): no HTTP is
+written here. WhiteNoise looks each file up when it is asked for (``autorefresh``), since the
+judge writes new pages while it runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from waitress.server import create_server  # type: ignore[import-untyped]
+from whitenoise import WhiteNoise  # type: ignore[import-untyped]
+
+log = logging.getLogger("judge.archive")
+
+MIMETYPES = {".atom": "application/atom+xml; charset=utf-8", ".css": "text/css; charset=utf-8",
+             ".html": "text/html; charset=utf-8", ".png": "image/png"}
+
+
+def _not_found(environ: dict, start_response: Callable[..., Any]) -> Iterable[bytes]:
+    body = b"Not found: this archive has only its pages, pictures and feeds.\n"
+    start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8"),
+                                     ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def _headers(headers: Any, path: str, url: str) -> None:
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; script-src 'none'"
+
+
+def application(folder: Path) -> WhiteNoise:
+    """The WSGI application serving ``folder``."""
+    return WhiteNoise(_not_found, root=str(folder), autorefresh=True, index_file=True,
+                      max_age=60, allow_all_origins=False, mimetypes=MIMETYPES,
+                      add_headers_function=_headers)
+
+
+class ArchiveServer:
+    """The folder served on ``listen`` (HOST:PORT) in a thread of its own."""
+
+    def __init__(self, folder: Path, listen: str) -> None:
+        host, _, port = listen.rpartition(":")
+        folder.mkdir(parents=True, exist_ok=True)
+        self.server = create_server(application(folder), host=host.strip("[]"),
+                                    port=int(port), threads=2, ident="judge-archive",
+                                    clear_untrusted_proxy_headers=True)
+        self.thread = threading.Thread(target=self.server.run, name="archive-web",
+                                       daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+        log.info("archive served read-only on http://%s", self.address)
+
+    @property
+    def address(self) -> str:
+        host, port = self.server.socket.getsockname()[:2]
+        return f"{host}:{port}"
+
+    def stop(self) -> None:
+        self.server.close()
+        self.thread.join(5)

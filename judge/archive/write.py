@@ -1,0 +1,86 @@
+"""Writing the archive's folder: after each public report (``judge serve``'s archive thread,
+off the deadline's path) the pages of the games that have new mail, the index and the judge's
+feed; ``judge archive --out DIR`` the whole of it. Both write what :mod:`.pages` renders, so
+the same database gives the same bytes. Each file is written to a temporary file beside it
+and renamed over the old one (a reader never sees half a page), and only when its bytes
+changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from judge.archive import pages
+from judge.archive.store import present, publish
+from judge.config import Config
+from judge.storage import Store
+
+log = logging.getLogger("judge.archive")
+
+
+def write_file(folder: Path, name: str, data: bytes) -> bool:
+    """Write ``data`` to ``folder/name`` atomically; False when it held those bytes already."""
+    path = folder / name
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)  # served by a web server running as another user
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+def write_files(folder: Path, files: dict[str, bytes]) -> int:
+    """Write each file (path relative to ``folder``); how many changed."""
+    return sum(write_file(folder, name, data) for name, data in sorted(files.items()))
+
+
+def update(s: Store, cfg: Config) -> int:
+    """Publish the public mail that is ready (:func:`.store.publish`) and write the pages it
+    changes into the archive folder: each such game's pages and new pictures, then the index
+    and the judge's feed. Returns how many files changed."""
+    if not cfg.archive.on:
+        return 0
+    publish(s)
+    if not present(s):
+        return 0
+    rows = s.all("SELECT id, game_id FROM archive_mail WHERE state = 'ready' ORDER BY id")
+    folder = cfg.archive_path
+    if not rows and (folder / "index.html").exists():
+        return 0
+    folder.mkdir(parents=True, exist_ok=True)
+    fresh: dict[int, list[int]] = {}
+    for r in rows:
+        fresh.setdefault(r["game_id"], []).append(r["id"])
+    games = pages.archived_games(s, cfg)
+    changed = 0
+    for g in games:
+        if g["id"] in fresh:
+            changed += write_files(folder, pages.game_pictures(s, g, fresh[g["id"]]))
+            changed += write_files(folder, pages.game_pages(s, cfg, g))
+    changed += write_files(folder, pages.index_pages(s, cfg, games))
+    if rows:
+        with s.transaction():
+            for r in rows:
+                s.execute("UPDATE archive_mail SET state = 'written' WHERE id = ? AND "
+                          "state = 'ready'", (r["id"],))
+    return changed
+
+
+def rebuild(s: Store, cfg: Config, out: Path) -> int:
+    """``judge archive --out``: the whole archive written into ``out`` from the database
+    (what is published; nothing is changed in the database). How many files changed."""
+    out.mkdir(parents=True, exist_ok=True)
+    return write_files(out, pages.site(s, cfg))

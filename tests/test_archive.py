@@ -1,0 +1,318 @@
+"""The web archive (issue 27), through the judge's real acting code in process: each public
+mail becomes a page with its text, its picture (the bytes the mail carried) and its orders;
+the game's page has the centre counts and the history; the feeds parse; every page is HTML5
+without a parse error; ``judge archive --out`` writes the same bytes as the pages written
+after each report; mail links to the pages. And the archive holds exactly what an observer
+receives: in a Stab! Gunboat game and a standard game with press, every archived byte is
+searched for what the variant hides (the oracle of the mail tests: tests/stabkit.py's
+check_report, tests/hiddenwatch.py's Gunboat names), for addresses, passwords and press."""
+
+from __future__ import annotations
+
+import email
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from email import policy
+from pathlib import Path
+
+import html5lib
+import pytest
+from hiddenwatch import SEASON_REPORT, group_of, stab_groups
+from mailkit import POWERS, Got, InProcessBackend, InProcessJudge
+from stabkit import check_report, play_stab_game
+
+from judge.archive.write import update
+from judge.config import ArchiveConfig, ConfigError, load_config
+
+GM = "gm@players.test"
+BASE = "https://dip.example.org/archive"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def addr(power: str) -> str:
+    return f"{power.lower()}@players.test"
+
+
+def judge(tmp_path: Path, **archive: str) -> InProcessJudge:
+    return InProcessJudge(tmp_path, archive=ArchiveConfig(**{"folder": "site",
+                                                              "base_url": BASE, **archive}))
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def pictures_mailed(got: list[Got]) -> dict[str, bytes]:
+    out = {}
+    for g in got:
+        msg = email.message_from_bytes(g.raw, policy=policy.default)
+        for part in msg.walk():
+            if part.get_content_type() == "image/png":
+                out[part.get_filename()] = part.get_payload(decode=True)
+    return out
+
+
+def assert_html5(name: str, data: bytes) -> None:
+    parser = html5lib.HTMLParser(strict=True)
+    try:
+        parser.parse(data.decode("utf-8"))
+    except html5lib.html5parser.ParseError as exc:
+        raise AssertionError(f"{name}: {exc}: {parser.errors}") from None
+
+
+def mail_texts(site: dict[str, bytes]) -> dict[str, str]:
+    """Each mail page's text (the <pre> of the mail), unescaped, by page."""
+    import html
+
+    out = {}
+    for name, data in site.items():
+        if not name.endswith(".html"):
+            continue
+        m = re.search(r'<pre class="mail">(.*?)</pre>', data.decode(), re.S)
+        if m:
+            out[name] = html.unescape(m.group(1))
+    return out
+
+
+def start_standard(j: InProcessJudge, game: str) -> None:
+    j.send(GM, f"CREATE {game} master-{game}\nOPEN", "new")
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p.title()} {game} pw-{p}", "join")
+    j.send(GM, f"MASTER {game} master-{game}\nSTART", "start")
+
+
+def test_standard_game_pages_pictures_feeds_and_the_same_bytes_rebuilt(tmp_path) -> None:
+    j = judge(tmp_path)
+    start_standard(j, "Pics")
+    j.send(addr("FRANCE"), "SIGNON France Pics pw-FRANCE\nA PAR - BUR\nA MAR S A PAR - BUR",
+           "orders")
+    spring = j.send(GM, "MASTER Pics master-Pics\nPROCESS", "go")
+    j.send(addr("GERMANY"), "SIGNON Germany Pics pw-GERMANY\nA MUN - BUR", "orders")
+    autumn = j.send(GM, "MASTER Pics master-Pics\nPROCESS", "go")
+    assert update(j.store, j.cfg) > 0
+    site = files(tmp_path / "site")
+    folder = "game/pics/"
+    assert {"index.html", "style.css", "feed.atom", f"{folder}index.html", f"{folder}feed.atom",
+            f"{folder}start.html", f"{folder}start.png", f"{folder}S1901M.html", f"{folder}S1901M.png",
+            f"{folder}F1901M.html", f"{folder}F1901M.png"} <= set(site)
+
+    # the picture is the very PNG the reports carried
+    mailed = pictures_mailed(spring)
+    assert site[f"{folder}S1901M.png"] == mailed["S1901M.png"]
+    assert site[f"{folder}F1901M.png"] == pictures_mailed(autumn)["F1901M.png"]
+
+    # the phase's page: its text, its picture with a text alternative, its orders
+    page = site[f"{folder}S1901M.html"].decode()
+    assert '<img src="S1901M.png" width="929" height="972" alt="Map of game Pics after S1901M' \
+        in page
+    assert '<span class="order">A PAR - BUR</span> <span class="result succeeds">' in page
+    report = next(g for g in spring if g.rcpt == GM and "results" in g.subject)
+    text = mail_texts(site)[f"{folder}S1901M.html"]
+    assert text.split("\n-- \n")[0] == report.body.split("\n-- \n")[0], (text, report.body)
+    assert 'rel="prev" href="start.html"' in page and 'rel="next" href="F1901M.html"' in page
+
+    # the game's page: facts, centre counts over time, the history
+    game = site[f"{folder}index.html"].decode()
+    assert "<dd>Standard Diplomacy</dd>" in game and "<dd>active</dd>" in game
+    assert "<dd>Austria, England, France, Germany, Italy, Russia, Turkey</dd>" in game
+    row = re.search(r'<tr><th scope="row"><a href="F1901M.html">F1901M</a></th>(.*?)</tr>',
+                    game).group(1)
+    assert re.findall(r"<td>(\d+)</td>", row) == ["3", "3", "3", "3", "3", "4", "3"], row
+    history = game.split('<ol class="history">')[1]
+    assert history.index('href="start.html"') < history.index('href="S1901M.html"') < \
+        history.index('href="F1901M.html"')
+
+    index = site["index.html"].decode()
+    assert '<a href="game/pics/index.html">Pics</a></th><td>Standard Diplomacy</td><td>S1902M</td>' \
+        '<td>active</td>' in index
+
+    for name, data in site.items():
+        if name.endswith(".html"):
+            assert_html5(name, data)
+        if name.endswith(".atom"):
+            root = ET.fromstring(data)
+            assert root.tag == f"{ATOM}feed"
+    entries = ET.fromstring(site[f"{folder}feed.atom"]).findall(f"{ATOM}entry")
+    assert [e.find(f"{ATOM}link").get("href") for e in entries] == [
+        "F1901M.html", "S1901M.html", "start.html"]
+    judge_feed = ET.fromstring(site["feed.atom"]).findall(f"{ATOM}entry")
+    assert judge_feed[0].find(f"{ATOM}link").get("href") == "game/pics/F1901M.html"
+
+    # every link of every page leads to a file of the archive
+    for name, data in site.items():
+        if name.endswith(".html"):
+            base = name.rpartition("/")[0]
+            for href in re.findall(r'(?:href|src)="([^"]+)"', data.decode()):
+                if href == "data:,":  # the empty icon (no request for /favicon.ico)
+                    continue
+                target = (Path(base) / href).as_posix() if base else href
+                target = re.sub(r"[^/]+/\.\./", "", re.sub(r"[^/]+/\.\./", "", target))
+                assert target in site, (name, href)
+
+    # mail links to it
+    assert report["List-Archive"] == f"<{BASE}/game/pics/>"
+    assert f"This phase on the web: {BASE}/game/pics/S1901M.html" in report.body
+
+    # judge archive --out: the same files, the same bytes
+    out = tmp_path / "rebuilt"
+    config = tmp_path / "judge.toml"
+    config.write_text(f'[judge]\ndatabase = "{tmp_path / "judge.db"}"\n')
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", str(out),
+                           "--config", str(config)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert files(out) == site
+
+
+def test_off_by_default_no_folder_no_header_no_link(tmp_path) -> None:
+    j = InProcessJudge(tmp_path)
+    start_standard(j, "plain")
+    got = j.send(GM, "MASTER plain master-plain\nPROCESS", "go")
+    report = next(g for g in got if "results" in g.subject)
+    assert report["List-Archive"] == "" and "on the web" not in report.body
+    assert update(j.store, j.cfg) == 0 and not (tmp_path / "site").exists()
+    # a folder without base_url: pages, and no links in mail
+    (tmp_path / "nolinks").mkdir()
+    j = judge(tmp_path / "nolinks", base_url="")
+    start_standard(j, "nolinks")
+    got = j.send(GM, "MASTER nolinks master-nolinks\nPROCESS", "go")
+    report = next(g for g in got if "results" in g.subject)
+    assert report["List-Archive"] == "" and "on the web" not in report.body
+    assert update(j.store, j.cfg) > 0
+    assert (tmp_path / "nolinks" / "site" / "game" / "nolinks" / "S1901M.html").is_file()
+
+
+def test_config_keys_checked(tmp_path) -> None:
+    cfg = tmp_path / "judge.toml"
+    cfg.write_text('[archive]\nfolder = "site"\nbase_url = "https://x.example/games/"\n'
+                   'listen = "127.0.0.1:8080"\n')
+    loaded = load_config(cfg)
+    assert loaded.archive_url == "https://x.example/games"
+    assert loaded.archive_path == tmp_path / "site"
+    for bad, why in (('listen = "0.0.0.0:8080"\nfolder = "s"', "loopback only"),
+                     ('listen = "127.0.0.1:8080"', "set [archive] folder too"),
+                     ('base_url = "ftp://x"', "http:// or https://")):
+        cfg.write_text(f"[archive]\n{bad}\n")
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            load_config(cfg)
+
+
+def test_stab_gunboat_archive_holds_only_what_an_observer_receives(tmp_path) -> None:
+    j = judge(tmp_path)
+    reports = play_stab_game(InProcessBackend(j), "gb", addr, GM, tmp_path / "judge.db",
+                             gunboat=True)
+    game = j.store.game("gb")
+    names = json.loads(game["settings"])["pseudonyms"]
+    assert update(j.store, j.cfg) > 0
+    site = files(tmp_path / "site")
+    texts = mail_texts(site)
+    assert {"game/gb/S1901M.html", "game/gb/F1901M.html", "game/gb/W1901A.html"} <= set(texts)
+    assert not any(n.endswith(".png") for n in site)  # Stab!: no public picture
+
+    # the oracle of the mail tests, on each archived report as an observer's
+    start = j.store.one("SELECT phase FROM positions WHERE game_id = ? ORDER BY id LIMIT 1",
+                        (game["id"],))["phase"]
+    groups = stab_groups(tmp_path / "judge.db", game["id"], start)
+    checked = 0
+    for page, text in texts.items():
+        subject = re.search(r"<h1>(.*?)</h1>", site[page].decode()).group(1)
+        m = SEASON_REPORT.search(subject)
+        if not m:
+            continue
+        steps = group_of(groups, m.group(1), int(m.group(2)))
+        observer = Got(b"To: observer@players.test\nSubject: x\n\n" + text.encode())
+        check_report(steps, None, observer, lambda p: names[p])
+        checked += 1
+    assert checked == 3
+
+    # what the players were told privately, and who plays what, is nowhere in any byte
+    everything = b"\n".join(site.values()).decode("utf-8")  # no picture: all text
+    private = {line for p in POWERS for r in reports[p]
+               for line in r.body.split("Private: for you only")[-1].splitlines()[1:]
+               if line.strip() and "Private: for you only" in r.body
+               and not line.startswith(("Next phase", "Deadline", "You play", "-- ",
+                                        "judge@", "Send the next", "and movement",
+                                        "IF F PIC", "Powers with", "This phase"))}
+    assert private
+    for line in private:
+        assert line not in everything, line
+    assert "Private" not in everything and "private notice" not in everything.lower()
+    for p in POWERS:
+        assert not re.search(rf"\b{p}\b", everything, re.I), p  # Gunboat: no real name
+        assert addr(p) not in everything and f"pw-{p.lower()}" not in everything
+        assert names[p] in everything
+    assert GM not in everything and "master-gb" not in everything
+    index = site["index.html"].decode()
+    shown = re.search(r"<td>([^<]*)</td></tr>", index).group(1).split(", ")
+    assert shown == sorted(names.values())  # by name, never in the powers' order
+
+
+def test_standard_archive_has_no_press_address_or_password(tmp_path) -> None:
+    j = judge(tmp_path)
+    start_standard(j, "talk")
+    j.send(addr("FRANCE"), "SIGNON France talk pw-FRANCE\nPRESS TO England\nSecret plan "
+           "xyzzy\nENDPRESS\nBROADCAST\nOpen letter plugh\nENDPRESS\nA PAR - BUR", "press")
+    j.send("observer@elsewhere.test", "OBSERVE talk", "watch")
+    j.send(GM, "MASTER talk master-talk\nPROCESS", "go")
+    j.send(GM, "MASTER talk master-talk\nPROCESS", "go")
+    assert update(j.store, j.cfg) > 0
+    everything = b"\n".join(files(tmp_path / "site").values())
+    for secret in (b"xyzzy", b"plugh", b"@players.test", b"@elsewhere.test", b"pw-",
+                   b"master-talk"):
+        assert secret not in everything, secret
+
+
+def test_an_archive_that_fails_never_stops_the_reports(tmp_path, monkeypatch, caplog) -> None:
+    from judge.games import archiving
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    j = judge(tmp_path)
+    start_standard(j, "sturdy")
+    monkeypatch.setattr(archiving, "keep", broken)
+    monkeypatch.setattr(archiving, "next_slug", broken)
+    got = j.send(GM, "MASTER sturdy master-sturdy\nPROCESS", "go")
+    assert len([g for g in got if "S1901M results" in g.subject]) == len(POWERS) + 1
+    assert j.store.game("sturdy")["phase"] == "F1901M"
+    assert "could not be kept" in caplog.text and "disk on fire" in caplog.text
+
+
+def test_a_variants_own_publications_are_archived_by_their_subject(tmp_path) -> None:
+    from dipkit import DipGame
+
+    g = DipGame(tmp_path)
+    g.judge.cfg.archive = ArchiveConfig(folder="site")
+    g.start()
+    g.to_deadline()
+    assert update(g.judge.store, g.judge.cfg) > 0
+    site = files(tmp_path / "site")
+    assert {"game/dip/start.html", "game/dip/the-rules-in-force-at-the-start.html",
+            "game/dip/move-report-turn-1.html"} <= set(site)
+    assert 'href="move-report-turn-1.html">move report turn 1 →</a>' in \
+        site["game/dip/start.html"].decode()
+    everything = b"\n".join(site.values())
+    assert b"@players.test" not in everything and b"seat-" not in everything
+    assert b"sgpass" not in everything
+
+
+def test_a_phase_reported_again_after_rollback_gets_a_page_of_its_own(tmp_path) -> None:
+    j = judge(tmp_path)
+    start_standard(j, "again")
+    first = j.send(GM, "MASTER again master-again\nPROCESS", "go")
+    j.send(GM, "MASTER again master-again\nROLLBACK S1901M", "back")
+    j.send(addr("FRANCE"), "SIGNON France again pw-FRANCE\nA PAR - BUR", "orders")
+    second = j.send(GM, "MASTER again master-again\nPROCESS", "go")
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    link = f"This phase on the web: {BASE}/game/again/"
+    [one] = [g for g in first if g.rcpt == GM and "S1901M results" in g.subject]
+    [two] = [g for g in second if g.rcpt == GM and "S1901M results" in g.subject]
+    assert f"{link}S1901M.html" in one.body and f"{link}S1901M-2.html" in two.body
+    assert "A PAR - BUR" not in mail_texts(site)["game/again/S1901M.html"]
+    assert "A PAR - BUR" in mail_texts(site)["game/again/S1901M-2.html"]
+    assert site["game/again/S1901M-2.png"] == pictures_mailed(second)["S1901M.png"]
