@@ -34,7 +34,9 @@ def make(tmp_path, clock=None, **outbound) -> tuple[Sender, Outbox, Store]:
 def queue_help(outbox: Outbox, to: str) -> int:
     return outbox.queue(kind="reply", to=to, subject="Re: help", template="reply.txt.j2",
                         context={"items": [{"echo": "HELP", "text": "", "error": False,
-                                            "kind": "help", "data": None}],
+                                            "kind": "help",
+                                            "data": {"variants": [], "soon": "2030-01-02",
+                                                     "away": "2030-01-29"}}],
                                  "errors": 0, "judge_name": "Judge"},
                         in_reply_to="<x@players.test>")
 
