@@ -537,9 +537,9 @@ def render_svg(variant: str, position: Mapping[str, Any],
     seen: dict[tuple[str, str], int] = {}
     for r in results:
         for arrow in arrows(r["power"], r["order"], r.get("result", ""), is_place):
-            key = (arrow.origin, arrow.destination)
-            n = seen.get(key, 0)  # two orders along the same line are drawn side by side
-            seen[key] = n + 1
+            line = (arrow.origin, arrow.destination)
+            n = seen.get(line, 0)  # two orders along the same line are drawn side by side
+            seen[line] = n + 1
             pic.order(arrow, nudge=4.0 * n)
     for mark, order in made:
         # "A GAL D" is a dislodged unit's disband: marked where the dislodged unit was drawn
