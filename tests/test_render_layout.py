@@ -268,3 +268,39 @@ def test_a_dislodged_unit_is_drawn_beside_the_unit_that_dislodged_it(name: str) 
             if room and not inside((x, y), rings):
                 hidden.append(f"dislodged unit outside {prov}")
     assert not hidden, f"hidden by a dislodged unit on the {name} map: {sorted(hidden)}"
+
+
+# Badges that cannot be placed clear of every name and dot, as "MAP LOCATION LABEL": none.
+BADGE_EXCEPTIONS: set[str] = set()
+
+
+def stacked(units: list[str], label: str) -> list[str]:
+    """Each unit as a stack with the badge ``label`` ("2{kind}": two of the unit's kind,
+    "2{kind}/{other}": Multiplicity's mixed stack, the wider badge)."""
+    out = []
+    for unit in units:
+        kind, where = unit.split()
+        other = "F" if kind == "A" else "A"
+        out.append(f"{label.format(kind=kind, other=other)} {where}")
+    return out
+
+
+@pytest.mark.parametrize("name", MAPS)
+def test_a_stack_badge_covers_no_name_and_no_centre(name: str) -> None:
+    """Athens' "2A" badge (up-right of the unit, Hoplite) covered MAR's name: on every map,
+    with a stack in every place a unit can stand, no badge touches any province's name or
+    any centre's dot (the badge moves to another shoulder of its unit)."""
+    covered = []
+    for label in ("2{kind}", "2{kind}/{other}"):
+        for units in stand_everywhere(name):
+            names, dots, drawn = read(picture(name, stacked(units, label)))
+            marks = ([(f"name of {p}", shape_of(t)) for p, t in sorted(names.items())]
+                     + [(f"centre of {p}", shape_of(c)) for p, c in sorted(dots.items())])
+            for g in drawn:
+                [badge] = [e for e in g if e.tag == f"{NS}rect"]
+                box = ("box", element_box(badge, *anchor(g)))
+                where = f"{name} {g.get('data-location')} {g.get('data-unit', '').split()[0]}"
+                hits = [what for what, shape in marks if touch(box, shape)]
+                if hits and where not in BADGE_EXCEPTIONS:
+                    covered.append(f"{where}: {', '.join(hits)}")
+    assert not covered, f"stack badges covering names or centres: {covered}"

@@ -3,8 +3,8 @@ and typed, so a variant's own orders, boards and rules type-check as they are.
 
 Two checks: the ``type: ignore`` comments left in ``variants/`` stay under ten (each one is a
 place where the engine's types do not yet say what a variant does), and, when mypy is
-installed (the ``test`` extras), ``tools/typecheck.py`` finds no error in ``judge/engine``
-and ``variants/``: mypy cannot follow ``variants/`` being installed as ``judge.variants``
+installed (the ``test`` extras), ``tools/typecheck.py`` finds no error in ``judge/engine``,
+``judge/render`` (the map painter) and ``variants/``: mypy cannot follow ``variants/`` being installed as ``judge.variants``
 from the repository, so the tool stages the installed layout and runs mypy there.
 """
 

@@ -9,7 +9,7 @@ plus ``judge/variants`` -> ``variants/``) and runs mypy there, with the settings
 ``[tool.mypy]`` in pyproject.toml. mypy's messages name the staged paths; they are written
 back as the repository's (``variants/stab/flow.py:12: error: ...``).
 
-    .venv/bin/python tools/typecheck.py                  # judge/engine and variants/
+    .venv/bin/python tools/typecheck.py                  # judge/engine, judge/render, variants/
     .venv/bin/python tools/typecheck.py judge/games      # any paths of the repository
     .venv/bin/python tools/typecheck.py --warn-unused-ignores   # options go to mypy
 
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_PATHS = ["judge/engine", "variants"]
+DEFAULT_PATHS = ["judge/engine", "judge/render", "variants"]
 # the repository's top-level folders and where they are installed (pyproject.toml)
 INSTALLED_AS = {"judge": "judge", "variants": "judge/variants"}
 

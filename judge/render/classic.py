@@ -26,6 +26,7 @@ the owner and type of a unit an order mentions) and the events; nothing is read 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,12 +225,14 @@ def _convoys(seen: list[Event]) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _movement_line(w: _Writer, power: str, f: dict, dislodged: set[str],
+def _movement_line(w: _Writer, power: str, f: Mapping[str, Any], dislodged: set[str],
                    convoys: dict[tuple[str, str], list[str]] | None = None) -> list[str]:
     read = read_order_text(f["order"])
-    if read is None or read[1] is None:
+    if read is None:
         return []
     action, ref, d = read
+    if ref is None:  # an order naming no unit (a waived build) has no line here
+        return []
     text = w.unit(ref)
     if not f.get("given", True):
         text += ", No Order Processed"
@@ -270,11 +273,13 @@ def _padded(power: str, width: int = NAME_WIDTH) -> str:
     return f"{power.title()}: ".ljust(width + 2)
 
 
-def _retreat_line(w: _Writer, power: str, f: dict) -> list[str]:
+def _retreat_line(w: _Writer, power: str, f: Mapping[str, Any]) -> list[str]:
     read = read_order_text(f["order"])
-    if read is None or read[1] is None:
+    if read is None:
         return []
     action, ref, d = read
+    if ref is None:  # an order naming no unit (a waived build) has no line here
+        return []
     text = f"{_KIND_WORD[w.kind_of(ref)]:<5} {w.place(ref.location)}"
     if not f.get("given", True):
         text += ", No Order Processed (DISBAND)"
@@ -289,7 +294,7 @@ def _retreat_line(w: _Writer, power: str, f: dict) -> list[str]:
     return [_padded(power) + text + "."] * ref.count
 
 
-def _adjustment_line(w: _Writer, power: str, f: dict) -> list[str]:
+def _adjustment_line(w: _Writer, power: str, f: Mapping[str, Any]) -> list[str]:
     read = read_order_text(f["order"])
     if read is None or f["result"] != "succeeds":
         return []

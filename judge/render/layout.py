@@ -240,3 +240,63 @@ def place(provinces: dict[str, dict]) -> dict[str, dict]:
         placed += drawn
         out[name] = spot
     return out
+
+
+# ----------------------------------------------------------------- a stack's badge
+# A stack ("2A", "A/2F": Stack 'em, Hoplite, Multiplicity) is its first kind's symbol with a
+# badge that says the composition, a rounded box at one of the symbol's shoulders.
+BADGE_HEIGHT = 12.0
+
+
+def badge_width(label: str) -> float:
+    """The width of the badge of ``label`` (its 9.5 px bold text with a margin)."""
+    return 6 + 6.5 * len(label)
+
+
+def _badge_spots(width: float) -> tuple[Point, ...]:
+    """Where a badge of ``width`` may go, as its top left corner from the unit's point, in
+    order of preference: touching the symbol at a shoulder (up-right, as before; then
+    up-left, down-right, down-left), beside it, above or below it; then each of those a few
+    pixels farther out, still close enough to be read as the unit's."""
+    h = BADGE_HEIGHT
+    near = ((7.0, -15.0), (-7.0 - width, -15.0), (7.0, 3.0), (-7.0 - width, 3.0),
+            (11.0, -h / 2), (-11.0 - width, -h / 2), (-width / 2, -11.0 - h),
+            (-width / 2, 10.0))
+    out = list(near)
+    for far in (3.0, 6.0):
+        for dx, dy in near:
+            sx = 0.0 if dx == -width / 2 else (far if dx > 0 else -far)
+            sy = far if dy > 0 else -far if dy + h < 0 else 0.0
+            out.append((dx + sx, dy + sy))
+    return tuple(out)
+
+
+def _overlap_area(a: Box, b: Box) -> float:
+    return (max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+            * max(0.0, min(a[3], b[3]) - max(a[1], b[1])))
+
+
+def place_badge(unit: Point, width: float, marks: list[Shape], units: list[Shape],
+                frame: Box) -> Point:
+    """The top left corner of a stack's badge of ``width`` at ``unit``, from the unit's
+    point: the first of :func:`_badge_spots` whose box lies in ``frame`` (the picture) and
+    touches none of ``marks`` (every province's name and centre's dot) nor ``units`` (the
+    map's other unit points: a neighbour may stand there); failing that, the first clear of
+    ``marks`` only; failing that (no map has such a place: tests/test_render_layout.py), the
+    one covering the least of them."""
+    x, y = unit
+    spots = _badge_spots(width)
+    boxes = [(x + dx, y + dy, x + dx + width, y + dy + BADGE_HEIGHT) for dx, dy in spots]
+    marks, units = _near(marks, unit), _near(units, unit)
+
+    def framed(box: Box) -> bool:
+        return (box[0] >= frame[0] and box[1] >= frame[1] and box[2] <= frame[2]
+                and box[3] <= frame[3])
+
+    for blockers in (marks + units, marks):
+        for spot, box in zip(spots, boxes, strict=True):
+            if framed(box) and not any(overlaps(box_shape(box), b) for b in blockers):
+                return spot
+    cover = [sum(_overlap_area(box, bounds(m)) for m in marks) + (0 if framed(box) else 1e6)
+             for box in boxes]
+    return spots[cover.index(min(cover))]

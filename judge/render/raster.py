@@ -179,6 +179,8 @@ def _bbox(element: ET.Element) -> Box | None:
     a = element.attrib
     tag = _tag(element)
     pad = 3 + float(a.get("stroke-width", "0")) * (6 if "marker-end" in a else 1)
+    xs: tuple[float, ...]  # a path has any number of points
+    ys: tuple[float, ...]
     try:
         if tag == "g" and not a.get("transform"):
             box = _union([_bbox(c) for c in element])
@@ -239,8 +241,9 @@ def _paste(canvas, image, left: int, top: int) -> None:
 def _rasterise(svg: str, scale: float):
     """An RGBA Pillow image of ``svg`` (cairosvg and Pillow imported here, so the judge
     runs without them until a picture is asked for)."""
-    from cairosvg.parser import Tree
-    from cairosvg.surface import PNGSurface
+    # cairosvg ships no type information (no py.typed, no stubs package)
+    from cairosvg.parser import Tree  # type: ignore[import-untyped]
+    from cairosvg.surface import PNGSurface  # type: ignore[import-untyped]
     from PIL import Image
 
     surface = PNGSurface(Tree(bytestring=svg.encode("utf-8")), None, 96, scale=scale).cairo

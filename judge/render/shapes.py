@@ -92,7 +92,7 @@ def voronoi(seeds: list[Point], width: float, height: float) -> list[Cell]:
         gx, gy = int(a[0] // size), int(a[1] // size)
         ring = 0
         while ring <= gmax:
-            near = []
+            near: list[int] = []  # seed numbers
             for dx in range(-ring, ring + 1):
                 for dy in range(-ring, ring + 1):
                     if max(abs(dx), abs(dy)) == ring:
@@ -286,12 +286,12 @@ def build(source: dict[str, Any], centres: Collection[str] | None = None) -> dic
         for lon, lat in pts:
             seeds.append(project(lon, lat))
             owner.append(prov)
-        entry = {"unit": project(*spec.get("unit", pts[0]))}
+        points = {"unit": project(*spec.get("unit", pts[0]))}
         if "label" in spec:
-            entry["label"] = project(*spec["label"])
+            points["label"] = project(*spec["label"])
         for loc, ll in spec.get("coasts", {}).items():
-            entry[loc] = project(*ll)
-        anchors[prov] = entry
+            points[loc] = project(*ll)
+        anchors[prov] = points
     coasts = list(source.get("coasts", ())) + [island(i) for i in source.get("islands", ())]
     for coast in coasts:
         for point, prov in coast_seeds(coast, project, step, offset):
@@ -313,10 +313,10 @@ def build(source: dict[str, Any], centres: Collection[str] | None = None) -> dic
             "unit": r(unit),
             "label": r(a.get("label", unit)),  # scenery has no name drawn (layout.place)
         }
-        coasts = {k: r(_inside_towards(v, unit, rings.get(prov, [])))
-                  for k, v in a.items() if "/" in k}
-        if coasts:
-            entry["coasts"] = coasts
+        coast_points = {k: r(_inside_towards(v, unit, rings.get(prov, [])))
+                        for k, v in a.items() if "/" in k}
+        if coast_points:
+            entry["coasts"] = coast_points
         provinces[prov] = entry
     # Names, dots and dislodged units are placed on the rounded points, as they are drawn.
     spots = layout.place({

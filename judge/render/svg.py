@@ -109,6 +109,44 @@ def _board_layers(drawing: Drawing, seas: frozenset[str]) -> tuple[list[str], li
     return _BOARD_LAYERS[key][1:]
 
 
+# id of a map drawing -> (the drawing, kept so that its id is never reused; every name's and
+# dot's shape; every unit point's)
+_MARKS: dict[int, tuple[Drawing, list[layout.Shape], list[layout.Shape]]] = {}
+
+
+def _marks(drawing: Drawing) -> tuple[list[layout.Shape], list[layout.Shape]]:
+    """The names and dots a stack's badge must keep clear of, and the unit points it should:
+    the same in every picture of a drawing, so gathered once per drawing."""
+    if id(drawing) not in _MARKS:
+        marks: list[layout.Shape] = []
+        units: list[layout.Shape] = []
+        for name, place in drawing.places.items():
+            if place.kind in ("province", "sea"):  # the places whose names are drawn
+                marks.append(layout.box_shape(layout.name_box(name, place.label)))
+            if place.centre is not None:
+                marks.append(layout.dot_shape(place.centre))
+            if place.kind not in ("impassable", "scenery"):
+                units += [layout.unit_shape(p) for p in (place.unit, *place.coasts.values())]
+        _MARKS[id(drawing)] = (drawing, marks, units)
+    return _MARKS[id(drawing)][1:]
+
+
+@lru_cache(maxsize=4096)
+def _badge_spot_at(key: int, point: Point, width: float) -> Point:
+    drawing = _MARKS[key][0]
+    marks, units = _marks(drawing)
+    others = [u for u in units if math.hypot(u[1] - point[0], u[2] - point[1]) > 0.5]
+    return layout.place_badge(point, width, marks, others,
+                              (0.0, 0.0, float(drawing.width), float(drawing.height)))
+
+
+def _badge_spot(drawing: Drawing, point: Point, width: float) -> Point:
+    """A stack's badge at ``point`` on ``drawing`` (cached: a picture has a few dozen
+    units, a judge draws the same places again and again)."""
+    _marks(drawing)
+    return _badge_spot_at(id(drawing), point, width)
+
+
 class Picture:
     """One SVG being assembled, layer by layer."""
 
@@ -201,7 +239,7 @@ class Picture:
                  f'data-location={quoteattr(location)} '
                  f'data-dislodged="{str(dislodged).lower()}"')
         body = (self._piece(parts[0][1], colour) if self.d.kind == "chessboard"
-                else self._token(parts, colour, dislodged, built))
+                else self._token(parts, colour, dislodged, built, (x, y)))
         self.layers["units"].append(
             f'<g {attrs} transform="translate({_fmt(x)} {_fmt(y)})">{body}</g>')
 
@@ -212,9 +250,10 @@ class Picture:
                 f'stroke-width="1.2">{glyph}</text>')
 
     def _token(self, parts: list[tuple[int, str]], colour: str, dislodged: bool,
-               built: bool = False) -> str:
+               built: bool = False, point: Point = (0.0, 0.0)) -> str:
         """Army: a disc; fleet: a hull; garrison: a square; several kinds or a size above one
-        show the composition written beside the symbol of the first kind."""
+        show the composition in a badge at a shoulder of the symbol of the first kind (the
+        first clear of every name and dot: :meth:`badge_spot`)."""
         edge = FAILED if dislodged else BUILT if built else INK
         sw = "2" if built else "1.3"  # a new unit's edge: green and bolder
         count, kind = parts[0]
@@ -230,14 +269,24 @@ class Picture:
         out = shape + letter
         if len(parts) > 1 or count > 1:
             label = "/".join(f"{n if n > 1 else ''}{k}" for n, k in parts)
-            w = 6 + 6.5 * len(label)
-            out += (f'<rect x="7" y="-15" width="{_fmt(w)}" height="12" rx="3" fill="#ffffff" '
+            w = layout.badge_width(label)
+            bx, by = self.badge_spot(point, w)
+            out += (f'<rect x="{_fmt(bx)}" y="{_fmt(by)}" width="{_fmt(w)}" '
+                    f'height="{_fmt(layout.BADGE_HEIGHT)}" rx="3" fill="#ffffff" '
                     f'stroke="{INK}" stroke-width="0.8"/>'
-                    + _text(7 + w / 2, -5.5, label, 9.5, fill=INK, font_weight="bold"))
+                    + _text(bx + w / 2, by + 9.5, label, 9.5, fill=INK, font_weight="bold"))
         if dislodged:
             out += (f'<circle r="{_fmt(RING_RADIUS)}" fill="none" stroke="{FAILED}" '
                     f'stroke-width="1.5"/>')
         return out
+
+    def badge_spot(self, point: Point, width: float) -> Point:
+        """Where a stack's badge of ``width`` goes, from the unit's ``point``: clear of every
+        province's name and dot, and of the map's other unit points where it can be
+        (Athens' badge covered MAR's name on the Hoplite map; :func:`layout.place_badge`)."""
+        if self.d.kind != "map":
+            return (7.0, -15.0)
+        return _badge_spot(self.d, point, width)
 
     # ---------------------------------------------------------------- orders
     def order(self, arrow: Arrow, nudge: float = 0.0) -> None:
@@ -488,9 +537,9 @@ def render_svg(variant: str, position: Mapping[str, Any],
     seen: dict[tuple[str, str], int] = {}
     for r in results:
         for arrow in arrows(r["power"], r["order"], r.get("result", ""), is_place):
-            key = (arrow.origin, arrow.destination)
-            n = seen.get(key, 0)  # two orders along the same line are drawn side by side
-            seen[key] = n + 1
+            line = (arrow.origin, arrow.destination)
+            n = seen.get(line, 0)  # two orders along the same line are drawn side by side
+            seen[line] = n + 1
             pic.order(arrow, nudge=4.0 * n)
     for mark, order in made:
         # "A GAL D" is a dislodged unit's disband: marked where the dislodged unit was drawn
