@@ -316,3 +316,25 @@ def test_a_phase_reported_again_after_rollback_gets_a_page_of_its_own(tmp_path) 
     assert "A PAR - BUR" not in mail_texts(site)["game/again/S1901M.html"]
     assert "A PAR - BUR" in mail_texts(site)["game/again/S1901M-2.html"]
     assert site["game/again/S1901M-2.png"] == pictures_mailed(second)["S1901M.png"]
+
+
+def test_a_players_control_characters_leave_the_feeds_valid_xml(tmp_path) -> None:
+    """A Dipnomicy proposal's title is the player's own text, published to everyone: control
+    characters in it (an escape, a form feed, a bell) are not XML, and kept as they were they
+    made both Atom feeds (the game's and the judge's) unreadable to every feed reader."""
+    from dipkit import DipGame
+
+    g = DipGame(tmp_path)
+    g.judge.cfg.archive = ArchiveConfig(folder="site")
+    g.start()
+    g.player("ENGLAND", "F Lon -- NTH\nPROPOSE No <b>convoys</b> \x1b[31m\x0b bell\x07\n"
+             "Enact the following mutable rule:\nNo \x0cconvoys at all.\nEND")
+    g.to_deadline()
+    update(g.judge.store, g.judge.cfg)
+    site = files(tmp_path / "site")
+    for name in ("feed.atom", "game/dip/feed.atom"):
+        feed = ET.fromstring(site[name])
+        texts = [e.find(f"{ATOM}content").text for e in feed.iter(f"{ATOM}entry")]
+        assert any("No <b>convoys</b> [31m bell" in t and "No convoys at all." in t
+                   for t in texts), name
+    assert_html5("move-report-turn-1.html", site["game/dip/move-report-turn-1.html"])
