@@ -338,3 +338,19 @@ def test_a_players_control_characters_leave_the_feeds_valid_xml(tmp_path) -> Non
         assert any("No <b>convoys</b> [31m bell" in t and "No convoys at all." in t
                    for t in texts), name
     assert_html5("move-report-turn-1.html", site["game/dip/move-report-turn-1.html"])
+
+
+def test_a_folder_holding_the_database_or_maildir_is_refused(tmp_path) -> None:
+    """Everything in the archive's folder is served to the world: a folder of "." (the
+    database's own folder) or one above it put judge.db (addresses, passwords, press) and the
+    Maildir of outgoing mail on the web, through `judge serve` or the host's web server."""
+    cfg = tmp_path / "state" / "judge.toml"
+    cfg.parent.mkdir()
+    for folder, what in ((".", "judge.db"), (str(tmp_path), "judge.db"),
+                         ("out", "outbound maildir")):
+        cfg.write_text(f'[judge]\ndatabase = "judge.db"\n[outbound]\nmaildir = "out/mail"\n'
+                       f'[archive]\nfolder = "{folder}"\nlisten = "127.0.0.1:8080"\n')
+        with pytest.raises(ConfigError, match=re.escape(f"[archive] folder: {what}")):
+            load_config(cfg)
+    cfg.write_text('[judge]\ndatabase = "judge.db"\n[archive]\nfolder = "site"\n')
+    assert load_config(cfg).archive_path == tmp_path / "state" / "site"
