@@ -354,3 +354,28 @@ def test_a_folder_holding_the_database_or_maildir_is_refused(tmp_path) -> None:
             load_config(cfg)
     cfg.write_text('[judge]\ndatabase = "judge.db"\n[archive]\nfolder = "site"\n')
     assert load_config(cfg).archive_path == tmp_path / "state" / "site"
+
+
+def test_every_page_is_readable_by_a_web_server_of_another_user(tmp_path) -> None:
+    """The systemd unit runs the judge with UMask=0027; nginx or Caddy runs as another user.
+    Files were made 0644, but the folders the judge made (game/, game/NAME/) were 0750 under
+    that umask: every game's page answered 403 Forbidden."""
+    import os
+    import stat
+
+    j = judge(tmp_path)
+    start_standard(j, "perm")
+    j.send(GM, "MASTER perm master-perm\nPROCESS", "go")
+    old = os.umask(0o027)
+    try:
+        update(j.store, j.cfg)
+        out = tmp_path / "rebuilt"
+        from judge.archive.write import rebuild
+
+        rebuild(j.store, j.cfg, out)
+    finally:
+        os.umask(old)
+    for folder in (tmp_path / "site", out):
+        for path in [folder, *folder.rglob("*")]:
+            want = stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
+            assert path.stat().st_mode & want == want, (path, oct(path.stat().st_mode))

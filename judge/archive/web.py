@@ -19,6 +19,8 @@ from typing import Any
 from waitress.server import create_server  # type: ignore[import-untyped]
 from whitenoise import WhiteNoise  # type: ignore[import-untyped]
 
+from judge.archive.write import make_folder
+
 log = logging.getLogger("judge.archive")
 
 MIMETYPES = {".atom": "application/atom+xml; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -49,7 +51,7 @@ class ArchiveServer:
 
     def __init__(self, folder: Path, listen: str) -> None:
         host, _, port = listen.rpartition(":")
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         self.server = create_server(application(folder), host=host.strip("[]"),
                                     port=int(port), threads=2, ident="judge-archive",
                                     clear_untrusted_proxy_headers=True)

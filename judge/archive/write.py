@@ -21,6 +21,20 @@ from judge.storage import Store
 log = logging.getLogger("judge.archive")
 
 
+def make_folder(path: Path) -> None:
+    """``path`` and the folders missing above it, each readable by all (0755): the web server
+    runs as another user, and the judge's umask (the systemd unit's 0027) would make them
+    0750, every page then forbidden. A folder that exists is left as its owner made it."""
+    if path.is_dir():
+        return
+    make_folder(path.parent)
+    try:
+        path.mkdir()
+    except FileExistsError:
+        return
+    os.chmod(path, 0o755)
+
+
 def write_file(folder: Path, name: str, data: bytes) -> bool:
     """Write ``data`` to ``folder/name`` atomically; False when it held those bytes already."""
     path = folder / name
@@ -29,7 +43,7 @@ def write_file(folder: Path, name: str, data: bytes) -> bool:
             return False
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -60,7 +74,7 @@ def update(s: Store, cfg: Config) -> int:
     folder = cfg.archive_path
     if not rows and (folder / "index.html").exists():
         return 0
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     fresh: dict[int, list[int]] = {}
     for r in rows:
         fresh.setdefault(r["game_id"], []).append(r["id"])
@@ -82,5 +96,5 @@ def update(s: Store, cfg: Config) -> int:
 def rebuild(s: Store, cfg: Config, out: Path) -> int:
     """``judge archive --out``: the whole archive written into ``out`` from the database
     (what is published; nothing is changed in the database). How many files changed."""
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     return write_files(out, pages.site(s, cfg))
