@@ -379,3 +379,38 @@ def test_every_page_is_readable_by_a_web_server_of_another_user(tmp_path) -> Non
         for path in [folder, *folder.rglob("*")]:
             want = stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
             assert path.stat().st_mode & want == want, (path, oct(path.stat().st_mode))
+
+
+def _served(folder: Path) -> dict[str, str]:
+    """The Content-Type of each of the archive's kinds of file, from judge serve's server."""
+    import urllib.request
+
+    from mailkit import free_port
+
+    from judge.archive.web import ArchiveServer
+
+    server = ArchiveServer(folder, f"127.0.0.1:{free_port()}")
+    server.start()
+    try:
+        out = {}
+        for name in ("index.html", "style.css", "feed.atom", "game/types/S1901M.png"):
+            with urllib.request.urlopen(f"http://{server.address}/{name}", timeout=10) as r:
+                out[name] = r.headers.get_params()  # [(type, ""), (parameter, value)...]
+        return out
+    finally:
+        server.stop()
+
+
+def test_served_content_types_name_their_charset_once(tmp_path) -> None:
+    """WhiteNoise adds charset="utf-8" to every text/ type, to which the judge's own types
+    already said charset=utf-8: `text/html; charset=utf-8; charset="utf-8"`, a header no
+    standard allows (a parameter named twice)."""
+    j = judge(tmp_path)
+    start_standard(j, "types")
+    j.send(GM, "MASTER types master-types\nPROCESS", "go")
+    update(j.store, j.cfg)
+    utf8 = ("charset", "utf-8")
+    assert _served(tmp_path / "site") == {
+        "index.html": [("text/html", ""), utf8], "style.css": [("text/css", ""), utf8],
+        "feed.atom": [("application/atom+xml", ""), utf8],
+        "game/types/S1901M.png": [("image/png", "")]}

@@ -23,8 +23,9 @@ from judge.archive.write import make_folder
 
 log = logging.getLogger("judge.archive")
 
-MIMETYPES = {".atom": "application/atom+xml; charset=utf-8", ".css": "text/css; charset=utf-8",
-             ".html": "text/html; charset=utf-8", ".png": "image/png"}
+# WhiteNoise adds charset="utf-8" to the text/ types itself (named here too, it was twice)
+MIMETYPES = {".atom": "application/atom+xml; charset=utf-8", ".css": "text/css",
+             ".html": "text/html", ".png": "image/png"}
 
 
 def _not_found(environ: dict, start_response: Callable[..., Any]) -> Iterable[bytes]:
