@@ -414,3 +414,23 @@ def test_served_content_types_name_their_charset_once(tmp_path) -> None:
         "index.html": [("text/html", ""), utf8], "style.css": [("text/css", ""), utf8],
         "feed.atom": [("application/atom+xml", ""), utf8],
         "game/types/S1901M.png": [("image/png", "")]}
+
+
+def test_the_archive_server_stops_without_a_traceback(tmp_path, monkeypatch, caplog) -> None:
+    """judge serve stops its archive server at every stop (systemctl stop, a restart): the
+    server's socket and wake-up pipe were closed under its loop, which then died in its
+    thread with 'OSError: [Errno 9] Bad file descriptor', a traceback in the log each time."""
+    import threading
+
+    died: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<!DOCTYPE html><title>x</title>")
+    (tmp_path / "site" / "style.css").write_text("")
+    (tmp_path / "site" / "feed.atom").write_text("<feed/>")
+    (tmp_path / "site" / "game" / "types").mkdir(parents=True)
+    (tmp_path / "site" / "game" / "types" / "S1901M.png").write_bytes(b"\x89PNG")
+    with caplog.at_level("DEBUG"):
+        _served(tmp_path / "site")
+    assert died == []
+    assert "Traceback" not in caplog.text and "Bad file descriptor" not in caplog.text

@@ -69,5 +69,17 @@ class ArchiveServer:
         return f"{host}:{port}"
 
     def stop(self) -> None:
-        self.server.close()
-        self.thread.join(5)
+        """Close the server in its own loop's thread: closed from this one, its socket and
+        wake-up pipe went under a running select() (a traceback at every stop). The worker
+        threads first (a request in hand wakes the loop when done), then, with nothing left
+        to watch, the loop ends."""
+        self.server.task_dispatcher.shutdown()
+        if not self.thread.is_alive():
+            self.server.close()
+        else:
+            def close_all() -> None:
+                for dispatcher in list(self.server._map.values()):
+                    dispatcher.close()
+
+            self.server.trigger.pull_trigger(close_all)
+            self.thread.join(5)
