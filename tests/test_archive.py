@@ -434,3 +434,29 @@ def test_the_archive_server_stops_without_a_traceback(tmp_path, monkeypatch, cap
         _served(tmp_path / "site")
     assert died == []
     assert "Traceback" not in caplog.text and "Bad file descriptor" not in caplog.text
+
+
+def test_the_pages_follow_a_game_status_and_phase_with_no_new_report(tmp_path) -> None:
+    """PAUSE, RESUME, ROLLBACK (and ENDGAME) change a game's status or phase with no new turn
+    report: the index and the game's page were written only for new mail, so they went on
+    saying "active" and the old phase for as long as no report came, for ever in an ended
+    game."""
+    j = judge(tmp_path)
+    start_standard(j, "facts")
+    j.send(GM, "MASTER facts master-facts\nPROCESS", "go")
+    update(j.store, j.cfg)
+
+    def shown() -> tuple[list[str], list[str]]:
+        site = files(tmp_path / "site")
+        game = re.findall(r"<dd>([^<]*)</dd>", site["game/facts/index.html"].decode())
+        [row] = re.findall(r"<td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>",
+                           site["index.html"].decode())
+        return game[1:3], list(row)
+
+    assert shown() == (["F1901M", "active"], ["F1901M", "active"])
+    j.send(GM, "MASTER facts master-facts\nPAUSE", "pause")
+    update(j.store, j.cfg)
+    assert shown() == (["F1901M", "paused"], ["F1901M", "paused"])
+    j.send(GM, "MASTER facts master-facts\nRESUME\nROLLBACK S1901M", "back")
+    update(j.store, j.cfg)
+    assert shown() == (["S1901M", "active"], ["S1901M", "active"])

@@ -51,6 +51,12 @@ MIGRATIONS = [
     );
     CREATE INDEX archive_mail_state ON archive_mail(state, game_id, id);
     """,
+    """
+    CREATE TABLE archive_games (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        facts TEXT NOT NULL              -- JSON: the game's name, variant, status and phase
+    );                                   -- as its pages last showed them
+    """,
 ]
 
 def slug_base(kind: str, phase: str, subject: str) -> str:

@@ -8,13 +8,14 @@ changed.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
 from pathlib import Path
 
 from judge.archive import pages
-from judge.archive.store import present, publish
+from judge.archive.store import ensure, present, publish
 from judge.config import Config
 from judge.storage import Store
 
@@ -70,27 +71,41 @@ def update(s: Store, cfg: Config) -> int:
     publish(s)
     if not present(s):
         return 0
+    ensure(s)
     rows = s.all("SELECT id, game_id FROM archive_mail WHERE state = 'ready' ORDER BY id")
     folder = cfg.archive_path
-    if not rows and (folder / "index.html").exists():
+    games = pages.archived_games(s, cfg)
+    # a game's status or phase changes with no new mail too (PAUSE, ROLLBACK, ENDGAME)
+    shown = {r["game_id"]: r["facts"] for r in s.all("SELECT game_id, facts FROM "
+                                                     "archive_games")}
+    facts = {g["id"]: _facts(g) for g in games}
+    moved = {gid for gid, f in facts.items() if shown.get(gid) != f}
+    if not rows and not moved and (folder / "index.html").exists():
         return 0
     make_folder(folder)
     fresh: dict[int, list[int]] = {}
     for r in rows:
         fresh.setdefault(r["game_id"], []).append(r["id"])
-    games = pages.archived_games(s, cfg)
     changed = 0
     for g in games:
         if g["id"] in fresh:
             changed += write_files(folder, pages.game_pictures(s, g, fresh[g["id"]]))
+        if g["id"] in fresh or g["id"] in moved:
             changed += write_files(folder, pages.game_pages(s, cfg, g))
     changed += write_files(folder, pages.index_pages(s, cfg, games))
-    if rows:
-        with s.transaction():
-            for r in rows:
-                s.execute("UPDATE archive_mail SET state = 'written' WHERE id = ? AND "
-                          "state = 'ready'", (r["id"],))
+    with s.transaction():
+        for r in rows:
+            s.execute("UPDATE archive_mail SET state = 'written' WHERE id = ? AND "
+                      "state = 'ready'", (r["id"],))
+        for gid in moved:
+            s.execute("INSERT INTO archive_games (game_id, facts) VALUES (?, ?) ON CONFLICT "
+                      "(game_id) DO UPDATE SET facts = excluded.facts", (gid, facts[gid]))
     return changed
+
+
+def _facts(game: dict) -> str:
+    """What a game's pages and the index show of the game itself (not of its mail)."""
+    return json.dumps([game["name"], game["variant"], game["status"], game["phase"]])
 
 
 def rebuild(s: Store, cfg: Config, out: Path) -> int:
