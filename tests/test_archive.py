@@ -460,3 +460,21 @@ def test_the_pages_follow_a_game_status_and_phase_with_no_new_report(tmp_path) -
     j.send(GM, "MASTER facts master-facts\nRESUME\nROLLBACK S1901M", "back")
     update(j.store, j.cfg)
     assert shown() == (["S1901M", "active"], ["S1901M", "active"])
+
+
+def test_the_game_over_notice_has_its_page(tmp_path) -> None:
+    """ENDGAME's notice goes to every player, observer and the game's list, carrying the
+    List-Archive header, and is how a game's story ends: the archive had no page for it."""
+    j = judge(tmp_path)
+    start_standard(j, "fin")
+    j.send(GM, "MASTER fin master-fin\nPROCESS", "go")
+    got = j.send(GM, "MASTER fin master-fin\nENDGAME DRAW FRANCE ENGLAND", "end")
+    [over] = [g for g in got if g.rcpt == addr("ITALY") and "game over" in g.subject]
+    assert over["List-Archive"] == f"<{BASE}/game/fin/>"
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    text = mail_texts(site)["game/fin/game-over.html"]
+    assert "Game fin is over." in text and "draw shared by" in text
+    assert "England" in text and "France" in text
+    assert 'href="game-over.html">fin - game over</a>' in site["game/fin/index.html"].decode()
+    assert b"<dd>finished</dd>" in site["game/fin/index.html"]
