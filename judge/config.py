@@ -257,6 +257,16 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"[intake] listen: expected HOST:PORT with a port from 1 to 65535, "
                           f"got {listen!r}")
     _check_archive(cfg.archive)
+    if cfg.archive.on:  # everything in the folder is served to the world
+        folder = cfg.archive_path.resolve()
+        private = [(cfg.database_path.name, cfg.database_path)]
+        if cfg.outbound.mode == "maildir":
+            private.append(("outbound maildir", cfg.maildir_path))
+        for what, path in private:
+            if path.resolve().is_relative_to(folder):
+                raise ConfigError(f"[archive] folder: {what} would be on the web ({path} is "
+                                  f"inside {folder}): give the archive a folder of its own, "
+                                  f"e.g. \"archive\"")
     if "@" not in cfg.address:
         raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
 

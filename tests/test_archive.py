@@ -316,3 +316,165 @@ def test_a_phase_reported_again_after_rollback_gets_a_page_of_its_own(tmp_path) 
     assert "A PAR - BUR" not in mail_texts(site)["game/again/S1901M.html"]
     assert "A PAR - BUR" in mail_texts(site)["game/again/S1901M-2.html"]
     assert site["game/again/S1901M-2.png"] == pictures_mailed(second)["S1901M.png"]
+
+
+def test_a_players_control_characters_leave_the_feeds_valid_xml(tmp_path) -> None:
+    """A Dipnomicy proposal's title is the player's own text, published to everyone: control
+    characters in it (an escape, a form feed, a bell) are not XML, and kept as they were they
+    made both Atom feeds (the game's and the judge's) unreadable to every feed reader."""
+    from dipkit import DipGame
+
+    g = DipGame(tmp_path)
+    g.judge.cfg.archive = ArchiveConfig(folder="site")
+    g.start()
+    g.player("ENGLAND", "F Lon -- NTH\nPROPOSE No <b>convoys</b> \x1b[31m\x0b bell\x07\n"
+             "Enact the following mutable rule:\nNo \x0cconvoys at all.\nEND")
+    g.to_deadline()
+    update(g.judge.store, g.judge.cfg)
+    site = files(tmp_path / "site")
+    for name in ("feed.atom", "game/dip/feed.atom"):
+        feed = ET.fromstring(site[name])
+        texts = [e.find(f"{ATOM}content").text for e in feed.iter(f"{ATOM}entry")]
+        assert any("No <b>convoys</b> [31m bell" in t and "No convoys at all." in t
+                   for t in texts), name
+    assert_html5("move-report-turn-1.html", site["game/dip/move-report-turn-1.html"])
+
+
+def test_a_folder_holding_the_database_or_maildir_is_refused(tmp_path) -> None:
+    """Everything in the archive's folder is served to the world: a folder of "." (the
+    database's own folder) or one above it put judge.db (addresses, passwords, press) and the
+    Maildir of outgoing mail on the web, through `judge serve` or the host's web server."""
+    cfg = tmp_path / "state" / "judge.toml"
+    cfg.parent.mkdir()
+    for folder, what in ((".", "judge.db"), (str(tmp_path), "judge.db"),
+                         ("out", "outbound maildir")):
+        cfg.write_text(f'[judge]\ndatabase = "judge.db"\n[outbound]\nmaildir = "out/mail"\n'
+                       f'[archive]\nfolder = "{folder}"\nlisten = "127.0.0.1:8080"\n')
+        with pytest.raises(ConfigError, match=re.escape(f"[archive] folder: {what}")):
+            load_config(cfg)
+    cfg.write_text('[judge]\ndatabase = "judge.db"\n[archive]\nfolder = "site"\n')
+    assert load_config(cfg).archive_path == tmp_path / "state" / "site"
+
+
+def test_every_page_is_readable_by_a_web_server_of_another_user(tmp_path) -> None:
+    """The systemd unit runs the judge with UMask=0027; nginx or Caddy runs as another user.
+    Files were made 0644, but the folders the judge made (game/, game/NAME/) were 0750 under
+    that umask: every game's page answered 403 Forbidden."""
+    import os
+    import stat
+
+    j = judge(tmp_path)
+    start_standard(j, "perm")
+    j.send(GM, "MASTER perm master-perm\nPROCESS", "go")
+    old = os.umask(0o027)
+    try:
+        update(j.store, j.cfg)
+        out = tmp_path / "rebuilt"
+        from judge.archive.write import rebuild
+
+        rebuild(j.store, j.cfg, out)
+    finally:
+        os.umask(old)
+    for folder in (tmp_path / "site", out):
+        for path in [folder, *folder.rglob("*")]:
+            want = stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
+            assert path.stat().st_mode & want == want, (path, oct(path.stat().st_mode))
+
+
+def _served(folder: Path) -> dict[str, str]:
+    """The Content-Type of each of the archive's kinds of file, from judge serve's server."""
+    import urllib.request
+
+    from mailkit import free_port
+
+    from judge.archive.web import ArchiveServer
+
+    server = ArchiveServer(folder, f"127.0.0.1:{free_port()}")
+    server.start()
+    try:
+        out = {}
+        for name in ("index.html", "style.css", "feed.atom", "game/types/S1901M.png"):
+            with urllib.request.urlopen(f"http://{server.address}/{name}", timeout=10) as r:
+                out[name] = r.headers.get_params()  # [(type, ""), (parameter, value)...]
+        return out
+    finally:
+        server.stop()
+
+
+def test_served_content_types_name_their_charset_once(tmp_path) -> None:
+    """WhiteNoise adds charset="utf-8" to every text/ type, to which the judge's own types
+    already said charset=utf-8: `text/html; charset=utf-8; charset="utf-8"`, a header no
+    standard allows (a parameter named twice)."""
+    j = judge(tmp_path)
+    start_standard(j, "types")
+    j.send(GM, "MASTER types master-types\nPROCESS", "go")
+    update(j.store, j.cfg)
+    utf8 = ("charset", "utf-8")
+    assert _served(tmp_path / "site") == {
+        "index.html": [("text/html", ""), utf8], "style.css": [("text/css", ""), utf8],
+        "feed.atom": [("application/atom+xml", ""), utf8],
+        "game/types/S1901M.png": [("image/png", "")]}
+
+
+def test_the_archive_server_stops_without_a_traceback(tmp_path, monkeypatch, caplog) -> None:
+    """judge serve stops its archive server at every stop (systemctl stop, a restart): the
+    server's socket and wake-up pipe were closed under its loop, which then died in its
+    thread with 'OSError: [Errno 9] Bad file descriptor', a traceback in the log each time."""
+    import threading
+
+    died: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<!DOCTYPE html><title>x</title>")
+    (tmp_path / "site" / "style.css").write_text("")
+    (tmp_path / "site" / "feed.atom").write_text("<feed/>")
+    (tmp_path / "site" / "game" / "types").mkdir(parents=True)
+    (tmp_path / "site" / "game" / "types" / "S1901M.png").write_bytes(b"\x89PNG")
+    with caplog.at_level("DEBUG"):
+        _served(tmp_path / "site")
+    assert died == []
+    assert "Traceback" not in caplog.text and "Bad file descriptor" not in caplog.text
+
+
+def test_the_pages_follow_a_game_status_and_phase_with_no_new_report(tmp_path) -> None:
+    """PAUSE, RESUME, ROLLBACK (and ENDGAME) change a game's status or phase with no new turn
+    report: the index and the game's page were written only for new mail, so they went on
+    saying "active" and the old phase for as long as no report came, for ever in an ended
+    game."""
+    j = judge(tmp_path)
+    start_standard(j, "facts")
+    j.send(GM, "MASTER facts master-facts\nPROCESS", "go")
+    update(j.store, j.cfg)
+
+    def shown() -> tuple[list[str], list[str]]:
+        site = files(tmp_path / "site")
+        game = re.findall(r"<dd>([^<]*)</dd>", site["game/facts/index.html"].decode())
+        [row] = re.findall(r"<td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>",
+                           site["index.html"].decode())
+        return game[1:3], list(row)
+
+    assert shown() == (["F1901M", "active"], ["F1901M", "active"])
+    j.send(GM, "MASTER facts master-facts\nPAUSE", "pause")
+    update(j.store, j.cfg)
+    assert shown() == (["F1901M", "paused"], ["F1901M", "paused"])
+    j.send(GM, "MASTER facts master-facts\nRESUME\nROLLBACK S1901M", "back")
+    update(j.store, j.cfg)
+    assert shown() == (["S1901M", "active"], ["S1901M", "active"])
+
+
+def test_the_game_over_notice_has_its_page(tmp_path) -> None:
+    """ENDGAME's notice goes to every player, observer and the game's list, carrying the
+    List-Archive header, and is how a game's story ends: the archive had no page for it."""
+    j = judge(tmp_path)
+    start_standard(j, "fin")
+    j.send(GM, "MASTER fin master-fin\nPROCESS", "go")
+    got = j.send(GM, "MASTER fin master-fin\nENDGAME DRAW FRANCE ENGLAND", "end")
+    [over] = [g for g in got if g.rcpt == addr("ITALY") and "game over" in g.subject]
+    assert over["List-Archive"] == f"<{BASE}/game/fin/>"
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    text = mail_texts(site)["game/fin/game-over.html"]
+    assert "Game fin is over." in text and "draw shared by" in text
+    assert "England" in text and "France" in text
+    assert 'href="game-over.html">fin - game over</a>' in site["game/fin/index.html"].decode()
+    assert b"<dd>finished</dd>" in site["game/fin/index.html"]

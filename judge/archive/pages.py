@@ -15,6 +15,7 @@ HTML5 and CSS from the Jinja2 templates in ``templates/archive/``, autoescaped; 
 from __future__ import annotations
 
 import json
+import re
 import struct
 from collections.abc import Iterable
 from functools import cache
@@ -30,8 +31,17 @@ from judge.variants import get_variant
 
 FEED_ENTRIES = 50  # entries of the judge's feed (a game's feed has all of its mail)
 PUBLIC = "state IN ('ready', 'written')"
+# What neither XML 1.0 nor HTML5 takes (C0 and C1 controls but tab and newlines, lone
+# surrogates, U+FFFE/U+FFFF): a player's own text (a proposal's title) may hold them, and one
+# such character made a whole feed unreadable to every feed reader.
+NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 COLUMNS = ("id, game_id, slug, phase, kind, at, subject, names, counts, orders, text, "
            "filename, png IS NOT NULL AS has_png, substr(png, 17, 8) AS ihdr")
+
+
+def _text(value: Any) -> Any:
+    """Every value a page or feed shows, without the characters XML and HTML refuse."""
+    return type(value)(NOT_TEXT.sub("", value)) if isinstance(value, str) else value  # Markup stays
 
 
 @cache
@@ -39,7 +49,8 @@ def environment() -> jinja2.Environment:
     """The archive's own environment over the judge's templates: HTML is autoescaped."""
     env = jinja2.Environment(loader=template_loader(), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True, keep_trailing_newline=True)
+                             lstrip_blocks=True, keep_trailing_newline=True,
+                             finalize=_text)
     env.filters["shown"] = lambda at: parse_iso(at).strftime("%Y-%m-%d %H:%M UTC")
     env.filters["atom_time"] = lambda at: parse_iso(at).strftime("%Y-%m-%dT%H:%M:%SZ")
     return env

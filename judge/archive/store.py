@@ -35,7 +35,7 @@ MIGRATIONS = [
         game_id INTEGER NOT NULL REFERENCES games(id),
         slug TEXT NOT NULL,              -- the page's name in the game's folder: S1901M, start
         phase TEXT NOT NULL,             -- the phase the mail is about
-        kind TEXT NOT NULL,              -- report | start | publication
+        kind TEXT NOT NULL,              -- report | start | publication | notice
         at TEXT NOT NULL,                -- UTC, the judge's clock when it was queued
         subject TEXT NOT NULL,
         names TEXT NOT NULL,             -- JSON [public name, ...] of the powers playing
@@ -51,16 +51,25 @@ MIGRATIONS = [
     );
     CREATE INDEX archive_mail_state ON archive_mail(state, game_id, id);
     """,
+    """
+    CREATE TABLE archive_games (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        facts TEXT NOT NULL              -- JSON: the game's name, variant, status and phase
+    );                                   -- as its pages last showed them
+    """,
 ]
 
 def slug_base(kind: str, phase: str, subject: str) -> str:
-    """A page's name before any ``-2``: a report's phase, ``start``, a publication's subject
-    after the game's name (``move-report-turn-1``, as a variant's own reports are named)."""
+    """A page's name before any ``-2``: a report's phase, ``start``, a publication's or a
+    notice's subject after the game's name (``move-report-turn-1``, as a variant's own
+    reports are named; ``game-over``)."""
     if kind == "report":
         return phase
     if kind == "start":
         return "start"
-    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(": ")[2].lower()).strip("-")
+    # a notice's subject is "GAME - what" (notices.py), a publication's "GAME: what"
+    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(" - " if kind == "notice" else
+                                                         ": ")[2].lower()).strip("-")
     return words[:60].strip("-") or "notice"
 
 

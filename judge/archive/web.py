@@ -19,10 +19,13 @@ from typing import Any
 from waitress.server import create_server  # type: ignore[import-untyped]
 from whitenoise import WhiteNoise  # type: ignore[import-untyped]
 
+from judge.archive.write import make_folder
+
 log = logging.getLogger("judge.archive")
 
-MIMETYPES = {".atom": "application/atom+xml; charset=utf-8", ".css": "text/css; charset=utf-8",
-             ".html": "text/html; charset=utf-8", ".png": "image/png"}
+# WhiteNoise adds charset="utf-8" to the text/ types itself (named here too, it was twice)
+MIMETYPES = {".atom": "application/atom+xml; charset=utf-8", ".css": "text/css",
+             ".html": "text/html", ".png": "image/png"}
 
 
 def _not_found(environ: dict, start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -49,7 +52,7 @@ class ArchiveServer:
 
     def __init__(self, folder: Path, listen: str) -> None:
         host, _, port = listen.rpartition(":")
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         self.server = create_server(application(folder), host=host.strip("[]"),
                                     port=int(port), threads=2, ident="judge-archive",
                                     clear_untrusted_proxy_headers=True)
@@ -66,5 +69,17 @@ class ArchiveServer:
         return f"{host}:{port}"
 
     def stop(self) -> None:
-        self.server.close()
-        self.thread.join(5)
+        """Close the server in its own loop's thread: closed from this one, its socket and
+        wake-up pipe went under a running select() (a traceback at every stop). The worker
+        threads first (a request in hand wakes the loop when done), then, with nothing left
+        to watch, the loop ends."""
+        self.server.task_dispatcher.shutdown()
+        if not self.thread.is_alive():
+            self.server.close()
+        else:
+            def close_all() -> None:
+                for dispatcher in list(self.server._map.values()):
+                    dispatcher.close()
+
+            self.server.trigger.pull_trigger(close_all)
+            self.thread.join(5)

@@ -8,17 +8,32 @@ changed.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
 from pathlib import Path
 
 from judge.archive import pages
-from judge.archive.store import present, publish
+from judge.archive.store import ensure, present, publish
 from judge.config import Config
 from judge.storage import Store
 
 log = logging.getLogger("judge.archive")
+
+
+def make_folder(path: Path) -> None:
+    """``path`` and the folders missing above it, each readable by all (0755): the web server
+    runs as another user, and the judge's umask (the systemd unit's 0027) would make them
+    0750, every page then forbidden. A folder that exists is left as its owner made it."""
+    if path.is_dir():
+        return
+    make_folder(path.parent)
+    try:
+        path.mkdir()
+    except FileExistsError:
+        return
+    os.chmod(path, 0o755)
 
 
 def write_file(folder: Path, name: str, data: bytes) -> bool:
@@ -29,7 +44,7 @@ def write_file(folder: Path, name: str, data: bytes) -> bool:
             return False
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -56,31 +71,45 @@ def update(s: Store, cfg: Config) -> int:
     publish(s)
     if not present(s):
         return 0
+    ensure(s)
     rows = s.all("SELECT id, game_id FROM archive_mail WHERE state = 'ready' ORDER BY id")
     folder = cfg.archive_path
-    if not rows and (folder / "index.html").exists():
+    games = pages.archived_games(s, cfg)
+    # a game's status or phase changes with no new mail too (PAUSE, ROLLBACK, ENDGAME)
+    shown = {r["game_id"]: r["facts"] for r in s.all("SELECT game_id, facts FROM "
+                                                     "archive_games")}
+    facts = {g["id"]: _facts(g) for g in games}
+    moved = {gid for gid, f in facts.items() if shown.get(gid) != f}
+    if not rows and not moved and (folder / "index.html").exists():
         return 0
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     fresh: dict[int, list[int]] = {}
     for r in rows:
         fresh.setdefault(r["game_id"], []).append(r["id"])
-    games = pages.archived_games(s, cfg)
     changed = 0
     for g in games:
         if g["id"] in fresh:
             changed += write_files(folder, pages.game_pictures(s, g, fresh[g["id"]]))
+        if g["id"] in fresh or g["id"] in moved:
             changed += write_files(folder, pages.game_pages(s, cfg, g))
     changed += write_files(folder, pages.index_pages(s, cfg, games))
-    if rows:
-        with s.transaction():
-            for r in rows:
-                s.execute("UPDATE archive_mail SET state = 'written' WHERE id = ? AND "
-                          "state = 'ready'", (r["id"],))
+    with s.transaction():
+        for r in rows:
+            s.execute("UPDATE archive_mail SET state = 'written' WHERE id = ? AND "
+                      "state = 'ready'", (r["id"],))
+        for gid in moved:
+            s.execute("INSERT INTO archive_games (game_id, facts) VALUES (?, ?) ON CONFLICT "
+                      "(game_id) DO UPDATE SET facts = excluded.facts", (gid, facts[gid]))
     return changed
+
+
+def _facts(game: dict) -> str:
+    """What a game's pages and the index show of the game itself (not of its mail)."""
+    return json.dumps([game["name"], game["variant"], game["status"], game["phase"]])
 
 
 def rebuild(s: Store, cfg: Config, out: Path) -> int:
     """``judge archive --out``: the whole archive written into ``out`` from the database
     (what is published; nothing is changed in the database). How many files changed."""
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     return write_files(out, pages.site(s, cfg))

@@ -106,3 +106,12 @@ def publication(outbox: Outbox, s: Store, game: dict, subject: str, template: st
         return
     _keep(outbox, s, game, "publication", str(game.get("phase") or ""), subject, template,
           {**context, **OBSERVER}, {})
+
+
+def notice(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
+           context: dict) -> None:
+    """A public notice (the end of the game), as its observers get it (``context`` theirs)."""
+    if not outbox.cfg.archive.on:
+        return
+    _keep(outbox, s, game, "notice", str(game.get("phase") or ""), subject, template,
+          {**context, **OBSERVER}, {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from judge.games import archiving
 from judge.games import game as G
 from judge.games import settings as S
 from judge.games.flow import flow_of, game_settings
@@ -179,8 +180,12 @@ def rolled_back(actor: FlowContext, game: dict, phase: str,
 
 
 def ended(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
-    to_all(actor, game, "notices/ended.txt.j2", f"{game['name']} - game over",
-           {"how": how, "powers": powers})
+    subject, context = f"{game['name']} - game over", {"how": how, "powers": powers}
+    to_all(actor, game, "notices/ended.txt.j2", subject, context)
+    # how the game's story ends, in its web archive too (as an observer reads it)
+    archiving.notice(actor.outbox, actor.s, game, subject, "notices/ended.txt.j2",
+                     {**_base(actor.s, game), **context,
+                      **names_for(game, None, "observer")})
 
 
 def deadline_moved_after(actor: FlowContext, ses: Any, game: dict) -> None:
