@@ -20,6 +20,7 @@ from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import game as G
 from judge.games import reporting
+from judge.games import signup as U
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
@@ -76,7 +77,11 @@ def signon(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     power_text, game_name, password = cmd.args
     game = G.find_game(s, game_name)
     flow_for(game).check_join(game)
-    power, joined = G.sign_on(s, game, power_text, password, ses.inbound.sender, actor.guard_password)
+    (power, joined), held = U.sign_on(actor, ses, game, "join", lambda: G.sign_on(
+        s, game, power_text, password, ses.inbound.sender, actor.guard_password))
+    if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
+        ses.current = None
+        return held, "text", None
     actor.set_context(ses, game, power)
     ses.signon_failed = False
     if joined:
@@ -89,11 +94,18 @@ def join(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s, a = actor.s, cmd.args
     flow = flow_for(G.find_game(s, a[0]))
     if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
-        return flow.join(actor, G.find_game(s, a[0]), a[1], ses.inbound.sender), "text", None
+        game = G.find_game(s, a[0])
+        text, held = U.sign_on(actor, ses, game, "join", lambda: flow.join(
+            actor, game, a[1], ses.inbound.sender), named=False)
+        return held or text, "text", None
     game_name, power_text, password = a
     game = G.find_game(s, game_name)
     flow.check_join(game)
-    power = G.join_game(s, game, power_text, password, ses.inbound.sender)
+    power, held = U.sign_on(actor, ses, game, "join", lambda: G.join_game(
+        s, game, power_text, password, ses.inbound.sender))
+    if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
+        ses.current = None
+        return held, "text", None
     actor.set_context(ses, game, power)
     return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
             f"SIGNON {power.title()} {game['name']} <password> to send orders.",
