@@ -223,7 +223,8 @@ def confirmed(store: Any, *addresses: str) -> None:
     from judge.games.observers import prove
 
     for a in addresses:
-        prove(store, parseaddr(a)[1] or a, datetime.now(UTC), "test kit")
+        if address := parseaddr(a)[1] or a.strip():
+            prove(store, address, datetime.now(UTC), "test kit")
 
 
 class InProcessJudge:
@@ -252,8 +253,12 @@ class InProcessJudge:
 
     def deliver(self, raw: bytes, mail_from: str | None = None) -> list[Got]:
         """Store and act on one message; the messages the judge sent because of it."""
+        from email import message_from_bytes
+
         from judge.mail.intake import store_message
 
+        if self.confirm_senders:
+            confirmed(self.store, str(message_from_bytes(raw)["From"] or mail_from or ""))
         store_message(self.store, raw, "test", mail_from)
         return self.run()
 
@@ -268,8 +273,6 @@ class InProcessJudge:
         return [Got(raw) for raw in new]
 
     def send(self, frm: str, body: str, subject: str = "orders", **headers: str) -> list[Got]:
-        if self.confirm_senders:
-            confirmed(self.store, frm)
         return self.deliver(compose(frm, self.cfg.address, body, subject, **headers))
 
     def inbox_states(self) -> list[str]:

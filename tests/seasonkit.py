@@ -604,13 +604,14 @@ class Season:
             body += "\nOPEN"
             self.send(g.gm, body, g, "new game")
         self.quiet()
+        joins: list[tuple[SimGame, str, str]] = []  # (game, address, Message-ID)
         for g in self.games:
             if g.variant == "dipnomicy":
                 n = g.rng.choice([5, 6, 7])
                 for k in range(n):
                     a, pw = f"p{k}.{g.name}@players.test", f"seat{k}-{g.name}"
                     g.joiners.append((a, pw))
-                    self.send(a, f"JOIN {g.name} {pw}", g, "join")
+                    joins.append((g, a, self.send(a, f"JOIN {g.name} {pw}", g, "join")))
             else:
                 powers = G.get_variant(g.variant).board.powers
                 for p in powers:
@@ -618,8 +619,10 @@ class Season:
                     seat = Seat(p, a, f"pw-{p.lower()}-{g.name}")
                     g.seats[p] = seat
                     g.who[a] = p
-                    self.send(a, f"SIGNON {p} {g.name} {seat.password}", g, "join")
+                    joins.append((g, a, self.send(a, f"SIGNON {p} {g.name} {seat.password}",
+                                                  g, "join")))
         self.quiet()
+        self.confirm_sign_ons(joins)
         self.observe()
         for g in self.games:
             self.send(g.gm, f"MASTER {g.name} {g.gm_password}\nSTART", g, "start")
@@ -645,6 +648,22 @@ class Season:
                     g.seats[g.rng.choice(powers)].silent_from = g.rng.randint(2, 6)
                 if g.rng.random() < 0.25:
                     g.seats[g.rng.choice(powers)].silent_from = 0
+
+    def confirm_sign_ons(self, joins: list[tuple[SimGame, str, str]]) -> None:
+        """Each player's first sign-on waits for its address to confirm: CONFIRM with the
+        code in the judge's reply, as a person would (judge/games/signup.py)."""
+        from invariants import _body
+
+        with contextlib.closing(self.db()) as c:
+            for g, a, mid in joins:
+                r = c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                              "WHERE i.key LIKE ? AND o.kind = 'reply'", (mid + "%",)).fetchone()
+                m = re.search(r"CONFIRM\s+([0-9a-f]{16})", _body(r["raw"])) if r else None
+                if m is None:
+                    self.violation(g, f"{a}'s sign-on: no confirmation code in the reply")
+                    continue
+                self.send(a, f"CONFIRM {m.group(1)}", g, "confirm")
+        self.quiet()
 
     def observe(self) -> None:
         """An observer in every Stab! game (hidden information: invariant 4): OBSERVE, then

@@ -130,7 +130,7 @@ def taker(actor: FlowContext, ses: MailSession) -> O.TakeSignOn:
     def take(game: dict, row: dict) -> str:
         s, now = actor.s, actor.clock()
         role, power, address = row["role"], row["power"], row["address"]
-        name, again = game["name"], "Orders sent with it were not kept: send them again."
+        name = game["name"]
         ses.games_touched.add(game["id"])
         if role == "join" and power is None:  # a flow's JOIN <game> <password>
             text = flow_for(game).join(actor, game, secrets.token_hex(16), address)
@@ -141,7 +141,7 @@ def taker(actor: FlowContext, ses: MailSession) -> O.TakeSignOn:
             flow_for(game).check_join(game)
             G.join_game(s, game, power, "", address, password_hash=row["password_hash"])
             return (f"You have joined game {name} as {power.title()}. Sign on with SIGNON "
-                    f"{power.title()} {name} <password> to send orders. {again}")
+                    f"{power.title()} {name} <password> to send orders.")
         player = s.player(game["id"], power)
         if role == "signon":
             if player is None or player["password_hash"] != row["password_hash"]:
@@ -149,13 +149,13 @@ def taker(actor: FlowContext, ses: MailSession) -> O.TakeSignOn:
                                 "with SIGNON")
             s.execute("UPDATE players SET address = ? WHERE id = ?", (address, player["id"]))
             return (f"{address} now plays {power.title()} in game {name}: sign on with "
-                    f"SIGNON {power.title()} {name} <password>. {again}")
+                    f"SIGNON {power.title()} {name} <password>.")
         if game["status"] not in ("active", "paused"):
             raise GameError(f"game {name} is not running (it is {game['status']})")
         if player is not None and player["state"] != "abandoned":
             raise GameError(f"{power.title()} has a player again")
         seat(actor, game, power, address, row["password_hash"], now, "taken over")
         return (f"You now play {power.title()} in game {name} ({game['phase']}). Your orders go "
-                f"in with SIGNON {power.title()} {name} <password>. {again}")
+                f"in with SIGNON {power.title()} {name} <password>.")
 
     return take
