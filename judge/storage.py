@@ -361,8 +361,9 @@ MIGRATIONS: list[str] = [
     """,
     # 18: the addresses that have shown they read the judge's mail (judge/games/signup.py): a
     # sign-on (JOIN, SIGNON, TAKEOVER) from any other waits in observer_requests (roles join,
-    # signon, takeover) until the address confirms. Those that played or observed before
-    # this rule count as confirmed: their sign-ons acted at once, and still do
+    # signon, takeover) until the address confirms, and a master's game mail waits for its
+    # CREATE's code (role master). Those that played, observed or ran a game before this
+    # rule count as confirmed: their sign-ons acted at once, and still do
     """
     CREATE TABLE confirmed_addresses (
         address TEXT PRIMARY KEY COLLATE NOCASE,
@@ -373,6 +374,8 @@ MIGRATIONS: list[str] = [
         SELECT address, min(since), 'before' FROM observers GROUP BY address;
     INSERT OR IGNORE INTO confirmed_addresses (address, since, how)
         SELECT address, min(joined), 'before' FROM players GROUP BY address;
+    INSERT OR IGNORE INTO confirmed_addresses (address, since, how)
+        SELECT master_address, min(created), 'before' FROM games GROUP BY master_address;
     CREATE INDEX observer_requests_address ON observer_requests(address, role, requested);
     """,
 ]

@@ -174,3 +174,26 @@ def test_a_dipnomicy_join_waits_and_keeps_its_password(judge):
 
     [row] = judge.store.players(judge.game(g)["id"])
     assert row["address"] == NEWBIE and verify_password("seat-pass", row["password_hash"])
+
+
+def test_a_forged_create_puts_the_address_on_no_game_mail(judge):
+    """The attacker creates a game in the victim's name and runs it under MASTER from its own
+    address: the victim gets the CREATE's reply, never the game's reports or notices."""
+    g = "fc1"
+    judge.send(VICTIM, f"CREATE {g} gm-{g}\nOPEN")
+    [created] = to(judge.pump(), VICTIM)
+    assert "once it confirms that it reads its mail" in created.flat, created.body
+    from gmkit import POWERS
+    from mailkit import confirmed
+
+    confirmed(judge.store, *[addr(g, p) for p in POWERS])
+    for p in POWERS:
+        judge.send(addr(g, p), f"SIGNON {p} {g} pw-{p.lower()}")
+    judge.pump()
+    out = gm(judge, g, "START\nPROCESS\nPAUSE\nRESUME")
+    assert to(out, addr(g, "ITALY")) and not to(out, VICTIM), [m.subject for m in out]
+    # the master's answer: the game's mail comes from then on
+    judge.send(VICTIM, "", subject="Re: x", In_Reply_To=created["Message-ID"])
+    [ok] = to(judge.pump(), VICTIM)
+    assert f"receives the reports and notices of game {g} as its master" in ok.flat, ok.body
+    assert to(gm(judge, g, "PROCESS"), VICTIM)

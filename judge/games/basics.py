@@ -19,6 +19,7 @@ from judge.engine.ahead import split_blocks
 from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import game as G
+from judge.games import observers as O
 from judge.games import reporting
 from judge.games import signup as U
 from judge.games.flow import flow_for, flow_of
@@ -196,10 +197,15 @@ def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
     lengths = plug.lengths(actor.s, game) + " " if plug.lengths(actor.s, game) else (
         phase_lengths(G.get_variant(game["variant"]), *durations[:3]) + " ")
+    token = O.master_request(actor.s, game, ses.inbound.sender, actor.clock(), ses.inbox_id)
+    unconfirmed = "" if token is None else (
+        f" The game's reports and notices are sent to {ses.inbound.sender} once it confirms "
+        "that it reads its mail (the replies to your mails come meanwhile): reply to this "
+        f"mail, or send the line CONFIRM {token}, within {O.CONFIRM_DAYS} days.")
     return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
             f"its master. {lengths}"
             + (f"Settings: {described}. " if described else "")
-            + "Send OPEN when players may sign on.", "text", None)
+            + "Send OPEN when players may sign on." + unconfirmed, "text", None)
 
 
 def open_game(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:

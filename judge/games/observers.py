@@ -16,6 +16,8 @@ So is a sign-on (JOIN, SIGNON, TAKEOVER) from an address that has never confirme
 (roles join, signon, takeover; judge/games/signup.py): the reply to it is the one request,
 later ones within RESEND_AFTER wait with it unmailed, and any confirmation of the address
 seats them all. An address that has confirmed once is in ``confirmed_addresses`` for good.
+A game's master that has not confirmed gets the replies to its mails, never the game's mail,
+until it answers the code in CREATE's reply (role master).
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ def readers(s: Store, game: dict) -> list[Reader]:
 
     for p in s.players(game["id"]):
         add(p["address"], p["power"], "player")
-    add(game["master_address"], None, "master")
+    if confirmed(s, game["master_address"]):  # a forged CREATE puts nobody on a game's mail
+        add(game["master_address"], None, "master")
     for o in s.all("SELECT address FROM observers WHERE game_id = ? ORDER BY since",
                    (game["id"],)):
         add(o["address"], None, "observer")
@@ -170,6 +173,20 @@ def prove(s: Store, address: str, now: datetime, how: str) -> None:
               "VALUES (?, ?, ?)", (canonical_address(address), iso(now), how))
 
 
+def master_request(s: Store, game: dict, address: str, now: datetime,
+                   inbox_id: int | None) -> str | None:
+    """A code for the master ``address`` of the new ``game`` to confirm with, when it has
+    never confirmed: until it does, the game's mail is not sent to it (:func:`readers`),
+    only the replies to its own mails. None: it is confirmed already."""
+    if confirmed(s, address):
+        return None
+    token = secrets.token_hex(8)
+    s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
+              "inbox_id) VALUES (?, ?, ?, 'master', ?, ?)",
+              (token, game["id"], canonical_address(address), iso(now), inbox_id))
+    return token
+
+
 def sign_on_request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None,
                     role: str, power: str | None, password_hash: str
                     ) -> tuple[str | None, bool]:
@@ -230,7 +247,7 @@ def request_sent(s: Store, token: str, message_id: str) -> None:
 def requests_sent(s: Store, inbox_id: int, message_id: str) -> None:
     """The requests made by mail ``inbox_id`` went out in the reply ``message_id``."""
     s.execute("UPDATE observer_requests SET message_id = ? WHERE inbox_id = ? AND "
-              f"message_id IS NULL AND role IN ('observer', {_SIGN_ONS_SQL[1:]}",
+              f"message_id IS NULL AND role IN ('observer', 'master', {_SIGN_ONS_SQL[1:]}",
               (message_id, inbox_id))
 
 
@@ -256,6 +273,9 @@ def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None)
               (game["id"], row["address"], row["role"]))
     if game["status"] == "finished":
         return f"Game {game['name']} has ended meanwhile: there is nothing left to observe."
+    if row["role"] == "master":
+        return (f"Confirmed: {row['address']} receives the reports and notices of game "
+                f"{game['name']} as its master.")
     if row["role"] == "list":
         _set_list(s, game, row["address"])
         return (f"Confirmed: {row['address']} is now the mailing list of game {game['name']} "
@@ -324,7 +344,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
         return []
     marks = ",".join("?" * len(ids))
     rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
-                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', "
+                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', 'master', "
                  f"{_SIGN_ONS_SQL[1:]}", (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
     if not rows:
         return []
