@@ -216,15 +216,22 @@ def unique(prefix: str = "t") -> str:
 def confirmed(store: Any, *addresses: str) -> None:
     """These addresses have confirmed to the judge that they read its mail, as a player does
     once by answering the judge's first request (judge/games/signup.py): their sign-ons act at
-    once. The kits' judges record every address a test sends from so (``confirm_senders``);
-    a test of the confirmation itself turns that off."""
+    once, and a master's game mail is sent. ``store``: the judge's Store, or its database's
+    path (a judge in another process). The kits' judges record every address a test sends
+    from so (``confirm_senders``); a test of the confirmation itself turns that off."""
     from email.utils import parseaddr
 
     from judge.games.observers import prove
+    from judge.storage import Store
 
-    for a in addresses:
-        if address := parseaddr(a)[1] or a.strip():
-            prove(store, address, datetime.now(UTC), "test kit")
+    opened = Store(store) if isinstance(store, str | Path) else None  # a judge's database
+    try:
+        for a in addresses:
+            if address := parseaddr(a)[1] or a.strip():
+                prove(opened or store, address, datetime.now(UTC), "test kit")
+    finally:
+        if opened is not None:
+            opened.close()
 
 
 class InProcessJudge:
@@ -345,14 +352,19 @@ class Backend:
         for frm, body in mails:
             self.send(frm, body, subject)
         out = [self.wait(frm, subject_has(subject), timeout) for frm, _ in mails]
-        asked = {}
-        for k, ((frm, _), r) in enumerate(zip(mails, out, strict=True)):
-            if m := re.search(r"send the line CONFIRM (\w+)", r.flat):
-                self.send(frm, f"CONFIRM {m.group(1)}", f"confirm {subject}")
-                asked[k] = frm
+        asked = {k: frm for k, ((frm, _), r) in enumerate(zip(mails, out, strict=True))
+                 if self.confirm(frm, r, f"confirm {subject}")}
         for k, frm in asked.items():
             out[k] = self.wait(frm, subject_has(f"confirm {subject}"), timeout)
         return out
+
+    def confirm(self, frm: str, reply: Got, subject: str) -> bool:
+        """Answer the confirmation request the judge's ``reply`` carries (a sign-on's, a new
+        master's CREATE), if any, with CONFIRM <code> as a person does; whether it did."""
+        m = re.search(r"send the line CONFIRM (\w+)", reply.flat)
+        if m is not None:
+            self.send(frm, f"CONFIRM {m.group(1)}", subject)
+        return m is not None
 
 
 class InProcessBackend(Backend):
@@ -409,6 +421,8 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
     r = b.wait(gm, subject_has("new game"), timeout)
     assert "created; you are its master" in r.body and f"Game {game} is open" in r.body, r.body
     assert "****" in r.body and f"master-{game}" not in r.body  # password never echoed
+    if b.confirm(gm, r, "confirm master"):  # the game's mail is sent to the master from then
+        b.wait(gm, subject_has("confirm master"), timeout)
 
     joined = b.sign_on([(addr(p), f"SIGNON {p.title()} {game} {pw[p]}") for p in POWERS],
                        "join", timeout)
