@@ -591,6 +591,7 @@ class Season:
     def create_all(self) -> None:
         from judge.games import game as G
 
+        creates: list[tuple[SimGame, str, str]] = []  # (game, master, Message-ID)
         for g in self.games:
             opts = f"VARIANT {g.variant} {g.options}".strip()
             # every deadline at 10:00 and no settling delay in three games of four: the
@@ -602,8 +603,9 @@ class Season:
             if g.rng.random() < 0.5:
                 body += "\nSET GRACE 6h"
             body += "\nOPEN"
-            self.send(g.gm, body, g, "new game")
+            creates.append((g, g.gm, self.send(g.gm, body, g, "new game")))
         self.quiet()
+        self.confirm_sign_ons(creates)  # a new master answers its CREATE's code too
         joins: list[tuple[SimGame, str, str]] = []  # (game, address, Message-ID)
         for g in self.games:
             if g.variant == "dipnomicy":
@@ -650,8 +652,9 @@ class Season:
                     g.seats[g.rng.choice(powers)].silent_from = 0
 
     def confirm_sign_ons(self, joins: list[tuple[SimGame, str, str]]) -> None:
-        """Each player's first sign-on waits for its address to confirm: CONFIRM with the
-        code in the judge's reply, as a person would (judge/games/signup.py)."""
+        """Each player's first sign-on waits for its address to confirm, and a new master's
+        game mail: CONFIRM with the code in the judge's reply to each ``(game, address,
+        Message-ID)``, as a person would (judge/games/signup.py)."""
         from invariants import _body
 
         with contextlib.closing(self.db()) as c:
@@ -660,7 +663,7 @@ class Season:
                               "WHERE i.key LIKE ? AND o.kind = 'reply'", (mid + "%",)).fetchone()
                 m = re.search(r"CONFIRM\s+([0-9a-f]{16})", _body(r["raw"])) if r else None
                 if m is None:
-                    self.violation(g, f"{a}'s sign-on: no confirmation code in the reply")
+                    self.violation(g, f"{a}: no confirmation code in the reply")
                     continue
                 self.send(a, f"CONFIRM {m.group(1)}", g, "confirm")
         self.quiet()
