@@ -197,3 +197,19 @@ def test_a_forged_create_puts_the_address_on_no_game_mail(judge):
     [ok] = to(judge.pump(), VICTIM)
     assert f"receives the reports and notices of game {g} as its master" in ok.flat, ok.body
     assert to(gm(judge, g, "PROCESS"), VICTIM)
+
+
+def test_a_takeover_waits_and_everyone_is_told_once_it_is_done(judge):
+    """The notice of a TAKEOVER goes out when the seat is taken, not when it was asked."""
+    g = "tk1"
+    new_game(judge, g, ["REMINDER OFF"])
+    gm(judge, g, "EJECT Turkey")
+    judge.send(NEWBIE, f"TAKEOVER Turkey {g} pw-new")
+    out = judge.pump()
+    [asked] = to(out, NEWBIE)
+    assert "your TAKEOVER of Turkey" in asked.flat, asked.body
+    assert not to(out, addr(g, "ITALY")) and "TURKEY" not in players(judge, g)
+    judge.send(NEWBIE, f"CONFIRM {code(asked)}")
+    out = judge.pump()
+    assert players(judge, g)["TURKEY"] == NEWBIE
+    assert [m.subject for m in to(out, addr(g, "ITALY"))] == [f"{g} - Turkey taken over"]
