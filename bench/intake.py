@@ -29,8 +29,9 @@ sys.path.insert(0, str(REPO))
 
 from judge.config import Config  # noqa: E402
 from judge.games.acting import Actor  # noqa: E402
+from judge.games.observers import prove  # noqa: E402
 from judge.mail.intake import ImapIntake, store_message  # noqa: E402
-from judge.storage import Store  # noqa: E402
+from judge.storage import Store, now_utc  # noqa: E402
 
 POWERS = {
     "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
@@ -59,7 +60,8 @@ def setup_game(actor: Actor, address: str) -> None:
         actor.process_inbox()
 
     send("gm@bench.test", "CREATE bench masterpw\nOPEN")
-    for p in POWERS:
+    for p in POWERS:  # players who confirmed their address once (judge/games/signup.py)
+        prove(actor.s, f"{p.lower()}@bench.test", now_utc(), "bench")
         send(f"{p.lower()}@bench.test", f"SIGNON {p} bench pw-{p.lower()}")
     send("gm@bench.test", "MASTER bench masterpw\nSTART")
 

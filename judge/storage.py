@@ -359,6 +359,25 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE games ADD COLUMN paused_why TEXT;
     """,
+    # 18: the addresses that have shown they read the judge's mail (judge/games/signup.py): a
+    # sign-on (JOIN, SIGNON, TAKEOVER) from any other waits in observer_requests (roles join,
+    # signon, takeover) until the address confirms, and a master's game mail waits for its
+    # CREATE's code (role master). Those that played, observed or ran a game before this
+    # rule count as confirmed: their sign-ons acted at once, and still do
+    """
+    CREATE TABLE confirmed_addresses (
+        address TEXT PRIMARY KEY COLLATE NOCASE,
+        since TEXT NOT NULL,             -- UTC
+        how TEXT NOT NULL                -- what confirmed it (a request's role, 'before')
+    );
+    INSERT OR IGNORE INTO confirmed_addresses (address, since, how)
+        SELECT address, min(since), 'before' FROM observers GROUP BY address;
+    INSERT OR IGNORE INTO confirmed_addresses (address, since, how)
+        SELECT address, min(joined), 'before' FROM players GROUP BY address;
+    INSERT OR IGNORE INTO confirmed_addresses (address, since, how)
+        SELECT master_address, min(created), 'before' FROM games GROUP BY master_address;
+    CREATE INDEX observer_requests_address ON observer_requests(address, role, requested);
+    """,
 ]
 
 

@@ -15,7 +15,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from mailkit import POWERS, Got, Sink, compose, imap_config, send_smtp, unique, write_config
+from mailkit import (
+    POWERS,
+    Got,
+    Sink,
+    compose,
+    confirmed,
+    imap_config,
+    send_smtp,
+    unique,
+    write_config,
+)
 
 START = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)  # a Monday
 
@@ -33,11 +43,15 @@ class FakeClock:
 
 
 class LiveJudge:
+    """Every address a test sends from has confirmed (mailkit.confirmed) unless
+    ``confirm_senders`` is False."""
+
     def __init__(self, env: dict, sink: Sink, dirpath: Path, clock: FakeClock,
-                 settle: str = "0s", **settings: Any) -> None:
+                 settle: str = "0s", confirm_senders: bool = True, **settings: Any) -> None:
         self.env, self.sink, self.dir, self.clock = env, sink, dirpath, clock
         self.address = f"judge@{env['MAILTEST_DOMAIN']}"
         self.settle, self.settings = settle, settings
+        self.confirm_senders = confirm_senders
         self.expected = 0  # mails sent to the judge and not yet fetched
         self.returned: set[str] = set()  # Message-IDs already handed to the test
         self.by_id: dict[str, list[tuple[int, Got]]] = {}  # the sink's messages, in order
@@ -80,11 +94,13 @@ class LiveJudge:
         self._open()
 
     # ---------------------------------------------------------------- mail
-    def send(self, frm: str, body: str, subject: str | None = None) -> str:
+    def send(self, frm: str, body: str, subject: str | None = None, **headers: str) -> str:
         """A player's mail to the judge (acted on at the next :meth:`pump`); its subject."""
         subject = subject or unique("m")
+        if self.confirm_senders:
+            confirmed(self.store, frm)
         send_smtp(self.env["MAILTEST_HOST"], int(self.env["MAILTEST_SMTP_PORT"]), frm,
-                  self.address, compose(frm, self.address, body, subject))
+                  self.address, compose(frm, self.address, body, subject, **headers))
         self.expected += 1
         return subject
 
@@ -171,6 +187,7 @@ def new_game(j: LiveJudge, game: str, settings: list[str] | None = None,
         f"SET {s}" for s in settings or []) + "\nOPEN"
     j.send(gm_addr(game), body)
     out = j.pump()  # mail is not delivered in the order sent: the game must exist first
+    confirmed(j.store, *[addr(game, p) for p in players or POWERS])  # even in a test of it
     for p in players or POWERS:
         j.send(addr(game, p), f"SIGNON {p} {game} pw-{p.lower()}")
     out += j.pump()

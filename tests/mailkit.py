@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import smtplib
 import socket
@@ -13,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
@@ -211,10 +213,34 @@ def unique(prefix: str = "t") -> str:
     return f"{prefix}{uuid.uuid4().hex[:8]}"
 
 
-class InProcessJudge:
-    """The judge's real storage, reading, acting and Maildir sender, driven step by step."""
+def confirmed(store: Any, *addresses: str) -> None:
+    """These addresses have confirmed to the judge that they read its mail, as a player does
+    once by answering the judge's first request (judge/games/signup.py): their sign-ons act at
+    once, and a master's game mail is sent. ``store``: the judge's Store, or its database's
+    path (a judge in another process). The kits' judges record every address a test sends
+    from so (``confirm_senders``); a test of the confirmation itself turns that off."""
+    from email.utils import parseaddr
 
-    def __init__(self, dirpath: Path, address: str = "judge@localhost", **settings: Any) -> None:
+    from judge.games.observers import prove
+    from judge.storage import Store
+
+    opened = Store(store) if isinstance(store, str | Path) else None  # a judge's database
+    try:
+        for a in addresses:
+            if address := parseaddr(a)[1] or a.strip():
+                prove(opened or store, address, datetime.now(UTC), "test kit")
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+class InProcessJudge:
+    """The judge's real storage, reading, acting and Maildir sender, driven step by step.
+    Every address a test sends from has confirmed (:func:`confirmed`) unless
+    ``confirm_senders`` is False."""
+
+    def __init__(self, dirpath: Path, address: str = "judge@localhost",
+                 confirm_senders: bool = True, **settings: Any) -> None:
         from judge.config import Config
         from judge.games.acting import Actor
         from judge.mail.sender import Sender
@@ -230,11 +256,17 @@ class InProcessJudge:
         self.actor = Actor(self.store, self.cfg)
         self.sender = Sender(self.cfg, self.store)
         self.seen = 0
+        self.confirm_senders = confirm_senders
 
     def deliver(self, raw: bytes, mail_from: str | None = None) -> list[Got]:
         """Store and act on one message; the messages the judge sent because of it."""
+        from email.parser import BytesHeaderParser
+
         from judge.mail.intake import store_message
 
+        if self.confirm_senders:  # its headers only: hostile bodies are these tests' own
+            head = BytesHeaderParser().parsebytes(raw)
+            confirmed(self.store, str(head["From"] or mail_from or ""))
         store_message(self.store, raw, "test", mail_from)
         return self.run()
 
@@ -312,6 +344,28 @@ class Backend:
     def wait(self, rcpt: str, pred: Callable[[Got], bool], timeout: float = 30.0) -> Got:
         raise NotImplementedError
 
+    def sign_on(self, mails: list[tuple[str, str]], subject: str, timeout: float = 30.0
+                ) -> list[Got]:
+        """Send each sign-on ``(from, body)`` and answer the judge's confirmation request
+        where it asks one (an address's first sign-on), as a player does; the replies that
+        say what was done, in order."""
+        for frm, body in mails:
+            self.send(frm, body, subject)
+        out = [self.wait(frm, subject_has(subject), timeout) for frm, _ in mails]
+        asked = {k: frm for k, ((frm, _), r) in enumerate(zip(mails, out, strict=True))
+                 if self.confirm(frm, r, f"confirm {subject}")}
+        for k, frm in asked.items():
+            out[k] = self.wait(frm, subject_has(f"confirm {subject}"), timeout)
+        return out
+
+    def confirm(self, frm: str, reply: Got, subject: str) -> bool:
+        """Answer the confirmation request the judge's ``reply`` carries (a sign-on's, a new
+        master's CREATE), if any, with CONFIRM <code> as a person does; whether it did."""
+        m = re.search(r"send the line CONFIRM (\w+)", reply.flat)
+        if m is not None:
+            self.send(frm, f"CONFIRM {m.group(1)}", subject)
+        return m is not None
+
 
 class InProcessBackend(Backend):
     def __init__(self, judge: InProcessJudge) -> None:
@@ -367,12 +421,13 @@ def play_standard_game(b: Backend, game: str, addr: Callable[[str], str], gm: st
     r = b.wait(gm, subject_has("new game"), timeout)
     assert "created; you are its master" in r.body and f"Game {game} is open" in r.body, r.body
     assert "****" in r.body and f"master-{game}" not in r.body  # password never echoed
+    if b.confirm(gm, r, "confirm master"):  # the game's mail is sent to the master from then
+        b.wait(gm, subject_has("confirm master"), timeout)
 
-    for p in POWERS:
-        b.send(addr(p), f"SIGNON {p.title()} {game} {pw[p]}", "join")
-    for p in POWERS:
-        r = b.wait(addr(p), subject_has("join"), timeout)
-        assert f"You have joined game {game} as {p.title()}" in r.body, r.body
+    joined = b.sign_on([(addr(p), f"SIGNON {p.title()} {game} {pw[p]}") for p in POWERS],
+                       "join", timeout)
+    for p, r in zip(POWERS, joined, strict=True):
+        assert f"You have joined game {game} as {p.title()}" in r.flat, r.body
 
     b.send(gm, f"MASTER {game} master-{game}\nSTART", "start")
     assert "has started" in b.wait(gm, subject_has("Re: start"), timeout).body

@@ -603,6 +603,7 @@ class Season:
     def create_all(self) -> None:
         from judge.games import game as G
 
+        creates: list[tuple[SimGame, str, str]] = []  # (game, master, Message-ID)
         for g in self.games:
             opts = f"VARIANT {g.variant} {g.options}".strip()
             # every deadline at 10:00 and no settling delay in three games of four: the
@@ -614,15 +615,17 @@ class Season:
             if g.rng.random() < 0.5:
                 body += "\nSET GRACE 6h"
             body += "\nOPEN"
-            self.send(g.gm, body, g, "new game")
+            creates.append((g, g.gm, self.send(g.gm, body, g, "new game")))
         self.quiet()
+        self.confirm_sign_ons(creates)  # a new master answers its CREATE's code too
+        joins: list[tuple[SimGame, str, str]] = []  # (game, address, Message-ID)
         for g in self.games:
             if g.variant == "dipnomicy":
                 n = g.rng.choice([5, 6, 7])
                 for k in range(n):
                     a, pw = f"p{k}.{g.name}@players.test", f"seat{k}-{g.name}"
                     g.joiners.append((a, pw))
-                    self.send(a, f"JOIN {g.name} {pw}", g, "join")
+                    joins.append((g, a, self.send(a, f"JOIN {g.name} {pw}", g, "join")))
             else:
                 powers = G.get_variant(g.variant).board.powers
                 for p in powers:
@@ -630,8 +633,10 @@ class Season:
                     seat = Seat(p, a, f"pw-{p.lower()}-{g.name}")
                     g.seats[p] = seat
                     g.who[a] = p
-                    self.send(a, f"SIGNON {p} {g.name} {seat.password}", g, "join")
+                    joins.append((g, a, self.send(a, f"SIGNON {p} {g.name} {seat.password}",
+                                                  g, "join")))
         self.quiet()
+        self.confirm_sign_ons(joins)
         self.observe()
         for g in self.games:
             self.send(g.gm, f"MASTER {g.name} {g.gm_password}\nSTART", g, "start")
@@ -657,6 +662,23 @@ class Season:
                     g.seats[g.rng.choice(powers)].silent_from = g.rng.randint(2, 6)
                 if g.rng.random() < 0.25:
                     g.seats[g.rng.choice(powers)].silent_from = 0
+
+    def confirm_sign_ons(self, joins: list[tuple[SimGame, str, str]]) -> None:
+        """Each player's first sign-on waits for its address to confirm, and a new master's
+        game mail: CONFIRM with the code in the judge's reply to each ``(game, address,
+        Message-ID)``, as a person would (judge/games/signup.py)."""
+        from invariants import _body
+
+        with contextlib.closing(self.db()) as c:
+            for g, a, mid in joins:
+                r = c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                              "WHERE i.key LIKE ? AND o.kind = 'reply'", (mid + "%",)).fetchone()
+                m = re.search(r"CONFIRM\s+([0-9a-f]{16})", _body(r["raw"])) if r else None
+                if m is None:
+                    self.violation(g, f"{a}: no confirmation code in the reply")
+                    continue
+                self.send(a, f"CONFIRM {m.group(1)}", g, "confirm")
+        self.quiet()
 
     def observe(self) -> None:
         """An observer in every Stab! game (hidden information: invariant 4): OBSERVE, then

@@ -269,12 +269,12 @@ class StabMailGame:
             " GUNBOAT" if gunboat else "")
         b.send(self.gm, f"CREATE {game} master-{game} VARIANT stab {options}\nOPEN", "new stab")
         r = b.wait(self.gm, subject_has("new stab"), timeout)
+        if b.confirm(self.gm, r, "confirm master"):  # the game's mail reaches the master then
+            b.wait(self.gm, subject_has("confirm master"), timeout)
         assert ("retreats and adjustments are sent with the next season's orders" if next_season
                 else "conditional retreats are sent with the movement orders") in r.flat, r.body
-        for p in POWERS:
-            b.send(self.addr(p), f"SIGNON {p.title()} {game} {self.pw[p]}", "join")
-        for p in POWERS:
-            b.wait(self.addr(p), subject_has("join"), timeout)
+        b.sign_on([(self.addr(p), f"SIGNON {p.title()} {game} {self.pw[p]}") for p in POWERS],
+                  "join", timeout)
         b.send(self.gm, f"MASTER {game} master-{game}\nSTART", "start")
         b.wait(self.gm, subject_has("Re: start"), timeout)
         for p in POWERS:

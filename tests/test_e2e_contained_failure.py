@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from gmkit import START, FakeClock, addr, gm_addr
-from mailkit import POWERS, Got, Sink, compose, imap_config, send_smtp, write_config
+from mailkit import POWERS, Got, Sink, compose, confirmed, imap_config, send_smtp, write_config
 
 import judge.variants
 from judge.config import load_config
@@ -61,6 +61,7 @@ class Running:
         self.store = Store(self.cfg.database_path)
 
     def send(self, frm: str, body: str, subject: str = "orders") -> None:
+        confirmed(self.store, frm)  # players and masters who confirmed their address once
         send_smtp(self.env["MAILTEST_HOST"], int(self.env["MAILTEST_SMTP_PORT"]), frm,
                   self.address, compose(frm, self.address, body, subject))
 

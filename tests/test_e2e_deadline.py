@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import time
 
-from mailkit import POWERS, Got, JudgeProcess, compose, free_port, send_smtp, write_config
+from mailkit import (
+    POWERS,
+    Got,
+    JudgeProcess,
+    compose,
+    confirmed,
+    free_port,
+    send_smtp,
+    write_config,
+)
 
 from judge.storage import Store, parse_iso
 
@@ -17,6 +26,7 @@ def test_deadline_survives_a_restart_and_processes_the_phase(tmp_path):
     outgoing = tmp_path / "outgoing" / "new"
 
     def send(frm: str, body: str) -> None:
+        confirmed(tmp_path / "judge.db", frm)  # players who confirmed their address once
         send_smtp("127.0.0.1", port, frm, "judge@localhost",
                   compose(frm, "judge@localhost", body))
 

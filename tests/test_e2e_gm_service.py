@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from gmkit import START, FakeClock, addr, gm_addr
-from mailkit import POWERS, compose, imap_config, send_smtp, write_config
+from mailkit import POWERS, compose, confirmed, imap_config, send_smtp, write_config
 
 from judge.config import load_config
 from judge.service import Service
@@ -23,6 +23,7 @@ def test_service_processes_at_the_injected_clocks_deadline(judge_mailbox, smtp_s
     g = "sv1"
 
     def send(frm: str, body: str) -> None:
+        confirmed(cfg.database_path, frm)  # players who confirmed their address once
         send_smtp(env["MAILTEST_HOST"], int(env["MAILTEST_SMTP_PORT"]), frm, judge,
                   compose(frm, judge, body))
 

@@ -26,6 +26,7 @@ from mailkit import (
     JudgeProcess,
     SinkBackend,
     TcpProxy,
+    confirmed,
     free_port,
     imap_config,
     subject_has,
@@ -85,6 +86,7 @@ def test_refused_and_unicode_recipients_never_delay_a_game(mail_servers, smtp_si
 
     b = SinkBackend(smtp_sink, "127.0.0.1", port, judge_addr)
     game, gm = unique("g"), f"gm@{domain}"
+    confirmed(tmp_path / "judge.db", gm, *[addr(p) for p in POWERS])  # they confirmed once
     try:
         b.send(gm, f"CREATE {game} master-{game} DEADLINES 48h 24h 24h\nOPEN", "new game")
         assert "you are its master" in b.wait(gm, subject_has("new game"), 60).flat

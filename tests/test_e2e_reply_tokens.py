@@ -19,6 +19,7 @@ from mailkit import (
     JudgeProcess,
     SinkBackend,
     compose,
+    confirmed,
     free_port,
     imap_config,
     send_smtp,
@@ -57,6 +58,7 @@ def play_by_reply(b: SinkBackend, env_domain: str, game: str, domain: str, db: s
     addr = {p: f"{p.lower()}@{domain}" for p in POWERS}
     gm = f"gm@{domain}"
     pw = {p: f"pw-{p.lower()}" for p in POWERS}
+    confirmed(db, gm, *addr.values())  # players who confirmed their address once
     b.send(gm, f"CREATE {game} master-{game}\nOPEN", "new game")
     b.wait(gm, subject_has("new game"), 60)
     for p in POWERS:

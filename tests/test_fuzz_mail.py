@@ -601,6 +601,8 @@ def test_a_second_auto_submitted_header_silences_the_mail(tmp_path):
 @pytest.fixture(scope="module")
 def variant_games(harness):
     """One started game of every variant on the fuzz judge: {variant: (game, powers)}."""
+    from mailkit import confirmed
+
     from judge.variants import get_variant, variant_names
 
     games = {}
@@ -608,6 +610,7 @@ def variant_games(harness):
         game = f"fz{name}"[:12]
         powers = tuple(get_variant(name).board.powers)
         gm = f"gm.{name}@players.test"  # games_per_day counts per address
+        confirmed(harness.store, *[f"{p.lower()}.{name}@players.test" for p in powers])
         harness.deliver(compose_plain(gm, f"CREATE {game} masterpw VARIANT {name}\nOPEN"), None)
         for p in powers:
             harness.deliver(compose_plain(f"{p.lower()}.{name}@players.test",

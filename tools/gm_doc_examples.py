@@ -23,6 +23,7 @@ from mailkit import POWERS, Got, compose  # noqa: E402
 
 from judge.config import Config  # noqa: E402
 from judge.games.acting import Actor  # noqa: E402
+from judge.games.observers import prove  # noqa: E402
 from judge.mail.intake import store_message  # noqa: E402
 from judge.mail.sender import Sender, read_maildir  # noqa: E402
 from judge.storage import Store, parse_iso  # noqa: E402
@@ -53,9 +54,14 @@ class Doc:
         self.actor = Actor(self.store, self.cfg, lambda: self.now)
         self.sender = Sender(self.cfg, self.store)
         self.seen = 0
+        # the addresses shown writing to the judge for the first time; every other one has
+        # confirmed before (a player's first sign-on waits for that: judge/games/signup.py)
+        self.newcomers: set[str] = set()
 
-    def send(self, frm: str, body: str, subject: str) -> list[Got]:
-        store_message(self.store, compose(frm, JUDGE, body, subject), "test", frm)
+    def send(self, frm: str, body: str, subject: str, **headers: str) -> list[Got]:
+        if frm not in self.newcomers:
+            prove(self.store, frm, self.now, "before")
+        store_message(self.store, compose(frm, JUDGE, body, subject, **headers), "test", frm)
         return self.run()
 
     def run(self) -> list[Got]:
@@ -83,10 +89,10 @@ def show_got(m: Got, what: str = "The judge's reply") -> None:
           + m.body.rstrip() + "\n```\n")
 
 
-def example(doc: Doc, frm: str, subject: str, body: str, also: list[str] | None = None
-            ) -> list[Got]:
+def example(doc: Doc, frm: str, subject: str, body: str, also: list[str] | None = None,
+            **headers: str) -> list[Got]:
     show_mail(frm, subject, body)
-    out = doc.send(frm, body, subject)
+    out = doc.send(frm, body, subject, **headers)
     show_got(out[0])
     for needle in also or []:
         for m in out[1:]:
@@ -111,7 +117,10 @@ def first_steps() -> None:
     block("master")
     example(doc, gm, "open", "MASTER spring26 s3cret\nDEADLINES 72h 24h 24h\nOPEN")
     block("join")
-    example(doc, mary, "join", "JOIN spring26 France marypw")
+    doc.newcomers = {mary}  # her first mail to this judge
+    asked = example(doc, mary, "join", "JOIN spring26 France marypw")[0]
+    block("join-confirm")
+    example(doc, mary, "Re: join", "Yes, that was me.", In_Reply_To=asked["Message-ID"])
     block("wrong-password")
     example(doc, "eve@example.net", "x", "SIGNON France spring26 guess\nA PAR - GAS")
     block("list")

@@ -25,7 +25,7 @@ from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.engine.ahead import AheadError, condition_word, is_header, read_phase
 from judge.games import ahead as AH
-from judge.games import deadlines, notices, observers, replysignon, reporting
+from judge.games import deadlines, notices, observers, replysignon, reporting, signup
 from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.commands import PASSWORD_COMMANDS, parse_lines, table
@@ -290,6 +290,13 @@ class Actor:
             session.items[at:at] = moved
         session.current, session.master = here
         turns = self._after_changes(session)
+        if session.unanswered:  # a forged sign-on again: its address was asked already
+            for queue in session.later:
+                queue()
+            reporting.queue_turns(self.outbox, self.s, turns)
+            self.s.audit(command="(message)", outcome=f"not answered: {session.unanswered}",
+                         inbox_id=row["id"], address=inbound.sender)
+            return "done", f"{len(commands)} command(s), not answered: {session.unanswered}"
         if all(item["error"] for item in session.items) and self._looping(inbound.sender):
             self.s.audit(command="(message)", outcome="not answered: mail-loop guard",
                          inbox_id=row["id"], address=inbound.sender)
@@ -374,7 +381,8 @@ class Actor:
         ib = ses.inbound
         commands = parse_lines(ib.lines)
         for text in observers.confirm_by_reply(self.s, [ib.in_reply_to, *ib.references],
-                                               ib.sender, self.clock()):
+                                               ib.sender, self.clock(),
+                                               signup.taker(self, ses)):
             ses.say(None, text)
         if ses.items and all(c.name == "ORDER" for c in commands):
             commands = []
@@ -528,7 +536,9 @@ class Actor:
             return
         if cmd.name == "ORDER":
             if ctx is None:
-                reason = ("not used: the sign-on by reply address above failed"
+                reason = ("not used: the sign-on above waits for this address to confirm; "
+                          "send your orders again once it has" if ses.signon_held else
+                          "not used: the sign-on by reply address above failed"
                           if ses.address_refused else
                           "not used: the SIGNON above failed" if ses.signon_failed else
                           "not a command, and not an order either because this mail has not "

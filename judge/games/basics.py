@@ -20,12 +20,13 @@ from judge.games import ahead as AH
 from judge.games import deadlines as D
 from judge.games import game as G
 from judge.games import notices as N
+from judge.games import observers as O
 from judge.games import reporting
+from judge.games import signup as U
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
 from judge.games.settings import day_ahead, in_utc, phase_lengths, read_time, time_help, zone
-from judge.mail import replytoken
 from judge.storage import iso, now_utc, parse_iso
 from judge.text import deadline_text
 from judge.variants import variant_names
@@ -80,13 +81,17 @@ def signon(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     power_text, game_name, password = cmd.args
     game = G.find_game(s, game_name)
     flow_for(game).check_join(game)
-    power, joined = G.sign_on(s, game, power_text, password, ses.inbound.sender, actor.guard_password)
+    (power, joined), held = U.sign_on(actor, ses, game, "join", lambda: G.sign_on(
+        s, game, power_text, password, ses.inbound.sender, actor.guard_password))
+    if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
+        ses.current = None
+        return held, "text", None
     actor.set_context(ses, game, power)
     ses.signon_failed = False
     if joined:
         N.seats_filled_after(actor, ses, game)
         return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
-                f"this password from now on{_reply_hint(actor, game, power)}.", "text", None)
+                f"this password from now on{U.reply_hint(actor, game, power)}.", "text", None)
     return f"Signed on as {power.title()} in game {game['name']}.", "text", None
 
 
@@ -94,30 +99,21 @@ def join(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s, a = actor.s, cmd.args
     flow = flow_for(G.find_game(s, a[0]))
     if len(a) == 2:  # JOIN <game> <password>: the power is assigned at the start
-        return flow.join(actor, G.find_game(s, a[0]), a[1], ses.inbound.sender), "text", None
+        game = G.find_game(s, a[0])
+        text, held = U.sign_on(actor, ses, game, "join", lambda: flow.join(
+            actor, game, a[1], ses.inbound.sender), named=False)
+        return held or text, "text", None
     game_name, power_text, password = a
     game = G.find_game(s, game_name)
     flow.check_join(game)
-    power = G.join_game(s, game, power_text, password, ses.inbound.sender)
+    power, held = U.sign_on(actor, ses, game, "join", lambda: G.join_game(
+        s, game, power_text, password, ses.inbound.sender))
+    if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
+        ses.current = None
+        return held, "text", None
     actor.set_context(ses, game, power)
     N.seats_filled_after(actor, ses, game)
-    return (f"You have joined game {game['name']} as {power.title()}. Sign on with "
-            f"SIGNON {power.title()} {game['name']} <password> to send orders"
-            f"{_reply_hint(actor, game, power)}.", "text", None)
-
-
-def _reply_hint(actor: CommandContext, game: dict, power: str) -> str:
-    """What the reply to a player who joined adds when the judge's mail to that player
-    carries the seat's reply address (judge/mail/replytoken.py): replying signs on. Not
-    when reply addresses are off, nor for an address holding two seats of the game (its game
-    mail carries neither seat's address)."""
-    player = actor.s.player(game["id"], power)
-    if not replytoken.enabled(actor.cfg) or player is None or sum(
-            p["address"].strip().lower() == player["address"].strip().lower()
-            for p in actor.s.players(game["id"])) != 1:
-        return ""
-    return (", or simply reply: replying to the judge's mail about this game from this "
-            f"address signs you on as {power.title()}, without the password")
+    return U.joined_text(actor, game, power), "text", None
 
 
 def clear(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
@@ -204,10 +200,15 @@ def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     # a flow whose rules set the phases' lengths says them (DEADLINES does not apply)
     lengths = plug.lengths(actor.s, game) + " " if plug.lengths(actor.s, game) else (
         phase_lengths(G.get_variant(game["variant"]), *durations[:3]) + " ")
+    token = O.master_request(actor.s, game, ses.inbound.sender, actor.clock(), ses.inbox_id)
+    unconfirmed = "" if token is None else (
+        f" The game's reports and notices are sent to {ses.inbound.sender} once it confirms "
+        "that it reads its mail (the replies to your mails come meanwhile): reply to this "
+        f"mail, or send the line CONFIRM {token}, within {O.CONFIRM_DAYS} days.")
     return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
             f"its master. {lengths}"
             + (f"Settings: {described}. " if described else "")
-            + "Send OPEN when players may sign on.", "text", None)
+            + "Send OPEN when players may sign on." + unconfirmed, "text", None)
 
 
 def open_game(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:

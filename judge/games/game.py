@@ -201,7 +201,10 @@ def resume_game(s: Store, game: dict, now: datetime) -> dict:
 
 
 # -------------------------------------------------------------------- players
-def join_game(s: Store, game: dict, power_text: str, password: str, address: str) -> str:
+def join_game(s: Store, game: dict, power_text: str, password: str, address: str,
+              password_hash: str | None = None) -> str:
+    """``address`` plays the free ``power_text`` of the open ``game`` (with ``password``, or
+    the hash of one given before: a sign-on that waited for its address to confirm)."""
     variant = get_variant(game["variant"])
     power = power_name(variant, power_text)
     if game["status"] != "open":
@@ -210,11 +213,12 @@ def join_game(s: Store, game: dict, power_text: str, password: str, address: str
         raise GameError(f"game {game['name']} {why}")
     if s.player(game["id"], power) is not None:
         raise GameError(f"{power.title()} in game {game['name']} already has a player")
-    if len(password) < 4:
+    if password_hash is None and len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
     s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
               "VALUES (?, ?, ?, ?, ?)",
-              (game["id"], power, address, hash_password(password), iso(now_utc())))
+              (game["id"], power, address, password_hash or hash_password(password),
+               iso(now_utc())))
     return power
 
 

@@ -29,6 +29,7 @@ from judge.games import notices as N
 from judge.games import observers as O
 from judge.games import press as P
 from judge.games import settings as S
+from judge.games import signup as U
 from judge.games.auth import hash_password
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
@@ -353,14 +354,14 @@ def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 
     def take_seat(game: dict, row: dict) -> str:
         power, address = row["power"], row["address"]
-        _seat(actor, game, power, address, row["password_hash"], now, "replaced")
+        U.seat(actor, game, power, address, row["password_hash"], now, "replaced")
         ses.games_touched.add(game["id"])
         N.seats_filled_after(actor, ses, game)  # a seat of a game not started yet
         return (f"Confirmed: {address} now plays {power.title()} in game {game['name']}; "
                 f"sign on with SIGNON {power.title()} {game['name']} <password> (the "
                 "password the master gave you). Everyone has been told.")
 
-    return O.confirm(actor.s, cmd.args[0], now, take_seat), "text", None
+    return O.confirm(actor.s, cmd.args[0], now, take_seat, U.taker(actor, ses)), "text", None
 
 
 def unobserve(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
@@ -515,28 +516,15 @@ def takeover(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                         "abandoned or empty power can be taken over")
     if len(password) < 4:
         raise GameError("a password must be at least 4 characters long")
-    _seat(actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over")
+    _, held = U.sign_on(actor, ses, game, "takeover", lambda: U.seat(
+        actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over"))
+    if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
+        ses.current = None
+        return held, "text", None
     actor.set_context(ses, game, power)
     ses.games_touched.add(game["id"])
     return (f"You now play {power.title()} in game {game['name']} ({game['phase']}). Your "
             f"orders go in with SIGNON {power.title()} {game['name']} <password>.", "text", None)
-
-
-def _seat(actor: CommandContext, game: dict, power: str, address: str, password_hash: str,
-          now: datetime, change: str) -> None:
-    s = actor.s
-    if s.player(game["id"], power) is None:
-        s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
-                  "VALUES (?, ?, ?, ?, ?)", (game["id"], power, address, password_hash,
-                                             iso(now)))
-    else:
-        s.execute("UPDATE players SET address = ?, password_hash = ?, state = 'active', "
-                  "missed = 0, joined = ? WHERE game_id = ? AND power = ?",
-                  (address, password_hash, iso(now), game["id"], power))
-    s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
-              "(?, ?, ?, ?, ?)", (game["id"], game["phase"], power, change, iso(now)))
-    replytoken.revoke(s, game["id"], power, change)  # the old player's reply address ends
-    N.player_change(actor, game, power, change)
 
 
 # -------------------------------------------------------------- master

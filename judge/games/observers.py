@@ -12,6 +12,12 @@ receives reports only once someone there sends the code back. So is a seat the m
 an address (``REPLACE <power> <address> <password>``): the address is sent one request and
 plays the power only once it sends the code back; until then it gets no game mail and the
 power stays as it was. Whoever names an address, the judge mails it once before it answers.
+So is a sign-on (JOIN, SIGNON, TAKEOVER) from an address that has never confirmed anything
+(roles join, signon, takeover; judge/games/signup.py): the reply to it is the one request,
+later ones within RESEND_AFTER wait with it unmailed, and any confirmation of the address
+seats them all. An address that has confirmed once is in ``confirmed_addresses`` for good.
+A game's master that has not confirmed gets the replies to its mails, never the game's mail,
+until it answers the code in CREATE's reply (role master).
 """
 
 from __future__ import annotations
@@ -33,6 +39,11 @@ from judge.storage import Store, iso
 CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
 RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
 WITHDRAWN = "withdrawn"  # a seat request a later one for the power replaced: dead, but counted
+# a sign-on waiting for its own sender's address to confirm: a new seat (JOIN, or SIGNON of
+# a free power), a seat moved to a new address (SIGNON with its password), a TAKEOVER
+SIGN_ONS = ("join", "signon", "takeover")
+_SIGN_ONS_SQL = "('join', 'signon', 'takeover')"
+PENDING_SIGN_ONS = 10  # sign-ons one address may have waiting at once; later ones are dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +65,8 @@ def readers(s: Store, game: dict) -> list[Reader]:
 
     for p in s.players(game["id"]):
         add(p["address"], p["power"], "player")
-    add(game["master_address"], None, "master")
+    if confirmed(s, game["master_address"]):  # a forged CREATE puts nobody on a game's mail
+        add(game["master_address"], None, "master")
     for o in s.all("SELECT address FROM observers WHERE game_id = ? ORDER BY since",
                    (game["id"],)):
         add(o["address"], None, "observer")
@@ -153,6 +165,63 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
     return token
 
 
+def confirmed(s: Store, address: str) -> bool:
+    """Whether ``address`` has shown that it reads the judge's mail (it confirmed a request
+    once, or played or observed before the rule: migration 18)."""
+    return s.one("SELECT 1 AS x FROM confirmed_addresses WHERE address = ?",
+                 (canonical_address(address),)) is not None
+
+
+def prove(s: Store, address: str, now: datetime, how: str) -> None:
+    s.execute("INSERT OR IGNORE INTO confirmed_addresses (address, since, how) "
+              "VALUES (?, ?, ?)", (canonical_address(address), iso(now), how))
+
+
+def master_request(s: Store, game: dict, address: str, now: datetime,
+                   inbox_id: int | None) -> str | None:
+    """A code for the master ``address`` of the new ``game`` to confirm with, when it has
+    never confirmed: until it does, the game's mail is not sent to it (:func:`readers`),
+    only the replies to its own mails. None: it is confirmed already."""
+    if confirmed(s, address):
+        return None
+    token = secrets.token_hex(8)
+    s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
+              "inbox_id) VALUES (?, ?, ?, 'master', ?, ?)",
+              (token, game["id"], canonical_address(address), iso(now), inbox_id))
+    return token
+
+
+def sign_on_request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | None,
+                    role: str, power: str | None, password_hash: str
+                    ) -> tuple[str | None, bool]:
+    """Record a sign-on of ``address`` (``role`` one of SIGN_ONS) that waits until the
+    address confirms; ``(token, ask)``. ``ask``: this mail's reply is to carry the request;
+    False when a reply carried one to the address less than RESEND_AFTER ago (this sign-on
+    waits with it, and the mail is not answered: a flood of forged sign-ons gets the address
+    one mail a day). ``token`` None: PENDING_SIGN_ONS already wait, this one is dropped."""
+    address = canonical_address(address)
+    since = iso(now - RESEND_AFTER)
+    asked = s.one(f"SELECT 1 AS x FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
+                  "address = ? AND requested >= ? AND message_id IS NOT NULL", (address, since))
+    again = s.one("SELECT token FROM observer_requests WHERE game_id = ? AND address = ? AND "
+                  "role = ? AND power IS ?", (game["id"], address, role, power))
+    if again is not None:  # the same sign-on again: it replaces the one waiting, in its place
+        s.execute("UPDATE observer_requests SET password_hash = ?, inbox_id = ?, requested = ?, "
+                  f"message_id = {'message_id' if asked else 'NULL'} WHERE token = ?",
+                  (password_hash, inbox_id, iso(now), again["token"]))
+        return again["token"], asked is None
+    waiting = s.one(f"SELECT count(*) AS n FROM observer_requests WHERE role IN "
+                    f"{_SIGN_ONS_SQL} AND address = ? AND requested >= ?",
+                    (address, iso(now - timedelta(days=CONFIRM_DAYS))))
+    if waiting is not None and waiting["n"] >= PENDING_SIGN_ONS:
+        return None, asked is None
+    token = secrets.token_hex(8)
+    s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
+              "inbox_id, power, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+              (token, game["id"], address, role, iso(now), inbox_id, power, password_hash))
+    return token, asked is None
+
+
 def _check_asking(s: Store, now: datetime, inbox_id: int | None, requester: str,
                   per_day: int) -> None:
     """Refuse a list or seat request past the per-mail and per-sender caps."""
@@ -182,12 +251,16 @@ def request_sent(s: Store, token: str, message_id: str) -> None:
 def requests_sent(s: Store, inbox_id: int, message_id: str) -> None:
     """The requests made by mail ``inbox_id`` went out in the reply ``message_id``."""
     s.execute("UPDATE observer_requests SET message_id = ? WHERE inbox_id = ? AND "
-              "message_id IS NULL AND role = 'observer'", (message_id, inbox_id))
+              f"message_id IS NULL AND role IN ('observer', 'master', {_SIGN_ONS_SQL[1:]}",
+              (message_id, inbox_id))
 
 
 # the seat confirmed: (game, the request's row) -> what the reply says; the caller's, which
 # seats the player and tells everyone (this module sends no game mail)
 TakeSeat = Callable[[dict, dict], str]
+# a sign-on that waited for its address: (game, the request's row) -> what the reply says;
+# the caller's (judge/games/signup.py), raising GameError when it cannot be done any more
+TakeSignOn = Callable[[dict, dict], str]
 
 
 def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None) -> str:
@@ -204,6 +277,9 @@ def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None)
               (game["id"], row["address"], row["role"]))
     if game["status"] == "finished":
         return f"Game {game['name']} has ended meanwhile: there is nothing left to observe."
+    if row["role"] == "master":
+        return (f"Confirmed: {row['address']} receives the reports and notices of game "
+                f"{game['name']} as its master.")
     if row["role"] == "list":
         _set_list(s, game, row["address"])
         return (f"Confirmed: {row['address']} is now the mailing list of game {game['name']} "
@@ -214,10 +290,40 @@ def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None)
             f"public reports. UNOBSERVE {game['name']} stops them.")
 
 
-def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = None) -> str:
+def _proven(s: Store, address: str, now: datetime, how: str,
+            take_sign_on: TakeSignOn | None) -> list[str]:
+    """``address`` answered a request: it is confirmed for good, and the sign-ons that
+    waited for it are done now, oldest first (what the reply says of each)."""
+    prove(s, address, now, how)
+    if take_sign_on is None:
+        return []
+    rows = s.all(f"SELECT * FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
+                 "address = ? AND requested >= ? ORDER BY requested, rowid",
+                 (address, iso(now - timedelta(days=CONFIRM_DAYS))))
+    s.execute(f"DELETE FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND address = ?",
+              (address,))
+    out = []
+    for row in rows:
+        game = s.game_by_id(row["game_id"])
+        assert game is not None
+        if game["status"] == "finished":
+            out.append(f"Game {game['name']} has ended meanwhile: your sign-on to it was "
+                       "not done.")
+            continue
+        try:
+            with s.db.atomic():  # one that cannot be done any more leaves no trace
+                out.append(take_sign_on(game, row))
+        except G.GameError as exc:
+            out.append(f"Your sign-on to game {game['name']} could not be done now: {exc}.")
+    return out
+
+
+def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = None,
+            take_sign_on: TakeSignOn | None = None) -> str:
     """``CONFIRM <token>``: the request's address observes from now on, or is the game's
     list, or takes the seat it was offered (``take_seat``), whoever sends the token: only
-    the address it was mailed to can know it."""
+    the address it was mailed to can know it. The address is confirmed for good, and the
+    sign-ons that waited for it are done (``take_sign_on``)."""
     row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ? AND "
                 f"role != '{WITHDRAWN}'",
                 (token.strip().lower(), iso(now - timedelta(days=CONFIRM_DAYS))))
@@ -226,17 +332,28 @@ def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = No
                           f"{CONFIRM_DAYS} days: a request to observe or to be a game's list "
                           "is made again by OBSERVE or SET LIST; a seat by its game's "
                           "master's REPLACE")
-    return _take(s, row, now, take_seat)
+    said = [] if row["role"] in SIGN_ONS else [_take(s, row, now, take_seat)]
+    done = _proven(s, row["address"], now, row["role"], take_sign_on)
+    if row["role"] in SIGN_ONS:
+        said.append(f"Confirmed: {row['address']} reads its mail; from now on its sign-ons "
+                    "act at once.")
+    return "\n".join(said + done)
 
 
-def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime
-                     ) -> list[str]:
+def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime,
+                     take_sign_on: TakeSignOn | None = None) -> list[str]:
     """A reply from ``address`` to a confirmation request confirms it; what was done."""
     ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
     if not ids or not address:
         return []
     marks = ",".join("?" * len(ids))
     rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
-                 f"address = ? AND requested >= ? AND role IN ('observer', 'list')",
-                 (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
-    return [_take(s, row, now) for row in rows]
+                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', 'master', "
+                 f"{_SIGN_ONS_SQL[1:]}", (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
+    if not rows:
+        return []
+    said = [_take(s, row, now) for row in rows if row["role"] not in SIGN_ONS]
+    if any(row["role"] in SIGN_ONS for row in rows):
+        said.append(f"Confirmed: {address} reads its mail; from now on its sign-ons act at "
+                    "once.")
+    return said + _proven(s, address, now, rows[0]["role"], take_sign_on)

@@ -73,6 +73,8 @@ class MailSession:
     contexts: dict[tuple[int, str], PowerContext] = field(default_factory=dict)
     current: PowerContext | None = None
     signon_failed: bool = False
+    signon_held: bool = False  # a sign-on waits for the sender's address to confirm
+    unanswered: str = ""  # why the mail gets no reply at all (judge/games/signup.py)
     address_refused: bool = False  # the reply address the mail was sent to signed on nothing
     master: dict | None = None
     master_failed: bool = False

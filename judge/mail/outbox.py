@@ -67,6 +67,16 @@ class Outbox:
         finally:
             self._held = None
 
+    def held_mark(self) -> int:
+        """How many messages are held back now (:meth:`drop_held` drops those after)."""
+        return len(self._held) if self._held is not None else 0
+
+    def drop_held(self, mark: int) -> None:
+        """Drop the messages held back since ``held_mark`` was ``mark``: what they tell was
+        undone (a savepoint rolled back inside a command that holds its mail)."""
+        if self._held is not None:
+            del self._held[mark:]
+
     def queue(self, *, kind: str, to: str, subject: str, template: str, context: dict,
               inbox_id: int | None = None, game_id: int | None = None,
               in_reply_to: str = "", references: list[str] | None = None,
