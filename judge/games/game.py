@@ -275,8 +275,17 @@ def order_entry(variant: Any, text: str, order: Any, unit: str | None) -> dict:
 
 
 def refuse(entry: dict, error: str) -> None:
-    """A stored line's order refused after all (replaced, one build too many...)."""
+    """A stored line's order refused after all (one build too many...)."""
     entry["error"] = error
+    entry["order"] = entry["data"] = None
+
+
+def set_aside(entry: dict, later: str) -> None:
+    """A stored line whose order a later line of the mail replaced (``later``, that order's
+    text): no error (the player changed their mind, or wrote the order twice), shown with a
+    note beside it (``note``) and not used."""
+    entry["note"] = "same as the later line" if later == entry["order"] \
+        else f"replaced by the later order {later}"
     entry["order"] = entry["data"] = None
 
 
@@ -319,7 +328,7 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     if kind in "MR":  # a later order replaces an earlier one, as the variant rules
         for old, replaced in variant.replaced_orders(pos, power, orders).items():
             if replaced.rest is None:
-                refuse(entries[old], f"replaced by the later order {orders[replaced.by]}")
+                set_aside(entries[old], str(orders[replaced.by]))
             else:  # replaced for some of its units: the rest stands, as the reply shows
                 entries[old]["order"] = str(replaced.rest)
                 entries[old]["data"] = variant.order_to_data(replaced.rest)
