@@ -69,7 +69,7 @@ def test_a_line_in_error_for_no_unit_of_the_power_keeps_nothing(judge, bad):
 def test_a_kept_order_is_kept_again_by_the_next_revision(judge):
     send(judge, SIGNON + ORDERS)
     send(judge, SIGNON + "A MUN - Tryol\nF KIE - HOL\nA BER - KIE")
-    r = send(judge, SIGNON + "A MUN - Tyrol\nF KIE - DEN\nA BER - KIE")
+    r = send(judge, SIGNON + "A MUN - Tyrl\nF KIE - DEN\nA BER - KIE")
     assert "A MUN keeps its earlier order A MUN - RUH" in r.flat, r.body
     assert sorted(stored(judge)) == sorted(STORED)
     r = send(judge, SIGNON + "STATUS")  # shown again: the kept order stands, no error

@@ -699,6 +699,24 @@ def parse_order(board: Board, text: str, phase_kind: str = "M") -> Order:
     return _Reader(board, src, toks, phase_kind).order()
 
 
+def leading_unit(board: Board, text: str, phase_kind: str = "M") -> str | None:
+    """The location of the unit an order line starts with (after a bullet, a power prefix
+    and a ``BUILD``/``REMOVE``/``DISBAND`` word), read as far as it reads: ``MUN`` for
+    ``A MUN - Tryol``; None when the line starts with no place."""
+    src = _LEAD_RE.sub("", text, count=1)
+    try:
+        toks, _ = _strip_power(board, src, _tokenize(src))
+        if not toks:
+            return None
+        reader = _Reader(board, src, toks, phase_kind)
+        first = reader.key(0)
+        skip = 1 if first in _BUILD or first in _DISBAND or first in _REMOVE else 0
+        unit, _ = reader.unit(skip, None)
+    except OrderSyntaxError:
+        return None
+    return unit.location
+
+
 def parse_unit(board: Board, text: str) -> UnitRef:
     """Read a unit: ``A PAR``, ``Fleet St Petersburg (south coast)``, ``F STP/SC``, ``Paris``."""
     src = text.strip()
