@@ -149,3 +149,29 @@ def test_a_place_name_after_the_orders_is_still_an_order(judge):
     r = send(judge, SIGNON + "A BER - KIE\nF KIE - DEN\nMunich")
     assert "Skipped" not in r.flat, r.body
     assert stored(judge) == ["A BER - KIE", "F KIE - DEN", "A MUN H"]
+
+
+# ------------------------------------------- 1, in a variant that stacks units
+@pytest.mark.parametrize(("revision", "stands"), [
+    # the whole stack keeps its earlier order
+    (["2A WAR - Ukrx"], ["2A WAR - UKR"]),
+    # one army of the stack ordered anew: the other keeps its share of the earlier order,
+    # as Stack 'em counts orders per unit (Variant.replaced_orders)
+    (["A WAR - SIL", "2A WAR - Ukrx"], ["A WAR - UKR", "A WAR - SIL"]),
+    # both armies ordered anew: nothing is kept
+    (["2A WAR - SIL", "A WAR - Ukrx"], ["2A WAR - SIL"]),
+])
+def test_stackem_a_line_in_error_keeps_what_the_stack_had(revision, stands):
+    from judge.games.game import keep_earlier_orders, read_order_lines
+
+    stackem = get_variant("stackem")
+    pos = stackem.read_position({"variant": "stackem", "phase": "S1901M",
+                                 "units": {"RUSSIA": ["2A WAR", "A MOS"]}})
+    earlier = read_order_lines(stackem, pos, "RUSSIA", ["2A WAR - UKR", "A MOS H"])
+    lines = keep_earlier_orders(stackem, pos, "RUSSIA", revision,
+                                read_order_lines(stackem, pos, "RUSSIA", revision), earlier)
+    assert [x["order"] for x in lines if x["order"]] == stands
+    # what is stored is what the adjudicator obeys, however it is listed
+    kept = [("RUSSIA", x["text"]) for x in lines if x["order"]]
+    alone = stackem.adjudicate_lines(pos, kept).results
+    assert not [r for r in alone if "already has an order" in r.reason], alone

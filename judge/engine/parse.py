@@ -622,6 +622,7 @@ class _Reader:
         return Waive()
 
 
+_COUNTED = re.compile(r"\d{1,2}(?:a|f|army|armies|fleet|fleets)")
 _ADJECTIVE_ENDINGS = ("ish", "ian", "ean", "an", "ch", "ese", "ic")
 
 
@@ -702,7 +703,8 @@ def parse_order(board: Board, text: str, phase_kind: str = "M") -> Order:
 def leading_unit(board: Board, text: str, phase_kind: str = "M") -> str | None:
     """The location of the unit an order line starts with (after a bullet, a power prefix
     and a ``BUILD``/``REMOVE``/``DISBAND`` word), read as far as it reads: ``MUN`` for
-    ``A MUN - Tryol``; None when the line starts with no place."""
+    ``A MUN - Tryol``, ``WAR`` for ``2A WAR - Ukrx`` (a count before the unit's type, as a
+    variant that stacks units writes it); None when the line starts with no place."""
     src = _LEAD_RE.sub("", text, count=1)
     try:
         toks, _ = _strip_power(board, src, _tokenize(src))
@@ -711,6 +713,8 @@ def leading_unit(board: Board, text: str, phase_kind: str = "M") -> str | None:
         reader = _Reader(board, src, toks, phase_kind)
         first = reader.key(0)
         skip = 1 if first in _BUILD or first in _DISBAND or first in _REMOVE else 0
+        if _COUNTED.fullmatch(reader.key(skip) or ""):  # "2A WAR": a count, then the type
+            skip += 1
         unit, _ = reader.unit(skip, None)
     except OrderSyntaxError:
         return None
