@@ -175,3 +175,32 @@ def test_stackem_a_line_in_error_keeps_what_the_stack_had(revision, stands):
     kept = [("RUSSIA", x["text"]) for x in lines if x["order"]]
     alone = stackem.adjudicate_lines(pos, kept).results
     assert not [r for r in alone if "already has an order" in r.reason], alone
+
+
+def test_stab_what_a_line_in_error_keeps_depends_on_no_other_powers_unit():
+    """Stab! hides the other powers' units: what a line in error keeps, and what the reply
+    says of it, are the same with and without them on the board (only the power's own
+    stored orders are looked at)."""
+    from stabkit import VARIANT
+
+    from judge.engine.orders import Unit
+    from judge.engine.position import Phase, Position
+    from judge.games.game import keep_earlier_orders, read_order_lines
+
+    units = [Unit("GERMANY", "A", "MUN"), Unit("GERMANY", "A", "BER"),
+             Unit("FRANCE", "A", "BUR")]
+    centres = {"GERMANY": {"MUN", "BER"}, "FRANCE": {"PAR", "BRE", "MAR"}}
+    pos = Position("stab", Phase("F", 1901, "M"), units, centres,
+                   extra={"retreats": "with_orders"})
+    alone = Position("stab", pos.phase, units[:2], centres, extra=dict(pos.extra))
+    revision = ["A MUN - Tryol", "A BUR - Pikardy", "A BER - KIE"]
+    said = []
+    for board in (pos, alone):
+        earlier = read_order_lines(VARIANT, board, "GERMANY", ["A MUN - TYR", "A BER H"])
+        said.append(keep_earlier_orders(VARIANT, board, "GERMANY", revision,
+                                        read_order_lines(VARIANT, board, "GERMANY", revision),
+                                        earlier))
+    assert said[0] == said[1]
+    assert [x["order"] for x in said[0] if x["order"]] == ["A MUN - TYR", "A BER - KIE"]
+    assert "A MUN keeps its earlier order A MUN - TYR" in said[0][0]["error"]
+    assert "keeps" not in said[0][2]["error"]
