@@ -239,11 +239,14 @@ def check_ack_blind(pos: Position, power: str, lines: list[str], reply: Got) -> 
     blind = Position(pos.variant, pos.phase, [u for u in pos.units if u.power == power],
                      pos.centres, [d for d in pos.dislodged if d.unit.power == power],
                      extra=dict(pos.extra))
-    seen = [(x["order"], x["error"]) for x in read_order_lines(VARIANT, pos, power, lines)]
-    without = [(x["order"], x["error"]) for x in read_order_lines(VARIANT, blind, power, lines)]
+    seen = [(x["order"], x["error"], x.get("note"))
+            for x in read_order_lines(VARIANT, pos, power, lines)]
+    without = [(x["order"], x["error"], x.get("note"))
+               for x in read_order_lines(VARIANT, blind, power, lines)]
     assert seen == without, f"{power}'s reply depends on other powers' units: {seen} {without}"
-    for order, error in seen:  # and these are what the reply said
-        assert (f"<-- ERROR: {error}" if error else f"  {order}\n") in reply.body, reply.body
+    for order, error, note in seen:  # and these are what the reply said (a replaced line: note)
+        assert (f"<-- ERROR: {error}" if error else f"<-- {note}" if note else f"  {order}\n") \
+            in reply.body, reply.body
 
 
 class StabMailGame:

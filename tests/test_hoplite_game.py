@@ -209,9 +209,9 @@ def test_merge_and_another_order_for_its_unit_give_one_result_in_any_listing() -
                                 "units": {"ATHENS": ["A MAR", "A THO"]}, "centres": {}})
     move, merge = "A THO - ATH", "A MAR & A THO MERGE MAR"
     read = read_order_lines(V, position, "ATHENS", [move, merge])
-    assert read[0]["error"] == "replaced by the later order A MAR & A THO MERGE 2A MAR"
+    assert read[0]["note"] == "replaced by the later order A MAR & A THO MERGE 2A MAR"
     read = read_order_lines(V, position, "ATHENS", [merge, move])
-    assert read[0]["error"] == "replaced by the later order A THO - ATH"
+    assert read[0]["note"] == "replaced by the later order A THO - ATH"
     assert standing(position, [("ATHENS", move), ("ATHENS", merge)]) == [("ATHENS", merge)]
     assert standing(position, [("ATHENS", merge), ("ATHENS", move)]) == [("ATHENS", move)]
     merged = V.adjudicate_lines(position, [("ATHENS", move), ("ATHENS", merge)]).position

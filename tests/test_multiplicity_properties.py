@@ -246,13 +246,13 @@ def test_a_merge_is_an_order_for_each_of_its_units() -> None:
     """A later order for the second unit of a merge replaces the merge (and a merge replaces
     an earlier order for it), as the mail is read: the reply says which line was replaced."""
     read = read_order_lines(V, FRANCE, "FRANCE", ["A PAR & A PIC MERGE PAR", "A PIC - BEL"])
-    assert read[0]["error"] == "replaced by the later order A PIC - BEL"
+    assert read[0]["note"] == "replaced by the later order A PIC - BEL"
     assert read[1]["error"] is None
     read = read_order_lines(V, FRANCE, "FRANCE", ["A PIC - BEL", "A PAR & A PIC MERGE PAR"])
-    assert read[0]["error"] == "replaced by the later order A PAR & A PIC MERGE 2A PAR"
+    assert read[0]["note"] == "replaced by the later order A PAR & A PIC MERGE 2A PAR"
     read = read_order_lines(V, FRANCE, "FRANCE", ["A PAR & A PIC MERGE PAR",
                                                   "A PIC & A BUR MERGE BUR"])
-    assert read[0]["error"] == "replaced by the later order A PIC & 2A BUR MERGE 3A BUR"
+    assert read[0]["note"] == "replaced by the later order A PIC & 2A BUR MERGE 3A BUR"
 
 
 def test_several_supports_of_a_multiple_unit_all_stand_in_a_mail() -> None:
@@ -262,6 +262,6 @@ def test_several_supports_of_a_multiple_unit_all_stand_in_a_mail() -> None:
     read = read_order_lines(V, FRANCE, "FRANCE", lines)
     assert [x["error"] for x in read] == [None, None]
     read = read_order_lines(V, FRANCE, "FRANCE", [*lines, "2A BUR - MUN"])
-    assert [x["error"] for x in read] == ["replaced by the later order 2A BUR - MUN"] * 2 + [None]
+    assert [x.get("note") for x in read] == ["replaced by the later order 2A BUR - MUN"] * 2 + [None]
     results = V.adjudicate_lines(FRANCE, [("FRANCE", x) for x in lines]).results
     assert [r.order for r in results[:2]] == ["A BUR S A PAR - PIC", "A BUR S A MAR - GAS"]

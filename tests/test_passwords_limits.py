@@ -334,7 +334,7 @@ def test_order_reading_is_linear_in_the_lines():
     assert steps[1] < 5 * steps[0], steps
     last = out[-1]
     assert [x["order"] for x in last].count(None) == 2_000 - 1
-    assert last[-1]["order"] and "replaced by the later order" in last[0]["error"]
+    assert last[-1]["order"] and "replaced by the later order" in last[0]["note"]
 
 
 def test_ten_thousand_creates_make_three_games_and_say_why(judge):

@@ -16,12 +16,12 @@ def test_castling_is_an_order_for_the_king_and_the_rook() -> None:
     and ``O-O`` replaces an earlier order for the rook; the mail kept both before."""
     pos = chess_position({"ITALY": ["K e1", "R h1"]})
     read = read_order_lines(CHESS, pos, "ITALY", ["O-O", "R h1 - h3"])
-    assert [x["error"] for x in read] == ["replaced by the later order R h1 - h3", None]
+    assert [x.get("note") for x in read] == ["replaced by the later order R h1 - h3", None]
     read = read_order_lines(CHESS, pos, "ITALY", ["R h1 - h3", "O-O"])
-    assert [x["error"] for x in read] == ["replaced by the later order O-O", None]
+    assert [x.get("note") for x in read] == ["replaced by the later order O-O", None]
     for lines in (["O-O", "R h1 - h3"], ["R h1 - h3", "O-O"]):
         kept = [("ITALY", x["text"]) for x in read_order_lines(CHESS, pos, "ITALY", lines)
-                if not x["error"]]
+                if x["order"]]
         alone = CHESS.adjudicate_lines(pos, kept).position
         given = CHESS.adjudicate_lines(pos, [("ITALY", x) for x in lines]).position
         assert CHESS.write_position(alone) == CHESS.write_position(given)
@@ -46,13 +46,13 @@ def test_stackem_the_lines_a_mail_keeps_give_the_ruling_of_all_its_lines(units, 
     read = read_order_lines(stackem, pos, "RUSSIA", lines)
     # what the reply shows stands: the later order for a unit replaces the earlier one, unit
     # by unit (description.md, "A unit ordered twice")
-    assert [x["order"] or x["error"] for x in read] == {
+    assert [x["order"] or x.get("note") for x in read] == {
         "A VIE - GAL": ["replaced by the later order A VIE - BOH", "A VIE - BOH"],
         "2A WAR - UKR": ["A WAR - UKR", "A WAR - SIL"],
         "A WAR - SIL": ["replaced by the later order 2A WAR - UKR", "2A WAR - UKR"],
     }[lines[0]]
     results = stackem.adjudicate_lines(pos, [("RUSSIA", x["text"]) for x in read
-                                             if not x["error"]]).results
+                                             if x["order"]]).results
     unbound = [(r.order, r.reason) for r in results if "without an order" in r.reason
                or "already has an order" in r.reason]
     assert unbound == [], unbound  # every line the reply accepted is obeyed
@@ -61,7 +61,7 @@ def test_stackem_the_lines_a_mail_keeps_give_the_ruling_of_all_its_lines(units, 
 def _kept_and_all(variant, pos, power: str, lines: list[str]) -> tuple[dict, dict]:
     """The next position from the lines the mail reader keeps, and from all the lines."""
     read = read_order_lines(variant, pos, power, lines)
-    kept = [(power, x["text"]) for x in read if not x["error"]]
+    kept = [(power, x["text"]) for x in read if x["order"]]
     alone = variant.adjudicate_lines(pos, kept).position
     given = variant.adjudicate_lines(pos, [(power, x) for x in lines]).position
     return variant.write_position(alone)["units"], variant.write_position(given)["units"]
@@ -117,7 +117,7 @@ def test_hoplite_the_mail_keeps_the_builds_its_budget_pays_for_in_written_order(
     kept, given = _kept_and_all(hoplite, pos, "BOEOTIA", lines)
     assert given["BOEOTIA"] == ["A AUL", "A CHI", "G ORC", "A THB"]
     assert kept == given
-    kept_lines = [x["text"] for x in read if not x["error"]]
+    kept_lines = [x["text"] for x in read if x["order"]]
     for listing in ([*reversed(kept_lines)], kept_lines[1:] + kept_lines[:1]):
         again = hoplite.adjudicate_lines(pos, [("BOEOTIA", x) for x in listing]).position
         assert hoplite.write_position(again)["units"] == given
@@ -145,8 +145,8 @@ def test_hoplite_a_later_order_for_the_sacking_unit_replaces_the_sack_in_both() 
                                  "units": {"ARGOLIS": ["A DEL"]}, "centres": {}})
     lines = ["SACK DELPHI", "A DEL H"]
     read = read_order_lines(hoplite, pos, "ARGOLIS", lines)
-    assert [x["error"] for x in read] == ["replaced by the later order A DEL H", None]
-    kept = [("ARGOLIS", x["text"]) for x in read if not x["error"]]
+    assert [x.get("note") for x in read] == ["replaced by the later order A DEL H", None]
+    kept = [("ARGOLIS", x["text"]) for x in read if x["order"]]
     alone = hoplite.write_position(hoplite.adjudicate_lines(pos, kept).position)
     given = hoplite.write_position(
         hoplite.adjudicate_lines(pos, [("ARGOLIS", x) for x in lines]).position)

@@ -124,7 +124,8 @@ def test_endif_at_the_end_of_the_mail_is_no_sign_off(judge):
 # ------------------------------------------- 5: one mail, several orders for a unit
 def test_a_line_a_later_order_replaced_is_marked(judge):
     r = send(judge, SIGNON + "A BER - KIE\nA BER - MUN\nA MUN - RUH\nF KIE - DEN")
-    assert "A BER - KIE <-- ERROR: replaced by the later order A BER - MUN" in r.flat
+    # a note, not an error (test_veteran_revisions.py): the player changed their mind
+    assert "A BER - KIE <-- replaced by the later order A BER - MUN" in r.flat
     orders, _ = stored(judge)
     assert orders == ["A BER - MUN", "A MUN - RUH", "F KIE - DEN"]
 

@@ -187,6 +187,8 @@ _ORDER_WORDS = {"A", "F", "ARMY", "FLEET", "BUILD", "REMOVE", "WAIVE", "DISBAND"
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-]+[^\W\d_]+)*\.?")
 _TAIL = 4  # at most this many lines at the end: a sentence, a closing, a name or two
 _PROSE_WORDS = 6  # a line of at least this many words, ending like a sentence, is prose
+_UNDER = 6  # at most this many lines under a lone closing word (an address, a phone number)
+_INITIAL = re.compile(r"[^\W\d_]\.")  # a signature's initial: "A."
 
 
 def _words(line: str) -> list[str] | None:
@@ -230,10 +232,19 @@ def is_prose(line: str) -> bool:
 
 def is_name(line: str) -> bool:
     """A signature's name under a closing: one to three words of letters (``Anna``,
-    ``Hans Müller``, ``J.-P. Martin``)."""
+    ``Hans Müller``, ``J.-P. Martin``), or an initial (``A.``: never an order, since an
+    order names a place after its unit's type)."""
+    if _INITIAL.fullmatch(line.strip()):
+        return True
     words = _words(line)
     return words is not None and len(words) <= 3 and words[0].upper() not in _ORDER_WORDS \
         and not line.strip().endswith((",", "!"))
+
+
+def is_closing_word(line: str) -> bool:
+    """A known closing of one word alone on its line (``Best``, ``Cheers``, ``Thanks!``)."""
+    words = _words(line)
+    return words is not None and len(words) == 1 and words[0].lower().rstrip(".") in CLOSINGS
 
 
 def mark_signoff(cmds: list[Command]) -> None:
@@ -258,6 +269,17 @@ def mark_signoff(cmds: list[Command]) -> None:
         cmd.signoff = True
         # ... or alone at the very end; prose is one by its looks only
         cmd.loose = is_prose(cmd.line) or not leads(block[0])
+    # a closing word alone on its line above such a tail, or above lines no sign-off is
+    # made of ("Best" / "Anna (Germany)"): a sign-off when no line under it is a command
+    # (the reader also wants none of them to read as an order)
+    above = len(cmds) - len(block)
+    for k in range(above - 1, max(-1, above - 2 - _UNDER), -1):
+        if cmds[k].name != "ORDER":
+            break
+        if is_closing_word(cmds[k].line):
+            cmds[k].signoff = True
+            cmds[k].under = tuple(c.line for c in cmds[k + 1:above])
+            break
 
 
 def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:

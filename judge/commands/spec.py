@@ -105,6 +105,9 @@ class Command:
     # a sign-off only by its looks (prose, a name with no closing above it): skipped only when
     # its first word is no place or unit either
     loose: bool = False
+    # a closing word alone on its line above the mail's last lines (``Best`` over ``Anna
+    # (Germany)``): the lines under it, none of which may read as an order for it to be skipped
+    under: tuple[str, ...] = ()
 
     # indexes (in ``line.split()``) of the words that are passwords, set by the parser; a
     # malformed password command hides every word after its command word

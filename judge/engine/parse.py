@@ -521,11 +521,34 @@ class _Reader:
             i += 1
         return True, route, i
 
+    def nationality(self, i: int) -> int:
+        """Past a power's name or adjective written before a supported or convoyed unit
+        (``S French A PAR - BUR``, ``C England: A LON - NWY``), as standard rules write
+        another power's unit: read and not checked (an order names a unit by its place, and
+        a hidden game must not answer whose unit stands there). A place that starts with
+        such a word (``English Channel``) stays the place. A word that is neither, before a
+        unit's type, is refused saying how a power is written (the same for every such
+        word: a Gunboat pseudonym confirms no one)."""
+        k = self.key(i)
+        if k is None or i + 1 >= self.n:
+            return i
+        if _power_word(self.board, k) is not None:
+            if self.key(i + 1) in _KINDS or (
+                    self.place_at(i) is None and self.place_at(i + 1) is not None):
+                return i + 1
+            return i
+        if self.key(i + 1) in _KINDS and k not in _STOP and self.place_at(i) is None:
+            example = self.board.powers[0].title() if self.board.powers else "its name"
+            raise OrderSyntaxError(
+                f"unknown place '{self.toks[i].text}' (a unit's power is written as its name "
+                f"or adjective, such as {example}, or left out)")
+        return i
+
     def support(self, unit: UnitRef, i: int) -> Order:
         word = self.toks[i].text
         if i + 1 >= self.n:
             raise OrderSyntaxError(f"no unit to support after '{word}'")
-        target, i = self.unit(i + 1, word)
+        target, i = self.unit(self.nationality(i + 1), word)
         if i >= self.n:
             return SupportHold(unit, target)
         k = self.key(i)
@@ -546,7 +569,7 @@ class _Reader:
         word = self.toks[i].text
         if i + 1 >= self.n:
             raise OrderSyntaxError(f"no army to convoy after '{word}'")
-        target, i = self.unit(i + 1, word)
+        target, i = self.unit(self.nationality(i + 1), word)
         k = self.key(i)
         if self.is_move(i) or (k is not None and k not in _STOP and self.place_at(i)):
             dest, i = self.destination(i)
@@ -597,6 +620,23 @@ class _Reader:
                 raise OrderSyntaxError(
                     f"one waive per line: write WAIVE on {t.key} lines, not 'WAIVE {t.text}'")
         return Waive()
+
+
+_COUNTED = re.compile(r"\d{1,2}(?:a|f|army|armies|fleet|fleets)")
+_ADJECTIVE_ENDINGS = ("ish", "ian", "ean", "an", "ch", "ese", "ic")
+
+
+def _power_word(board: Board, key: str) -> str | None:
+    """The power a normalised word names: its full name, a unique prefix of three letters
+    or more (``Fra``), or its adjective (``French``, ``Turkish``, ``Scandinavian``: an
+    adjective's ending on the first two letters of exactly one power's name)."""
+    info = _info(board)
+    if key in info.power_prefixes:
+        return info.power_prefixes[key]
+    if len(key) < 4 or not key.isalpha() or not key.endswith(_ADJECTIVE_ENDINGS):
+        return None
+    hits = [p for name, p in info.power_names.items() if name[:2] == key[:2]]
+    return hits[0] if len(hits) == 1 else None
 
 
 # --------------------------------------------------------------------- entry points
@@ -658,6 +698,27 @@ def parse_order(board: Board, text: str, phase_kind: str = "M") -> Order:
     if not toks:
         raise OrderSyntaxError(f"no order after '{prefix}'" if prefix else "empty order")
     return _Reader(board, src, toks, phase_kind).order()
+
+
+def leading_unit(board: Board, text: str, phase_kind: str = "M") -> str | None:
+    """The location of the unit an order line starts with (after a bullet, a power prefix
+    and a ``BUILD``/``REMOVE``/``DISBAND`` word), read as far as it reads: ``MUN`` for
+    ``A MUN - Tryol``, ``WAR`` for ``2A WAR - Ukrx`` (a count before the unit's type, as a
+    variant that stacks units writes it); None when the line starts with no place."""
+    src = _LEAD_RE.sub("", text, count=1)
+    try:
+        toks, _ = _strip_power(board, src, _tokenize(src))
+        if not toks:
+            return None
+        reader = _Reader(board, src, toks, phase_kind)
+        first = reader.key(0)
+        skip = 1 if first in _BUILD or first in _DISBAND or first in _REMOVE else 0
+        if _COUNTED.fullmatch(reader.key(skip) or ""):  # "2A WAR": a count, then the type
+            skip += 1
+        unit, _ = reader.unit(skip, None)
+    except OrderSyntaxError:
+        return None
+    return unit.location
 
 
 def parse_unit(board: Board, text: str) -> UnitRef:

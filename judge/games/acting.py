@@ -519,6 +519,8 @@ class Actor:
             return
         if cmd.name == "ORDER" and cmd.signoff and not self._reads_as_order(ctx, cmd.line) \
                 and not condition_word(cmd.line) and not is_header(cmd.line) \
+                and not any(self._reads_as_order(ctx, x) or condition_word(x) or is_header(x)
+                            for x in cmd.under) \
                 and (not cmd.loose or ctx is None or (
                     self._starts_unknown(ctx, cmd.line) and not _near_command(cmd.line))):
             last = ses.items[-1] if ses.items else {}

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from judge.engine.board import province_of
+from judge.engine.parse import leading_unit
 from judge.engine.position import Position
 from judge.games import ahead
 from judge.games.auth import hash_password, verify_password
@@ -279,8 +280,17 @@ def order_entry(variant: Any, text: str, order: Any, unit: str | None) -> dict:
 
 
 def refuse(entry: dict, error: str) -> None:
-    """A stored line's order refused after all (replaced, one build too many...)."""
+    """A stored line's order refused after all (one build too many...)."""
     entry["error"] = error
+    entry["order"] = entry["data"] = None
+
+
+def set_aside(entry: dict, later: str) -> None:
+    """A stored line whose order a later line of the mail replaced (``later``, that order's
+    text): no error (the player changed their mind, or wrote the order twice), shown with a
+    note beside it (``note``) and not used."""
+    entry["note"] = "same as the later line" if later == entry["order"] \
+        else f"replaced by the later order {later}"
     entry["order"] = entry["data"] = None
 
 
@@ -323,7 +333,7 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     if kind in "MR":  # a later order replaces an earlier one, as the variant rules
         for old, replaced in variant.replaced_orders(pos, power, orders).items():
             if replaced.rest is None:
-                refuse(entries[old], f"replaced by the later order {orders[replaced.by]}")
+                set_aside(entries[old], str(orders[replaced.by]))
             else:  # replaced for some of its units: the rest stands, as the reply shows
                 entries[old]["order"] = str(replaced.rest)
                 entries[old]["data"] = variant.order_to_data(replaced.rest)
@@ -338,6 +348,68 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
             refuse(extra, f"{power.title()} has only {allowed} {what} this phase"
                    if allowed else f"{power.title()} has no {what} this phase")
     return out
+
+
+KEPT_NOTE = "your earlier order, kept"
+
+
+def keep_earlier_orders(variant: Any, pos: Position, power: str, texts: list[str],
+                        lines: list[dict], earlier: list[dict]) -> list[dict]:
+    """``lines`` (``texts`` read) with the earlier orders that lines in error keep. A mail's
+    orders replace the power's set, but a line in error never leaves a unit it names with
+    less than it had: when a line that cannot be used starts with a unit whose order in the
+    set stored before (``earlier``) no line of the mail replaces, that order stays. Which
+    orders stay is decided by reading them again before the mail's lines, by the variant's
+    own reading and its count of orders per unit (Variant.replaced_orders), so the set
+    stored is exactly what the adjudicator obeys. Each kept order is stored after the line
+    in error, whose reason says so ("A MUN keeps its earlier order A MUN - TYR"). Only the
+    power's own stored orders are looked at: nothing is said about another power's unit."""
+    if pos.phase.kind not in "MR" or not earlier:
+        return lines
+    board_of = getattr(variant.rules, "board_of", None)
+    board = board_of(pos) if board_of else variant.board
+    old = [e for e in earlier if e.get("order")]
+    wanted: list[tuple[int, dict]] = []  # (index of the line in error, the earlier entry)
+    taken: set[int] = set()
+    for at, line in enumerate(lines):
+        if not line.get("error") or line.get("order"):
+            continue
+        location = leading_unit(board, line["text"], pos.phase.kind)
+        if location is None:
+            continue
+        for k, entry in enumerate(old):
+            if k not in taken and province_of(location) in _spaces(variant, power, entry):
+                taken.add(k)
+                wanted.append((at, entry))
+    if not wanted:
+        return lines
+    again = read_order_lines(variant, pos, power, [e["text"] for _, e in wanted] + texts)
+    kept, rest = again[:len(wanted)], again[len(wanted):]
+    if len(rest) != len(lines):  # pragma: no cover (the same lines read the same way)
+        return lines
+    after: dict[int, list[dict]] = {}
+    for (at, _), entry in zip(wanted, kept, strict=True):
+        if not entry.get("order"):  # a line of the mail replaces it after all
+            continue
+        entry["note"] = KEPT_NOTE
+        after.setdefault(at, []).append(entry)
+        try:
+            unit = getattr(variant.order_from_data(entry["data"]), "unit", None)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            unit = None
+        who = str(unit) if unit is not None else entry.get("unit") or "the unit"
+        rest[at]["error"] = (f"{rest[at]['error']}; {who} keeps its earlier order "
+                             f"{entry['order']}")
+    if not after:
+        return rest
+    beside = [x for at, line in enumerate(rest) for x in (line, *after.get(at, ()))]
+    # stored beside its line when that reads the same (a stack's count of orders may depend
+    # on where a line stands), else before the mail's lines, as it was read
+    if [x.get("order") for x in read_order_lines(variant, pos, power,
+                                                  [x["text"] for x in beside])] \
+            == [x.get("order") for x in beside]:
+        return beside
+    return [x for x in kept if x.get("order")] + rest
 
 
 def needs(variant: Any, pos: Position, power: str) -> tuple[list[str], int]:
@@ -447,7 +519,9 @@ def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: 
     if not units and not count:
         raise GameError(f"{power.title()} has nothing to order in {pos.phase.long_name} "
                         f"of game {game['name']}")
-    lines = read_order_lines(variant, pos, power, texts)
+    lines = keep_earlier_orders(variant, pos, power, texts,
+                                read_order_lines(variant, pos, power, texts),
+                                s.order_set(game["id"], game["phase"], power) or [])
     s.save_order_set(game["id"], game["phase"], power, lines, inbox_id)
     return order_status(s, game, power, pos)
 
@@ -470,8 +544,10 @@ def activate_pending(s: Store, game: dict) -> list[ahead.Activation]:
         if act.expired or not act.lines:
             continue
         read = read_order_lines(variant, pos, act.power, act.lines)
-        act.dropped += [(r["text"], r["error"]) for r in read if r.get("error")]
-        act.lines = [r["text"] for r in read if not r.get("error")]
+        # a line in error, or one a later line replaced (its note), is left out and told
+        act.dropped += [(r["text"], r.get("error") or r["note"]) for r in read
+                        if r.get("error") or r.get("note")]
+        act.lines = [r["text"] for r in read if not r.get("error") and not r.get("note")]
         if not act.lines:
             continue
         try:

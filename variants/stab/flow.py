@@ -40,7 +40,7 @@ from judge.engine.variant import Outcome
 from judge.games import gmtools
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, game_settings
-from judge.games.game import order_entry, refuse
+from judge.games.game import order_entry, refuse, set_aside
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
     _IF,
@@ -565,7 +565,7 @@ def _replace_earlier(lines: list[dict]) -> list[dict]:
         later = next_order.get(line["unit"])
         next_order[line["unit"]] = line["order"]
         if later is not None:
-            refuse(line, f"replaced by the later order {later}")
+            set_aside(line, later)
     return lines
 
 
