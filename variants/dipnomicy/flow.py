@@ -733,7 +733,7 @@ class DipnomicyFlow(GameFlow):
                 f"{_ahead_back(turn, again, ahead)} Every player has been told.", "text", None)
 
     # ---------------------------------------------------------------- status
-    def status_notes(self, s: Store, game: dict) -> list[str]:
+    def status_notes(self, s: Store, game: dict, now: datetime) -> list[str]:
         """For STATUS: the turn, the vote and who has yet to vote or propose."""
         row = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
         if row is None:
@@ -749,7 +749,7 @@ class DipnomicyFlow(GameFlow):
                 done.setdefault(v["power"], set()).add(v["label"])
             waiting = [p.title() for p in players if len(done.get(p, ())) < count]
             notes = [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
-                     f"{deadline_text(row['vote_deadline'])}. Yet to vote on every proposal: "
+                     f"{_when(row['vote_deadline'], now)}. Yet to vote on every proposal: "
                      f"{', '.join(waiting) or 'nobody'}."]
             turn = row["turn"] + 1
             if G.current_position(s, game).phase.kind == "M":
