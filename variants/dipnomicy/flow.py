@@ -721,15 +721,21 @@ class DipnomicyFlow(GameFlow):
         again = {p: v for p, phases in back.items() if (v := [x for x in phases if x == phase])}
         ahead = {p: v for p, phases in back.items() if (v := [x for x in phases if x != phase])}
         ses.games_touched.add(gid)
+        # the turn's own orders are undone too, where the judge's ROLLBACK restores them:
+        # said to the SG and to every player, who would expect them kept
         text = (f"The Secretary General has rolled game {game['name']} back to the start of "
-                f"turn {turn}. Everything after it is undone; the rules in force are those "
+                f"turn {turn}. Everything after it is undone, and the moves and proposals "
+                f"sent for turn {turn} too: send them again. The rules in force are those "
                 f"of that turn, below.")
         deadline = f"Moves for turn {turn} are due by {_when(game['deadline'], now)}."
+        undone = (f" The moves and proposals sent for turn {turn} are undone, not restored as "
+                  "the judge's ROLLBACK restores a phase's orders in other variants: the "
+                  "players send them again.")
         ses.later.append(lambda g=game: _publish(
             actor, g, f"rolled back to turn {turn}",
             text + "\n\n" + ruleset_text(RULES.ruleset(pos), "The rules in force"), deadline,
             "dipnomicy/rolled_back.txt.j2", again=again, ahead=ahead))
-        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline}"
+        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline}{undone}"
                 f"{_ahead_back(turn, again, ahead)} Every player has been told.", "text", None)
 
     # ---------------------------------------------------------------- status
