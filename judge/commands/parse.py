@@ -280,7 +280,7 @@ def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
             elif (cut := _password_command(line, table)) is not None:
                 # END was forgotten: a line with a password is a command (the next game's
                 # SIGNON), never a rule's text to be published; the block is refused
-                _no_end(block, cut)
+                _no_end(block, cut, table)
                 block = None
                 i -= 1  # read again, as a command
             else:
@@ -313,12 +313,12 @@ def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
         if not cmd.error and block_end == "END":
             block = cmd
     if block is not None:
-        _no_end(block, None)
+        _no_end(block, None, table)
     mark_signoff(out)
     return out
 
 
-def _no_end(cmd: Command, cut: Command | None) -> None:
+def _no_end(cmd: Command, cut: Command | None, table: CommandTable) -> None:
     """Refuse the END block ``cmd`` that has no line END (``cut``: the password line that
     ended it; None: the end of the mail), saying what was read for it: lines taken to the
     end of the mail or to a password line may be orders and a sign-off, not the text the
@@ -326,7 +326,8 @@ def _no_end(cmd: Command, cut: Command | None) -> None:
     lines = [x.strip() for x in cmd.block if x.strip()]
     read = "no line was read for it"
     if lines:
-        span = _clip(lines[0]) + (f" to {_clip(lines[-1])}" if len(lines) > 1 else "")
+        span = _clip(lines[0], table) + (f" to {_clip(lines[-1], table)}" if len(lines) > 1
+                                         else "")
         read = (f"the {len(lines)} line{'s' if len(lines) != 1 else ''} read for it ({span}) "
                 "changed nothing")
     if cut is None:
@@ -341,6 +342,10 @@ def _no_end(cmd: Command, cut: Command | None) -> None:
     cmd.block.clear()
 
 
-def _clip(line: str, most: int = 70) -> str:
-    """``line`` quoted, cut to ``most`` characters."""
+def _clip(line: str, table: CommandTable, most: int = 70) -> str:
+    """``line`` quoted, cut to ``most`` characters; a malformed password command (one that
+    did not end the block) as its command word alone, as the judge echoes one."""
+    word = line.split()[0]
+    if any(spec.carries_password for spec in table.by_word.get(word.upper().rstrip(":"), ())):
+        line = f"{word} ****"
     return f"'{line if len(line) <= most else line[:most - 3] + '...'}'"
