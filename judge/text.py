@@ -16,23 +16,32 @@ from zoneinfo import ZoneInfo
 import jinja2
 
 from judge.resources import template_loader
-from judge.storage import now_utc, parse_iso
+from judge.storage import parse_iso
 
 
-def deadline_text(value: str | datetime | None, now: datetime | None = None,
+def deadline_text(value: str | datetime | None, now: datetime,
                   tz: str | None = None) -> str:
     """``Sun 22 Nov 2026 07:00 UTC (in 1 day 23 hours 59 minutes)``, in the game's time zone
-    ``tz`` (dates are stored in UTC; players read them in their game's zone)."""
+    ``tz`` (dates are stored in UTC; players read them in their game's zone). ``now`` is the
+    judge's clock, which a test or the season simulator moves: no default, so no text
+    counts the time left from the wall clock by accident."""
     if not value:
         return "none set"
     dt = parse_iso(value) if isinstance(value, str) else value
-    now = now or now_utc()
     left = int((dt - now).total_seconds())
-    local = dt.astimezone(ZoneInfo(tz or "UTC"))
-    when = local.strftime("%a %d %b %Y %H:%M ") + (local.tzname() or "UTC")
+    when = time_text(dt, tz)
     if left <= 0:
         return f"{when} (passed: the phase is processed now)"
     return f"{when} (in {duration_text(left)})"
+
+
+def time_text(value: str | datetime | None, tz: str | None = None) -> str:
+    """``Sun 22 Nov 2026 07:00 UTC``: a time alone, in the zone ``tz``."""
+    if not value:
+        return "none set"
+    dt = parse_iso(value) if isinstance(value, str) else value
+    local = dt.astimezone(ZoneInfo(tz or "UTC"))
+    return local.strftime("%a %d %b %Y %H:%M ") + (local.tzname() or "UTC")
 
 
 def duration_text(seconds: int) -> str:
@@ -69,15 +78,18 @@ def environment() -> jinja2.Environment:
 def _deadline_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
                      tz: str | None = None) -> str:
     """``{{ deadline | deadline }}``: in the zone and at the "now" the mail is written with
-    (the judge's injectable clock), so a test clock and a game's zone both show."""
-    return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC")
+    (the judge's injectable clock), so a test clock and a game's zone both show. Every mail
+    is rendered with one (Outbox.queue, the archive); without it, the time alone, rather
+    than a time left counted from the wall clock."""
+    now, zone = ctx.get("now"), tz or ctx.get("tz") or "UTC"
+    return deadline_text(value, now, zone) if now is not None else time_text(value, zone)
 
 
 @jinja2.pass_context
 def _when_filter(ctx: jinja2.runtime.Context, value: str | datetime | None,
                  tz: str | None = None) -> str:
     """``{{ deadline | when }}``: the date alone (no "in 2 days"), in the game's zone."""
-    return deadline_text(value, ctx.get("now"), tz or ctx.get("tz") or "UTC").split(" (")[0]
+    return time_text(value, tz or ctx.get("tz") or "UTC")
 
 
 @jinja2.pass_context

@@ -149,9 +149,9 @@ SUPPORT = proposal("Support actions", "support")
 
 def clock_text(when) -> str:
     """A deadline as the replies write it, without the time left: "Tue 24 Nov 2026 12:00 UTC"."""
-    from judge.mail.compose import deadline_text
+    from judge.text import time_text
 
-    return deadline_text(when).split(" (")[0]
+    return time_text(when)
 
 
 def open_vote(g: DipGame) -> str:

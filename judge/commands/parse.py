@@ -285,8 +285,10 @@ def mark_signoff(cmds: list[Command]) -> None:
 def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
     """Commands from a mail's lines, read by ``table``; stops at SIGNOFF/END; blank lines are
     skipped; a press block ends at ENDPRESS, at a line with a password (read as a command,
-    and said so in the press command's ``note``) or at the end of the mail; a sign-off at the
-    end is marked (:func:`mark_signoff`)."""
+    and said so in the press command's ``note``) or at the end of the mail; an END block
+    (PROPOSE, RULESET) at its line END, and one that a line with a password (read as a
+    command) or the end of the mail ends first is refused (:func:`_no_end`); a sign-off at
+    the end is marked (:func:`mark_signoff`)."""
     out: list[Command] = []
     block: Command | None = None
     i = 0
@@ -297,6 +299,12 @@ def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
         if block is not None:  # inside PROPOSE ... END: prose, blank lines kept
             if line.upper() == "END":
                 block = None
+            elif (cut := _password_command(line, table)) is not None:
+                # END was forgotten: a line with a password is a command (the next game's
+                # SIGNON), never a rule's text to be published; the block is refused
+                _no_end(block, cut, table)
+                block = None
+                i -= 1  # read again, as a command
             else:
                 block.block.append(raw.rstrip())
             continue
@@ -326,5 +334,40 @@ def parse_lines(lines: list[str], table: CommandTable) -> list[Command]:
         out.append(cmd)
         if not cmd.error and block_end == "END":
             block = cmd
+    if block is not None:
+        _no_end(block, None, table)
     mark_signoff(out)
     return out
+
+
+def _no_end(cmd: Command, cut: Command | None, table: CommandTable) -> None:
+    """Refuse the END block ``cmd`` that has no line END (``cut``: the password line that
+    ended it; None: the end of the mail), saying what was read for it: lines taken to the
+    end of the mail or to a password line may be orders and a sign-off, not the text the
+    sender meant, so none of them is used."""
+    lines = [x.strip() for x in cmd.block if x.strip()]
+    read = "no line was read for it"
+    if lines:
+        span = _clip(lines[0], table) + (f" to {_clip(lines[-1], table)}" if len(lines) > 1
+                                         else "")
+        read = (f"the {len(lines)} line{'s' if len(lines) != 1 else ''} read for it ({span}) "
+                "changed nothing")
+    if cut is None:
+        where = f"before the end of the mail: {read}" + (
+            " (none was read as an order or a command)" if lines else "")
+    else:
+        where = (f"before the line '{cut.masked}', which has a password: a line with a "
+                 f"password ends the block and is read as a command. {read[0].upper()}"
+                 f"{read[1:]}")
+    cmd.error = (f"{cmd.name} not taken: no line END came {where}; send it again ending with "
+                 "a line holding only END.")
+    cmd.block.clear()
+
+
+def _clip(line: str, table: CommandTable, most: int = 70) -> str:
+    """``line`` quoted, cut to ``most`` characters; a malformed password command (one that
+    did not end the block) as its command word alone, as the judge echoes one."""
+    word = line.split()[0]
+    if any(spec.carries_password for spec in table.by_word.get(word.upper().rstrip(":"), ())):
+        line = f"{word} ****"
+    return f"'{line if len(line) <= most else line[:most - 3] + '...'}'"

@@ -76,7 +76,8 @@ class CommandSpec:
     # "" or the line(s) ending the text that follows the command: "ENDPRESS" (press: always
     # taken, up to ENDPRESS, a line with a password or the end of the mail, so the text is
     # never read as orders) or "END" (a proposal, a ruleset: taken when the command line
-    # reads, up to a line END)
+    # reads, up to a line END; refused when a line with a password, which is read as a
+    # command, or the end of the mail comes first)
     block: str = ""
     # Mail the handler queues goes out after the reply, and only if the command succeeds (the
     # actor holds it back while the handler runs: judge.mail.outbox.Outbox.holding)

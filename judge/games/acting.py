@@ -122,12 +122,25 @@ class Actor:
         self.cfg = cfg
         flows.prepare_storage(store)  # the tables the variants' flows declare
         self.outbox = Outbox(store, cfg, clock, zone_of=zone)
-        self.clock = clock
+        self.clock = clock  # the outbox's too (the property below)
         self.stopping = threading.Event()
         # (line, masked line) of the mail being acted on: to mask its stored copy
         self._password_lines: list[tuple[str, str]] = []
         self._tokens: set[str] = set()  # reply tokens in that mail: masked the same way
         self._given_up: set[int] = set()  # inbox ids whose failure could not even be stored
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """The judge's (injectable) clock: game time, as the deadlines run on it."""
+        return self._clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], datetime]) -> None:
+        # one clock for the acting and the mail it writes: a clock moved by a test or a
+        # simulator after the actor was built must reach the deadlines the templates write
+        # ("in 7 days") and the hourly ceiling the outbox counts on, not only the games
+        self._clock = clock
+        self.outbox.clock = clock
 
     # -------------------------------------------------------------- inbox
     def process_inbox(self, limit: int = 500) -> int:

@@ -51,15 +51,15 @@ def help_command(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply
 
 
 def status(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
-    s = actor.s
+    s, now = actor.s, actor.clock()
     if cmd.args:
         game = G.find_game(s, cmd.args[0])
-        return "", "game", G.game_summary(s, game, _reader(ses, game))
+        return "", "game", G.game_summary(s, game, now, _reader(ses, game))
     if ses.current is not None:
         game = G.refresh(s, ses.current.game)
-        return "", "game", G.game_summary(s, game, ses.current.power)
+        return "", "game", G.game_summary(s, game, now, ses.current.power)
     if ses.master is not None:
-        return "", "game", G.game_summary(s, G.refresh(s, ses.master))
+        return "", "game", G.game_summary(s, G.refresh(s, ses.master), now)
     raise GameError("STATUS needs a game name (STATUS <game>), or a SIGNON before it")
 
 

@@ -300,8 +300,9 @@ class GameFlow:
         then refused with them); '' when the game's DEADLINES apply."""
         return ""
 
-    def status_notes(self, s: Store, game: dict) -> list[str]:
-        """Lines STATUS, LIST and RESUME's notice add about the game."""
+    def status_notes(self, s: Store, game: dict, now: datetime) -> list[str]:
+        """Lines STATUS, LIST and RESUME's notice add about the game; ``now`` is the judge's
+        clock (a deadline's time left is counted from it, never from the wall clock)."""
         return []
 
     # ---------------------------------------------------------------- storage

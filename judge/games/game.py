@@ -602,9 +602,9 @@ def adjudicate(s: Store, game: dict, now: datetime) -> list[Turn]:
             return turns
 
 
-def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
+def game_summary(s: Store, game: dict, now: datetime, reader: str | None = None) -> dict:
     """What STATUS and LIST <game> show about a game to ``reader`` (the power the mail
-    signed on as in this game, or None)."""
+    signed on as in this game, or None), at ``now`` by the judge's clock."""
     variant = get_variant(game["variant"])
     plug = flow_of(game["variant"])
     settings = game_settings(game)
@@ -633,7 +633,7 @@ def game_summary(s: Store, game: dict, reader: str | None = None) -> dict:
             entry["orders"] = _orders_state(s, game, power, pos, sets) if entry["to_order"] \
                 else ""
         info["powers"].append(entry)
-    info["notes"] = plug.status_notes(s, game)
+    info["notes"] = plug.status_notes(s, game, now)
     info["paused_why"] = game.get("paused_why") if game["status"] == "paused" else None
     if info["paused_why"]:  # paused by the judge, processing it failed (judge/games/deadlines.py)
         info["notes"] = [f"Paused by the judge: {info['paused_why']}. The master has been "

@@ -396,12 +396,12 @@ def noconcede(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 # -------------------------------------------------------------- queries
 def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     """LIST: every game; LIST <game>: its settings and players too."""
-    s = actor.s
+    s, now = actor.s, actor.clock()
     if not cmd.args:
         games = s.all("SELECT * FROM games ORDER BY name")
-        return "", "list", [G.game_summary(s, g) for g in games]
+        return "", "list", [G.game_summary(s, g, now) for g in games]
     game = G.find_game(s, cmd.args[0])
-    info = G.game_summary(s, game)
+    info = G.game_summary(s, game, now)
     anonymous = S.anonymous(game)
     players = []
     for p in s.players(game["id"]):

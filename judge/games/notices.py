@@ -126,7 +126,8 @@ def paused(actor: FlowContext, game: dict, reminder: bool = False) -> None:
 
 def resumed(actor: FlowContext, game: dict) -> None:
     # a flow's own notes (a vote open, and until when)
-    notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game))
+    notes = flow_of(game["variant"]).status_notes(actor.s, G.refresh(actor.s, game),
+                                                  actor.clock())
     to_all(actor, game, "notices/resumed.txt.j2", f"{game['name']} - resumed",
            {"notes": notes})
 

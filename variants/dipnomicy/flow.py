@@ -721,19 +721,25 @@ class DipnomicyFlow(GameFlow):
         again = {p: v for p, phases in back.items() if (v := [x for x in phases if x == phase])}
         ahead = {p: v for p, phases in back.items() if (v := [x for x in phases if x != phase])}
         ses.games_touched.add(gid)
+        # the turn's own orders are undone too, where the judge's ROLLBACK restores them:
+        # said to the SG and to every player, who would expect them kept
         text = (f"The Secretary General has rolled game {game['name']} back to the start of "
-                f"turn {turn}. Everything after it is undone; the rules in force are those "
+                f"turn {turn}. Everything after it is undone, and the moves and proposals "
+                f"sent for turn {turn} too: send them again. The rules in force are those "
                 f"of that turn, below.")
         deadline = f"Moves for turn {turn} are due by {_when(game['deadline'], now)}."
+        undone = (f" The moves and proposals sent for turn {turn} are undone, not restored as "
+                  "the judge's ROLLBACK restores a phase's orders in other variants: the "
+                  "players send them again.")
         ses.later.append(lambda g=game: _publish(
             actor, g, f"rolled back to turn {turn}",
             text + "\n\n" + ruleset_text(RULES.ruleset(pos), "The rules in force"), deadline,
             "dipnomicy/rolled_back.txt.j2", again=again, ahead=ahead))
-        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline}"
+        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline}{undone}"
                 f"{_ahead_back(turn, again, ahead)} Every player has been told.", "text", None)
 
     # ---------------------------------------------------------------- status
-    def status_notes(self, s: Store, game: dict) -> list[str]:
+    def status_notes(self, s: Store, game: dict, now: datetime) -> list[str]:
         """For STATUS: the turn, the vote and who has yet to vote or propose."""
         row = s.one("SELECT * FROM dipnomicy_games WHERE game_id = ?", (game["id"],))
         if row is None:
@@ -749,7 +755,7 @@ class DipnomicyFlow(GameFlow):
                 done.setdefault(v["power"], set()).add(v["label"])
             waiting = [p.title() for p in players if len(done.get(p, ())) < count]
             notes = [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
-                     f"{deadline_text(row['vote_deadline'])}. Yet to vote on every proposal: "
+                     f"{_when(row['vote_deadline'], now)}. Yet to vote on every proposal: "
                      f"{', '.join(waiting) or 'nobody'}."]
             turn = row["turn"] + 1
             if G.current_position(s, game).phase.kind == "M":
