@@ -397,9 +397,24 @@ _SENT_FROM = re.compile(r"^(sent from my|get outlook for|sent from (mail|yahoo|o
                         re.IGNORECASE)
 
 
+# what a terminal acts on (C0 but tab and newline, DEL, C1): ESC sequences clear the screen,
+# retitle the window or rewrite a line that seems to come from the judge, BEL rings; a
+# player's text is copied into other players' mail (press, proposals, orders), so none stays
+_SPACING_CONTROLS = re.compile("[\x0b\x0c\x1c-\x1f\x85\u2028\u2029]")
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters (tab and newline kept): the ones that separate
+    (form feed, vertical tab, the Unicode line separators) become a space, the rest go."""
+    return _CONTROLS.sub("", _SPACING_CONTROLS.sub(" ", text))
+
+
 def command_lines(text: str) -> list[str]:
-    """The lines a person wrote: up to the quoted message or signature, quotes dropped."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    """The lines a person wrote: up to the quoted message or signature, quotes dropped;
+    control characters removed (:func:`printable`)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = printable(text).split("\n")
     out: list[str] = []
     skip_next = False
     for i, raw in enumerate(lines):
