@@ -141,3 +141,52 @@ def test_no_password_is_left_in_any_file_after_the_judge_acted(tmp_path):
             data = path.read_bytes()
             found += [(secret, form, path.name) for form in forms if form in data]
     assert found == []
+
+
+def test_no_password_is_left_in_mail_the_judge_does_not_answer(tmp_path):
+    """Mail the judge does not answer (marked as automatic, list mail, the judge's own text
+    pasted back unquoted) is not acted on, but a player's password in it is masked all the
+    same: a player who pastes the judge's reply, mark line and all, above a SIGNON left the
+    password in the database for good."""
+    port = free_port()
+    cfg = write_config(tmp_path, f'[intake]\nmode = "smtp"\nlisten = "127.0.0.1:{port}"\n')
+    judge = JudgeProcess(cfg, tmp_path).start()
+    tag = unique("")
+    from judge.mail.compose import marker
+
+    pw = {"auto": f"auto{tag}x", "list": f"list{tag}x", "mark": f"mark{tag}x",
+          "bulk": f"bulk{tag}=x"}
+    mails = [compose("a@players.test", "judge@localhost", f"SIGNON FRANCE g1 {pw['auto']}",
+                     subject="auto", Auto_Submitted="auto-replied"),
+             compose("l@players.test", "judge@localhost", f"SIGNON ITALY g1 {pw['list']}",
+                     subject="list", List_Id="<players.lists.test>"),
+             compose("m@players.test", "judge@localhost",
+                     f"{marker('judge@localhost')} An automatic reply\nSIGNON TURKEY g1 "
+                     f"{pw['mark']}", subject="pasted"),
+             mime("b@players.test", "judge@localhost", "bulk",
+                  MIMEText(f"SIGNON RUSSIA g1 {pw['bulk']}", "plain", "utf-8"))]
+    mails[-1] = mails[-1].replace(b"Subject: bulk", b"Subject: bulk\nPrecedence: bulk")
+    db = tmp_path / "judge.db"
+    try:
+        judge.wait_log("SMTP receiver listening")
+        for raw in mails:
+            send_smtp("127.0.0.1", port, "sender@players.test", "judge@localhost", raw)
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
+                states = [r[0] for r in con.execute("SELECT state FROM inbox")]
+            if states == ["ignored"] * len(mails):
+                break
+            assert time.monotonic() < deadline, (states, judge.log.read_text())
+            time.sleep(0.2)
+        time.sleep(0.5)
+    finally:
+        judge.stop(signal.SIGKILL)
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p != cfg]
+    found = []
+    for secret in pw.values():
+        forms = password_forms(secret)
+        for path in files:
+            data = path.read_bytes()
+            found += [(secret, form, path.name) for form in forms if form in data]
+    assert found == []
