@@ -190,3 +190,46 @@ def test_no_password_is_left_in_mail_the_judge_does_not_answer(tmp_path):
             data = path.read_bytes()
             found += [(secret, form, path.name) for form in forms if form in data]
     assert found == []
+
+
+# ------------------------------------------------------------------ plus tags
+def test_plus_tags_share_their_mailbox_s_ceiling_and_requests(mail_servers, smtp_sink, tmp_path):
+    """victim+1@x.test, victim+2@x.test... are victim@x.test's mail on most hosts (postfix's
+    recipient_delimiter, Gmail, Fastmail, Outlook): each spelling had its own reply ceiling
+    and its own confirmation requests, so forged mail from a new tag each time made the judge
+    mail one mailbox without bound."""
+    env = mail_servers
+    port = free_port()
+    text = imap_config(env, tmp_path).replace('mode = "imap"', 'mode = "smtp"')
+    text = text.replace("[intake]", f'[intake]\nlisten = "127.0.0.1:{port}"')
+    text = text.replace("[judge]", "[judge]\nreplies_per_hour = 3")
+    judge = JudgeProcess(write_config(tmp_path, text), tmp_path).start()
+    domain = f"{unique('tag')}.test"
+    judge_address = f"judge@{env['MAILTEST_DOMAIN']}"
+
+    def mailbox(m) -> bool:
+        return m.rcpt.split("+")[0].split("@")[0] == "victim" and m.rcpt.endswith(domain)
+
+    try:
+        judge.wait_log("SMTP receiver listening")
+        for k in range(8):  # forged HELPs, a new tag each: 3 replies, the notice, silence
+            frm = f"victim+{k}@{domain}"
+            send_smtp("127.0.0.1", port, frm, judge_address,
+                      compose(frm, judge_address, "HELP", subject=f"help {k}"))
+        smtp_sink.wait(mailbox, count=4, timeout=30)
+        time.sleep(2.0)  # anything else the judge would send has gone by now
+        got = [m for m in smtp_sink.messages if mailbox(m)]
+        assert len(got) == 4, [m.subject for m in got]
+        assert got[-1].subject.startswith("[LIMIT]")
+        # masters (each a new sender) name a new tag each: one request a day to the mailbox
+        for k in range(4):
+            gm = f"gm{k}@{unique('gm')}.test"
+            send_smtp("127.0.0.1", port, gm, judge_address,
+                      compose(gm, judge_address, f"CREATE t{k}{domain[:6]} mpass{k}\nOPEN\n"
+                              f"SET LIST victim+list{k}@{domain}", subject=f"create {k}"))
+        smtp_sink.wait(lambda m: m.rcpt.startswith("gm3@"), timeout=30)
+        time.sleep(2.0)
+        asked = [m for m in smtp_sink.messages if mailbox(m) and "Confirm:" in m.subject]
+        assert len(asked) == 1, [m.rcpt for m in asked]
+    finally:
+        assert judge.stop() == 0, judge.log.read_text()

@@ -23,7 +23,7 @@ from judge.config import REPLY_MIN_BYTES, Config
 from judge.mail import replytoken
 from judge.mail.compose import Attachment, build_bounded, build_message, marker, render
 from judge.mail.guard import cap_text
-from judge.mail.reading import body_text, canonical_address, parse_safely
+from judge.mail.reading import body_text, canonical_address, parse_safely, same_mailbox
 from judge.storage import Store, iso, now_utc, parse_iso
 
 REPLY_KINDS = ("reply", "limit")
@@ -172,8 +172,9 @@ class Outbox:
         if self.store.one("SELECT 1 AS x FROM mail_ceiling WHERE how = 'held' AND rcpt = ? "
                           "LIMIT 1", (address,)) is not None:
             return True
-        row = self.store.one("SELECT count(*) AS n FROM mail_ceiling WHERE rcpt = ? AND "
-                             "at >= ? AND how = 'counted'", (address, iso(now - HOUR)))
+        mailbox, spellings = same_mailbox("rcpt", address)  # its plus tags count with it
+        row = self.store.one(f"SELECT count(*) AS n FROM mail_ceiling WHERE {mailbox} AND "
+                             "at >= ? AND how = 'counted'", (*spellings, iso(now - HOUR)))
         return int(row["n"] if row else 0) >= self.cfg.mail_per_hour
 
     def _count(self, outbox_id: int, address: str, how: str) -> None:
