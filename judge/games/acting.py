@@ -17,7 +17,6 @@ import threading
 import traceback
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from email.utils import make_msgid
 
 from judge import reports
 from judge.commands.parse import hide_unread
@@ -35,7 +34,7 @@ from judge.games.session import MailSession as _Session
 from judge.games.session import PowerContext as _PowerContext
 from judge.games.settings import zone
 from judge.mail import guard, replytoken
-from judge.mail.compose import Attachment
+from judge.mail.compose import Attachment, new_message_id
 from judge.mail.intake import store_message
 from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
 from judge.mail.outbox import Outbox
@@ -319,7 +318,7 @@ class Actor:
         if session.errors:
             subject = "[ERROR] " + subject
         items, omitted = guard.bound_items(session.items, self.cfg.reply_quote_lines)
-        message_id = make_msgid(domain=self.cfg.domain)
+        message_id = new_message_id(self.cfg.domain)
         answered = self._reply(row, inbound, subject=subject, template="reply.txt.j2",
                                context={"items": items, "errors": session.errors,
                                         "omitted": omitted,
