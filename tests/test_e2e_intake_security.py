@@ -141,3 +141,95 @@ def test_no_password_is_left_in_any_file_after_the_judge_acted(tmp_path):
             data = path.read_bytes()
             found += [(secret, form, path.name) for form in forms if form in data]
     assert found == []
+
+
+def test_no_password_is_left_in_mail_the_judge_does_not_answer(tmp_path):
+    """Mail the judge does not answer (marked as automatic, list mail, the judge's own text
+    pasted back unquoted) is not acted on, but a player's password in it is masked all the
+    same: a player who pastes the judge's reply, mark line and all, above a SIGNON left the
+    password in the database for good."""
+    port = free_port()
+    cfg = write_config(tmp_path, f'[intake]\nmode = "smtp"\nlisten = "127.0.0.1:{port}"\n')
+    judge = JudgeProcess(cfg, tmp_path).start()
+    tag = unique("")
+    from judge.mail.compose import marker
+
+    pw = {"auto": f"auto{tag}x", "list": f"list{tag}x", "mark": f"mark{tag}x",
+          "bulk": f"bulk{tag}=x"}
+    mails = [compose("a@players.test", "judge@localhost", f"SIGNON FRANCE g1 {pw['auto']}",
+                     subject="auto", Auto_Submitted="auto-replied"),
+             compose("l@players.test", "judge@localhost", f"SIGNON ITALY g1 {pw['list']}",
+                     subject="list", List_Id="<players.lists.test>"),
+             compose("m@players.test", "judge@localhost",
+                     f"{marker('judge@localhost')} An automatic reply\nSIGNON TURKEY g1 "
+                     f"{pw['mark']}", subject="pasted"),
+             mime("b@players.test", "judge@localhost", "bulk",
+                  MIMEText(f"SIGNON RUSSIA g1 {pw['bulk']}", "plain", "utf-8"))]
+    mails[-1] = mails[-1].replace(b"Subject: bulk", b"Subject: bulk\nPrecedence: bulk")
+    db = tmp_path / "judge.db"
+    try:
+        judge.wait_log("SMTP receiver listening")
+        for raw in mails:
+            send_smtp("127.0.0.1", port, "sender@players.test", "judge@localhost", raw)
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
+                states = [r[0] for r in con.execute("SELECT state FROM inbox")]
+            if states == ["ignored"] * len(mails):
+                break
+            assert time.monotonic() < deadline, (states, judge.log.read_text())
+            time.sleep(0.2)
+        time.sleep(0.5)
+    finally:
+        judge.stop(signal.SIGKILL)
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p != cfg]
+    found = []
+    for secret in pw.values():
+        forms = password_forms(secret)
+        for path in files:
+            data = path.read_bytes()
+            found += [(secret, form, path.name) for form in forms if form in data]
+    assert found == []
+
+
+# ------------------------------------------------------------------ plus tags
+def test_plus_tags_share_their_mailbox_s_ceiling_and_requests(mail_servers, smtp_sink, tmp_path):
+    """victim+1@x.test, victim+2@x.test... are victim@x.test's mail on most hosts (postfix's
+    recipient_delimiter, Gmail, Fastmail, Outlook): each spelling had its own reply ceiling
+    and its own confirmation requests, so forged mail from a new tag each time made the judge
+    mail one mailbox without bound."""
+    env = mail_servers
+    port = free_port()
+    text = imap_config(env, tmp_path).replace('mode = "imap"', 'mode = "smtp"')
+    text = text.replace("[intake]", f'[intake]\nlisten = "127.0.0.1:{port}"')
+    text = text.replace("[judge]", "[judge]\nreplies_per_hour = 3")
+    judge = JudgeProcess(write_config(tmp_path, text), tmp_path).start()
+    domain = f"{unique('tag')}.test"
+    judge_address = f"judge@{env['MAILTEST_DOMAIN']}"
+
+    def mailbox(m) -> bool:
+        return m.rcpt.split("+")[0].split("@")[0] == "victim" and m.rcpt.endswith(domain)
+
+    try:
+        judge.wait_log("SMTP receiver listening")
+        for k in range(8):  # forged HELPs, a new tag each: 3 replies, the notice, silence
+            frm = f"victim+{k}@{domain}"
+            send_smtp("127.0.0.1", port, frm, judge_address,
+                      compose(frm, judge_address, "HELP", subject=f"help {k}"))
+        smtp_sink.wait(mailbox, count=4, timeout=30)
+        time.sleep(2.0)  # anything else the judge would send has gone by now
+        got = [m for m in smtp_sink.messages if mailbox(m)]
+        assert len(got) == 4, [m.subject for m in got]
+        assert got[-1].subject.startswith("[LIMIT]")
+        # masters (each a new sender) name a new tag each: one request a day to the mailbox
+        for k in range(4):
+            gm = f"gm{k}@{unique('gm')}.test"
+            send_smtp("127.0.0.1", port, gm, judge_address,
+                      compose(gm, judge_address, f"CREATE t{k}{domain[:6]} mpass{k}\nOPEN\n"
+                              f"SET LIST victim+list{k}@{domain}", subject=f"create {k}"))
+        smtp_sink.wait(lambda m: m.rcpt.startswith("gm3@"), timeout=30)
+        time.sleep(2.0)
+        asked = [m for m in smtp_sink.messages if mailbox(m) and "Confirm:" in m.subject]
+        assert len(asked) == 1, [m.rcpt for m in asked]
+    finally:
+        assert judge.stop() == 0, judge.log.read_text()

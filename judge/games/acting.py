@@ -17,7 +17,6 @@ import threading
 import traceback
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from email.utils import make_msgid
 
 from judge import reports
 from judge.commands.parse import hide_unread
@@ -35,11 +34,11 @@ from judge.games.session import MailSession as _Session
 from judge.games.session import PowerContext as _PowerContext
 from judge.games.settings import zone
 from judge.mail import guard, replytoken
-from judge.mail.compose import Attachment
+from judge.mail.compose import Attachment, new_message_id
 from judge.mail.intake import store_message
 from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
 from judge.mail.outbox import Outbox
-from judge.mail.reading import Inbound, read_message
+from judge.mail.reading import Inbound, body_text, command_lines, read_message
 from judge.storage import Store, iso, now_utc
 
 # a master's commands that change a game and tell everyone: each may adjudicate a phase and
@@ -95,6 +94,16 @@ def _secrets(lines: list[tuple[str, str]]) -> list[str]:
 def _password_lines(commands: list[Command]) -> list[tuple[str, str]]:
     """Each command that carries a password: (its line as written, the line as echoed)."""
     return [(c.line, c.masked) for c in commands if c.hide]
+
+
+def _unread_password_lines(inbound: Inbound) -> list[tuple[str, str]]:
+    """The password lines of a mail that is not acted on (never answered): its text read as
+    if it were, to mask what it holds."""
+    try:
+        text = command_lines(body_text(inbound.message))
+        return _password_lines(parse_lines(text) + parse_lines([_base_subject(inbound.subject)]))
+    except Exception:  # unreadable: the masking of its bytes finds nothing more to do
+        return []
 
 
 def _scrub(text: str, lines: list[tuple[str, str]], words: bool = False,
@@ -263,6 +272,9 @@ class Actor:
                 self.s, inbound.lines, inbound.in_reply_to, inbound.references):
             inbound.ignore_reason = "the judge's own mail copied back unquoted"
         if inbound.ignore_reason:
+            # not acted on, yet a password in it is masked all the same: a player who pasted
+            # the judge's reply, mark line and all, above a SIGNON kept it on disk for good
+            self._password_lines = _unread_password_lines(inbound)
             self._unobserve_silently(inbound, row["id"])
             self.s.audit(command="(message)", outcome=f"not answered: {inbound.ignore_reason}",
                          inbox_id=row["id"], address=inbound.sender)
@@ -319,7 +331,7 @@ class Actor:
         if session.errors:
             subject = "[ERROR] " + subject
         items, omitted = guard.bound_items(session.items, self.cfg.reply_quote_lines)
-        message_id = make_msgid(domain=self.cfg.domain)
+        message_id = new_message_id(self.cfg.domain)
         answered = self._reply(row, inbound, subject=subject, template="reply.txt.j2",
                                context={"items": items, "errors": session.errors,
                                         "omitted": omitted,

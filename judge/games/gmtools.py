@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 from datetime import datetime
-from email.utils import make_msgid
 from typing import TYPE_CHECKING
 
 from judge import reports
@@ -34,6 +33,7 @@ from judge.games.auth import hash_password
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.mail import replytoken
+from judge.mail.compose import new_message_id
 from judge.mail.reading import plain_address
 from judge.storage import iso
 from judge.text import deadline_text
@@ -334,7 +334,7 @@ def _list_request(actor: CommandContext, ses: MailSession, game: dict, address: 
                 "text", None)
 
     def send() -> None:
-        mid = make_msgid(domain=actor.cfg.domain)
+        mid = new_message_id(actor.cfg.domain)
         actor.outbox.queue(kind="notice", to=address,
                            subject=f"Confirm: reports of Diplomacy game {game['name']}",
                            template="list_confirm.txt.j2",

@@ -33,7 +33,7 @@ from urllib.parse import quote, urlencode
 from judge.archive.store import game_folder
 from judge.games import game as G
 from judge.games import settings as S
-from judge.mail.reading import canonical_address
+from judge.mail.reading import canonical_address, same_mailbox
 from judge.storage import Store, iso
 
 CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
@@ -141,17 +141,18 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
         raise G.GameError(f"game {game['name']} has ended: there is nothing left to "
                           f"{'play' if role == 'seat' else 'observe'}")
     address = canonical_address(address)  # whoever calls: one spelling per mailbox
+    mailbox, spellings = same_mailbox("address", address)  # and its plus tags with it
     if role in ("list", "seat"):
         _check_asking(s, now, inbox_id, requester, per_day)
     if role in ("list", "seat"):  # a master names the address: whichever game asks (a
         # seat request once a day per game let three games, or three masters, send three)
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat', "
-                       f"'{WITHDRAWN}') AND address = ? AND requested >= ?",
-                       (address, iso(now - RESEND_AFTER)))
+                       f"'{WITHDRAWN}') AND {mailbox} AND requested >= ?",
+                       (*spellings, iso(now - RESEND_AFTER)))
     else:
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE game_id = ? AND "
-                       "address = ? AND role = ? AND requested >= ?",
-                       (game["id"], address, role, iso(now - RESEND_AFTER)))
+                       f"{mailbox} AND role = ? AND requested >= ?",
+                       (game["id"], *spellings, role, iso(now - RESEND_AFTER)))
     if recent is not None:
         return None
     if role == "seat":  # a later seat for the power replaces an unanswered one; kept as
@@ -201,8 +202,10 @@ def sign_on_request(s: Store, game: dict, address: str, now: datetime, inbox_id:
     one mail a day). ``token`` None: PENDING_SIGN_ONS already wait, this one is dropped."""
     address = canonical_address(address)
     since = iso(now - RESEND_AFTER)
+    mailbox, spellings = same_mailbox("address", address)  # its plus tags: one mailbox
     asked = s.one(f"SELECT 1 AS x FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
-                  "address = ? AND requested >= ? AND message_id IS NOT NULL", (address, since))
+                  f"{mailbox} AND requested >= ? AND message_id IS NOT NULL",
+                  (*spellings, since))
     again = s.one("SELECT token FROM observer_requests WHERE game_id = ? AND address = ? AND "
                   "role = ? AND power IS ?", (game["id"], address, role, power))
     if again is not None:  # the same sign-on again: it replaces the one waiting, in its place
@@ -211,8 +214,8 @@ def sign_on_request(s: Store, game: dict, address: str, now: datetime, inbox_id:
                   (password_hash, inbox_id, iso(now), again["token"]))
         return again["token"], asked is None
     waiting = s.one(f"SELECT count(*) AS n FROM observer_requests WHERE role IN "
-                    f"{_SIGN_ONS_SQL} AND address = ? AND requested >= ?",
-                    (address, iso(now - timedelta(days=CONFIRM_DAYS))))
+                    f"{_SIGN_ONS_SQL} AND {mailbox} AND requested >= ?",
+                    (*spellings, iso(now - timedelta(days=CONFIRM_DAYS))))
     if waiting is not None and waiting["n"] >= PENDING_SIGN_ONS:
         return None, asked is None
     token = secrets.token_hex(8)

@@ -14,13 +14,15 @@ import base64
 import hashlib
 import quopri
 import re
+import secrets
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.header import Header
 from email.message import Message
 from email.policy import Compat32
-from email.utils import format_datetime, formataddr, make_msgid
+from email.utils import format_datetime, formataddr
 from functools import lru_cache
 from typing import Any
 
@@ -29,6 +31,17 @@ from judge.storage import now_utc
 # The environment and the deadline and duration texts are judge/text.py's (the variants use
 # them too); read from here as well
 from judge.text import deadline_text, duration_text, environment, render  # noqa: F401
+
+
+def new_message_id(domain: str) -> str:
+    """A Message-ID for a mail the judge sends, unpredictable: a reply to a confirmation
+    request confirms it by its In-Reply-To, so the request's Message-ID is a secret as good
+    as its code. ``email.utils.make_msgid`` draws its 64 bits from the ``random`` module's
+    Mersenne Twister, whose state about 312 of the judge's Message-IDs give away (the
+    replies to anyone's HELPs): the next ones were predicted and a forged reply "from" the
+    victim confirmed what it never asked for."""
+    return f"<{int(time.time() * 100)}.{secrets.token_hex(16)}@{domain}>"
+
 
 # ------------------------------------------------------------ header hygiene
 SUBJECT_CHARS = 200  # a Subject longer than this is cut (RFC 5322 asks for 78 a line, 998 max)
@@ -169,7 +182,7 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
     msg["To"] = clean_header(to, 900)
     msg["Subject"] = _encoded(clean_header(subject))
     msg["Date"] = format_datetime(now_utc())
-    message_id = message_id or make_msgid(domain=domain)
+    message_id = message_id or new_message_id(domain)
     msg["Message-ID"] = message_id
     in_reply_to = clean_msgid(in_reply_to)
     refs = clean_references(references)
@@ -202,7 +215,7 @@ def build_bounded(limit: int, text: str, tail: Callable[[int, int], str],
     files follow in order while they fit. A message whose headers leave no room for any text
     (hostile References) goes without its References."""
     message = {**message, "message_id": message.get("message_id")
-               or make_msgid(domain=message["domain"])}
+               or new_message_id(message["domain"])}
     raw, mid = build_message(**message, body=text + tail(0, 0), attachments=attachments)
     if len(raw) <= limit:
         return raw, mid

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from judge.mail.reading import body_text, parse_safely
+from judge.mail.reading import body_text, parse_safely, same_mailbox
 from judge.storage import Store, iso
 
 HOUR = timedelta(hours=1)
@@ -42,9 +42,10 @@ def reply_gate(s: Store, address: str, now: datetime, per_hour: int) -> str:
     """``reply`` (under the ceiling), ``final`` (the ceiling is reached: send the one notice)
     or ``silent`` (the notice went out less than an hour ago)."""
     since = iso(now - HOUR)
+    mailbox, spellings = same_mailbox("rcpt", address)  # its plus tags too
     row = s.one("SELECT sum(kind = 'reply') AS replies, sum(kind = 'limit') AS notices "
-                "FROM outbox WHERE rcpt = ? COLLATE NOCASE AND created >= ? "
-                "AND kind IN ('reply', 'limit')", (address, since))
+                f"FROM outbox WHERE {mailbox} AND created >= ? "
+                "AND kind IN ('reply', 'limit')", (*spellings, since))
     replies = int((row or {}).get("replies") or 0)
     notices = int((row or {}).get("notices") or 0)
     if notices:

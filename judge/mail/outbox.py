@@ -16,14 +16,20 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from email.utils import make_msgid
 from functools import partial
 
 from judge.config import REPLY_MIN_BYTES, Config
 from judge.mail import replytoken
-from judge.mail.compose import Attachment, build_bounded, build_message, marker, render
+from judge.mail.compose import (
+    Attachment,
+    build_bounded,
+    build_message,
+    marker,
+    new_message_id,
+    render,
+)
 from judge.mail.guard import cap_text
-from judge.mail.reading import body_text, canonical_address, parse_safely
+from judge.mail.reading import body_text, canonical_address, parse_safely, same_mailbox
 from judge.storage import Store, iso, now_utc, parse_iso
 
 REPLY_KINDS = ("reply", "limit")
@@ -121,7 +127,7 @@ class Outbox:
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
                    "headers": headers, "message_id": message_id}
         if self.defer_render and kind not in REPLY_KINDS and not attachments:
-            message_id = message_id or make_msgid(domain=self.cfg.domain)
+            message_id = message_id or new_message_id(self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
                        {**message, "message_id": message_id},
@@ -172,8 +178,9 @@ class Outbox:
         if self.store.one("SELECT 1 AS x FROM mail_ceiling WHERE how = 'held' AND rcpt = ? "
                           "LIMIT 1", (address,)) is not None:
             return True
-        row = self.store.one("SELECT count(*) AS n FROM mail_ceiling WHERE rcpt = ? AND "
-                             "at >= ? AND how = 'counted'", (address, iso(now - HOUR)))
+        mailbox, spellings = same_mailbox("rcpt", address)  # its plus tags count with it
+        row = self.store.one(f"SELECT count(*) AS n FROM mail_ceiling WHERE {mailbox} AND "
+                             "at >= ? AND how = 'counted'", (*spellings, iso(now - HOUR)))
         return int(row["n"] if row else 0) >= self.cfg.mail_per_hour
 
     def _count(self, outbox_id: int, address: str, how: str) -> None:
@@ -274,7 +281,7 @@ class Outbox:
         """A reply that waits in the outbox for its pictures, drawn by the pool; built
         within reply_max_bytes when they are (:func:`_release_reply`)."""
         message = {**message, "message_id": message["message_id"]
-                   or make_msgid(domain=self.cfg.domain)}
+                   or new_message_id(self.cfg.domain)}
         oid = self.store.queue_outbound(kind="reply", mail_from=self.cfg.address,
                                         rcpt=message["to"], subject=message["subject"],
                                         message_id=message["message_id"], raw=b"",

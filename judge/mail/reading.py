@@ -225,6 +225,29 @@ def canonical_address(address: str) -> str:
     return f"{local}@{domain}"
 
 
+def same_mailbox(column: str, address: str) -> tuple[str, list[str]]:
+    """SQL matching ``column`` (a NOCASE address column) with every spelling of the mailbox
+    of ``address``: itself, its untagged form and every plus tag of it. ``victim+1@x.test``,
+    ``victim+2@x.test``... are ``victim@x.test``'s mail on most hosts (postfix's
+    recipient_delimiter, Gmail, Fastmail, Outlook), and each tag had its own reply ceiling and
+    its own confirmation requests: forged mail from a new tag each time made the judge mail one
+    mailbox without bound. Counting is by the mailbox; mail still goes to the spelling given.
+    The range on the column keeps the index usable (``+`` sorts just before ``,``)."""
+    canonical = canonical_address(address)
+    local, _, domain = canonical.rpartition("@")
+    base = local.split("+", 1)[0]
+    col = f"{column} COLLATE NOCASE"
+    if not base or local.startswith('"'):
+        return f"{col} = ?", [canonical]
+    return (f"({col} = ? OR ({col} >= ? AND {col} < ? AND {column} LIKE ? ESCAPE '\\'))",
+            [f"{base}@{domain}", f"{base}+", f"{base},", f"{_like(base)}+%@{_like(domain)}"])
+
+
+def _like(text: str) -> str:
+    """``text`` as a LIKE pattern that matches it alone."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def plain_address(address: str) -> str:
     """``address`` in its canonical form when it is one mailbox a master may name (REPLACE,
     SET LIST); "" when it is not."""
@@ -397,9 +420,24 @@ _SENT_FROM = re.compile(r"^(sent from my|get outlook for|sent from (mail|yahoo|o
                         re.IGNORECASE)
 
 
+# what a terminal acts on (C0 but tab and newline, DEL, C1): ESC sequences clear the screen,
+# retitle the window or rewrite a line that seems to come from the judge, BEL rings; a
+# player's text is copied into other players' mail (press, proposals, orders), so none stays
+_SPACING_CONTROLS = re.compile("[\x0b\x0c\x1c-\x1f\x85\u2028\u2029]")
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters (tab and newline kept): the ones that separate
+    (form feed, vertical tab, the Unicode line separators) become a space, the rest go."""
+    return _CONTROLS.sub("", _SPACING_CONTROLS.sub(" ", text))
+
+
 def command_lines(text: str) -> list[str]:
-    """The lines a person wrote: up to the quoted message or signature, quotes dropped."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    """The lines a person wrote: up to the quoted message or signature, quotes dropped;
+    control characters removed (:func:`printable`)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = printable(text).split("\n")
     out: list[str] = []
     skip_next = False
     for i, raw in enumerate(lines):
