@@ -231,11 +231,24 @@ def test_internal_error_apologies_obey_the_ceiling(tmp_path, monkeypatch):
 
 
 def test_a_huge_reply_is_cut_at_the_configured_size(tmp_path):
-    judge = InProcessJudge(tmp_path, reply_max_bytes=30_000)
-    [reply] = judge.send("alice@players.test", "HELP\n" * 300)
-    assert len(reply.raw) < 30_000 + 4_000  # headers and encoding on top of the cap
+    judge = InProcessJudge(tmp_path, reply_max_bytes=8_000)
+    many = "".join(f"HISTORY g{k}\nLIST g{k}\nHELP\n" for k in range(300))
+    [reply] = judge.send("alice@players.test", many)
+    assert len(reply.raw) < 8_000 + 4_000  # headers and encoding on top of the cap
     assert "This reply was cut" in reply.flat
     assert reply.body.rstrip().endswith("Send HELP for the commands.")  # signature kept
+
+
+def test_a_repeated_question_is_answered_once_so_a_forged_mail_is_no_amplifier(tmp_path):
+    """A 500-byte mail of HELP x100 in a victim's name got a 200 KB reply (400 times its
+    size, to an address that never wrote). A question asked again in one mail is answered
+    once; each repeat says so in a line."""
+    judge = InProcessJudge(tmp_path, confirm_senders=False)
+    [once] = judge.send("victim@elsewhere.test", "HELP")
+    [reply] = judge.send("victim2@elsewhere.test", "HELP\n" * 100 + "LIST\n" * 50)
+    assert len(reply.raw) < len(once.raw) + 12_000, len(reply.raw)
+    assert reply.flat.count("answered above") == 148, reply.flat[-600:]
+    assert "[ERROR]" not in reply.subject
 
 
 # ------------------------------------------------------------------ odd input

@@ -1,6 +1,6 @@
 """``reply_max_bytes`` bounds the bytes sent (issue 23, item 4): the message as serialized,
 headers, quoted-printable or base64 text and attached pictures, never more. The text used to
-be cut before it was encoded: a Cyrillic BROADCAST and ``HISTORY g`` 400 times made a
+be cut before it was encoded: Cyrillic BROADCASTs and ``HISTORY g`` (400 times then) made a
 448,642-byte mail for 199,802 bytes of text. Through the real storage, acting and (Maildir)
 sender in-process: the size asserted is that of the file the sender wrote."""
 
@@ -40,22 +40,23 @@ def press(judge, text: str) -> None:
 
 @pytest.mark.parametrize("limit", [4000, 20_000, 200_000])
 def test_cyrillic_press_in_history_stays_under_the_limit_as_sent(judge, limit):
-    press(judge, "\n".join(CYRILLIC * 3 for _ in range(100))[:9_000])  # 17 KB of UTF-8
-    raw = ask(judge, limit, "HISTORY g\n" * 400, "cyrillic")
+    for _ in range(1 + limit // 40_000):  # each about 48 KB quoted-printable
+        press(judge, "\n".join(CYRILLIC * 3 for _ in range(100))[:9_000])  # 17 KB of UTF-8
+    raw = ask(judge, limit, "HISTORY g\n", "cyrillic")
     assert b"quoted-printable" in raw
 
 
 @pytest.mark.parametrize("limit", [4000, 50_000])
 def test_emoji_press_stays_under_the_limit_as_sent(judge, limit):
     press(judge, "\n".join(EMOJI * 10 for _ in range(100))[:5_000])
-    ask(judge, limit, "HISTORY g\n" * 100, "emoji")
+    ask(judge, limit, "HISTORY g\n", "emoji")
 
 
 @pytest.mark.parametrize("limit", [4000, 30_000])
 def test_long_lines_stay_under_the_limit_as_sent(judge, limit):
     """Lines over 900 characters: quoted-printable with a soft break every 76."""
     press(judge, "x=" * 9000)  # '=' is written '=3D'
-    ask(judge, limit, "HISTORY g\n" * 50, "long lines")
+    ask(judge, limit, "HISTORY g\n", "long lines")
 
 
 def test_a_picture_that_does_not_fit_is_left_out_as_sent(judge):

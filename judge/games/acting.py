@@ -66,6 +66,26 @@ def _base_subject(subject: str) -> str:
         subject = shorter
 
 
+# Questions that change nothing: asked again in one mail, each is answered once (a mail of
+# HELP x100 in a victim's name was a 400-fold amplifier: issue 23). MAP draws each distinct
+# picture once already (mapcmd.MailMaps).
+QUESTIONS = frozenset({"HELP", "LIST", "STATUS", "HISTORY", "SUMMARY", "WHOIS", "PREVIEW"})
+
+
+def _asked_again(asked: set[tuple], ses: _Session, cmd: Command) -> bool:
+    """Whether ``cmd`` is a question this mail asked already, in the same standing (signed on
+    as the same power, or master of the same game); records it when it is not."""
+    if cmd.name not in QUESTIONS or cmd.error:
+        return False
+    power = (ses.current.game["id"], ses.current.power) if ses.current else None
+    key = (cmd.name, tuple(a.upper() for a in cmd.args), power,
+           ses.master["id"] if ses.master else None)
+    if key in asked:
+        return True
+    asked.add(key)
+    return False
+
+
 def _near_command(line: str) -> str | None:
     """The command word the line's first word most likely mistypes (``STAUTS``), if any."""
     first = line.split()[0].upper().rstrip(":,.!") if line.split() else ""
@@ -291,7 +311,11 @@ class Actor:
         # STATUS in a mail with orders answers once they are stored (at the end), in its place
         orders = any(c.name == "ORDER" for c in commands)
         deferred: list[tuple[int, Command, _PowerContext | None, dict | None]] = []
+        asked: set[tuple] = set()
         for cmd in commands:
+            if _asked_again(asked, session, cmd):
+                session.say(cmd, "The same question as a line above: answered above, once.")
+                continue
             if orders and cmd.name == "STATUS" and not cmd.error:
                 deferred.append((len(session.items), cmd, session.current, session.master))
                 continue
