@@ -197,6 +197,13 @@ def new_game(j: LiveJudge, game: str, settings: list[str] | None = None,
     return j.pump()
 
 
+def gm(j: LiveJudge, g: str, body: str) -> list[Got]:
+    """A mail of the master of game ``g`` (signed on with ``gm-<g>``) and what the judge
+    sent for it."""
+    j.send(gm_addr(g), f"MASTER {g} gm-{g}\n{body}", subject="gm")
+    return j.pump()
+
+
 def orders(j: LiveJudge, game: str, power: str, lines: list[str]) -> str:
     return j.send(addr(game, power), f"SIGNON {power} {game} pw-{power.lower()}\n"
                   + "\n".join(lines))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from gmkit import FakeClock, LiveJudge, addr, gm_addr, hold_all, new_game, orders, subj, to
+from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, hold_all, new_game, orders, subj, to
 from mailkit import POWERS
 
 
@@ -15,11 +15,6 @@ def judge(judge_mailbox, smtp_sink, tmp_path):
     j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock())
     yield j
     j.close()
-
-
-def gm(j: LiveJudge, g: str, body: str) -> list:
-    j.send(gm_addr(g), f"MASTER {g} gm-{g}\n{body}", subject="gm")
-    return j.pump()
 
 
 def test_process_guard_preview_and_rollback(judge):

@@ -9,7 +9,7 @@ envelope recipient postfix relayed to, the mailbox the mail really reached."""
 from __future__ import annotations
 
 import pytest
-from gmkit import FakeClock, LiveJudge, addr, gm_addr, new_game, to
+from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, new_game, to
 
 VICTIM = "victim@elsewhere.test"
 
@@ -20,11 +20,6 @@ def judge(judge_mailbox, smtp_sink, tmp_path):
     j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
     yield j
     j.close()
-
-
-def gm(j: LiveJudge, g: str, body: str) -> list:
-    j.send(gm_addr(g), f"MASTER {g} gm-{g}\n{body}", subject="gm")
-    return j.pump()
 
 
 def test_spellings_of_one_mailbox_get_one_seat_request(judge):

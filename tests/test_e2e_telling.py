@@ -9,7 +9,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from gmkit import START, FakeClock, LiveJudge, addr, gm_addr, new_game, subj, to
+from gmkit import START, FakeClock, LiveJudge, addr, gm, gm_addr, new_game, subj, to
 from mailkit import POWERS
 
 
@@ -18,11 +18,6 @@ def judge(judge_mailbox, smtp_sink, tmp_path):
     j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock())
     yield j
     j.close()
-
-
-def gm(j: LiveJudge, g: str, body: str) -> list:
-    j.send(gm_addr(g), f"MASTER {g} gm-{g}\n{body}", subject="gm")
-    return j.pump()
 
 
 def observe(j: LiveJudge, g: str, who: str) -> None:
