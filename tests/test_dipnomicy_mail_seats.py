@@ -37,7 +37,7 @@ def test_takeover_of_a_country_nobody_was_assigned_is_refused_by_rule_12(tmp_pat
         r = g.reply(STRANGER, f"TAKEOVER {country} {g.name} newpw1", "takeover")
         assert r.subject.startswith("[ERROR]"), r.body
         assert (f"{country.title()} was assigned to no player when game {g.name} started: "
-                "its units hold (rule 12), and no player can take it over") in r.flat, r.body
+                "its units hold (rule 12), and nobody can take it over") in r.flat, r.body
         assert "REPLACE" not in r.flat  # nothing suggested that would be refused too
     assert seated(g) == {c: a for c, a in g.countries.items()}
     assert not [m for m in g.mail if "taken over" in m.subject]
@@ -59,7 +59,7 @@ def test_replace_of_a_country_nobody_was_assigned_is_refused_by_rule_12(tmp_path
     r = g.sg(f"REPLACE {country} {STRANGER} newpw1")
     assert r.subject.startswith("[ERROR]"), r.body
     assert (f"{country.title()} was assigned to no player when game {g.name} started: its "
-            "units hold (rule 12), and no player can be given it") in r.flat, r.body
+            "units hold (rule 12), and it cannot be given a player") in r.flat, r.body
     assert not [m for m in g.mail if m.rcpt == STRANGER]  # no confirmation request
 
 

@@ -294,10 +294,11 @@ class DipnomicyFlow(GameFlow):
         if assigned is None or power.upper() in assigned:
             return  # a game stored before the key: every country may have had a player
         rule = "rule 12" if any(r.number == 12 for r in RULES.ruleset(pos).rules) \
-            else "as the game started"
-        what = "take it over" if command == "TAKEOVER" else "be given it"
+            else "the countries were assigned at the start"
+        what = "nobody can take it over" if command == "TAKEOVER" \
+            else "it cannot be given a player"
         raise GameError(f"{power.title()} was assigned to no player when game {name} "
-                        f"started: its units hold ({rule}), and no player can {what}")
+                        f"started: its units hold ({rule}), and {what}")
 
     def vacant_seat(self, game: dict, power: str) -> str:
         """As the judge's, and what the country does meanwhile: its units hold (rule 14:
