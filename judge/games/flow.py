@@ -206,6 +206,18 @@ class GameFlow:
         apply: the phase's deadline, the stages, RESUME, START, hidden information)."""
         return None
 
+    def check_new_player(self, s: Store, game: dict, power: str, command: str) -> None:
+        """Raise GameError to refuse ``power`` of ``game`` a new player by ``command``
+        (TAKEOVER, or the master's REPLACE), saying why (nothing changes). Asked when the
+        command is read and again when the new player's address confirms."""
+
+    def vacant_seat(self, game: dict, power: str) -> str:
+        """What EJECT's reply says of ``power``, just left without a player: how it gets a
+        new one (only commands :meth:`check_new_player` lets through) and what happens
+        meanwhile."""
+        return (f"A new player can TAKEOVER {power.title()} {game['name']} <password>, or "
+                "you can REPLACE them.")
+
     # ----------------------------------------------------------- joining, starting
     def check_join(self, game: dict) -> None:
         """Raise GameError to refuse a player choosing a power (JOIN/SIGNON with a power)."""

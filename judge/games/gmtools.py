@@ -354,6 +354,7 @@ def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 
     def take_seat(game: dict, row: dict) -> str:
         power, address = row["power"], row["address"]
+        flow_for(game).check_new_player(actor.s, game, power, "REPLACE")
         U.seat(actor, game, power, address, row["password_hash"], now, "replaced")
         ses.games_touched.add(game["id"])
         N.seats_filled_after(actor, ses, game)  # a seat of a game not started yet
@@ -510,6 +511,7 @@ def takeover(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     power = G.power_name(G.get_variant(game["variant"]), power_text)
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    flow_for(game).check_new_player(s, game, power, "TAKEOVER")
     player = s.player(game["id"], power)
     if player is not None and player["state"] != "abandoned":
         raise GameError(f"{power.title()} in game {game['name']} has a player: only an "
@@ -637,9 +639,8 @@ def eject(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     replytoken.revoke(s, game["id"], power, "ejected")
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, 'ejected', ?)", (game["id"], game["phase"], power, iso(now)))
-    return (f"The player of {power.title()} is ejected from game {game['name']}. A new player "
-            f"can TAKEOVER {power.title()} {game['name']} <password>, or you can REPLACE "
-            "them.", "text", None)
+    return (f"The player of {power.title()} is ejected from game {game['name']}. "
+            f"{flow_for(game).vacant_seat(game, power)}", "text", None)
 
 
 @_flow_first
@@ -652,6 +653,7 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
         raise GameError("a password must be at least 4 characters long")
     if game["status"] == "finished":
         raise GameError(f"game {game['name']} has ended")
+    flow_for(game).check_new_player(actor.s, game, power, "REPLACE")
     player = actor.s.player(game["id"], power)
     now_played = (f"{power.title()} stays with its present player" if player is not None
                   else f"{power.title()} stays without a player")

@@ -172,6 +172,7 @@ def taker(actor: FlowContext, ses: MailSession) -> O.TakeSignOn:
                     f"SIGNON {power.title()} {name} <password>.")
         if game["status"] not in ("active", "paused"):
             raise GameError(f"game {name} is not running (it is {game['status']})")
+        flow_for(game).check_new_player(s, game, power, "TAKEOVER")
         if player is not None and player["state"] != "abandoned":
             raise GameError(f"{power.title()} has a player again")
         seat(actor, game, power, address, row["password_hash"], now, "taken over")

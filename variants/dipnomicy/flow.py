@@ -262,8 +262,8 @@ class DipnomicyFlow(GameFlow):
                        ) -> tuple[str, str, Any] | None:
         """The judge's ROLLBACK <phase> is this flow's roll back to the turn that phase
         starts (its proposals, votes and deadlines undone with it), and refused for a phase
-        that starts no turn; REPLACE seats a player only in a country that has one (the
-        others hold, rule 12). The rest the judge does its way, asking the other hooks."""
+        that starts no turn. The rest (REPLACE: :meth:`check_new_player`) the judge does
+        its way, asking the other hooks."""
         if cmd.name == "ROLLBACK" and game["phase"]:
             target = cmd.args[0].upper()
             try:
@@ -276,13 +276,37 @@ class DipnomicyFlow(GameFlow):
                                 "write ROLLBACK <turn> (1, 2, ...) to go back to the start "
                                 "of a turn")
             return self.rollback(actor, ses, replace(cmd, args=[str(turn)]))
-        if cmd.name == "REPLACE" and game["phase"]:
-            power = G.power_name(G.get_variant(game["variant"]), cmd.args[0])
-            if actor.s.player(game["id"], power) is None:
-                raise GameError(f"{power.title()} has no player in Dipnomicy game "
-                                f"{game['name']} (its units hold, rule 12): REPLACE seats a "
-                                "new player only in a country that has one")
         return None
+
+    def check_new_player(self, s: Store, game: dict, power: str, command: str) -> None:
+        """Rule 12: the countries are assigned when the game starts, and the units of a
+        country no player was assigned hold. So before START there is no country to give
+        (players JOIN without one), and after it a country nobody was assigned never gets
+        a player (who would also get a vote); one that was assigned and lost its player
+        (EJECT, abandoned) takes a new one by TAKEOVER or REPLACE alike."""
+        name = game["name"]
+        if not game["phase"]:
+            raise GameError(f"in Dipnomicy the countries are drawn when the game starts, not "
+                            f"before (rule 12): {command} has no country to give yet. A "
+                            f"player joins with JOIN {name} <password>")
+        pos = G.current_position(s, game)
+        assigned = pos.extra.get("players")
+        if assigned is None or power.upper() in assigned:
+            return  # a game stored before the key: every country may have had a player
+        rule = "rule 12" if any(r.number == 12 for r in RULES.ruleset(pos).rules) \
+            else "the countries were assigned at the start"
+        what = "nobody can take it over" if command == "TAKEOVER" \
+            else "it cannot be given a player"
+        raise GameError(f"{power.title()} was assigned to no player when game {name} "
+                        f"started: its units hold ({rule}), and {what}")
+
+    def vacant_seat(self, game: dict, power: str) -> str:
+        """As the judge's, and what the country does meanwhile: its units hold (rule 14:
+        no moves are sent for them) and it has no vote (only the players vote, rule 5)."""
+        country = power.title()
+        return (f"A new player can TAKEOVER {country} {game['name']} <password>, or you can "
+                f"REPLACE them; until then {country} sends no moves (its units hold, rule 14) "
+                "and has no vote.")
 
     # ------------------------------------------------------------ joining, starting
     def check_join(self, game: dict) -> None:
