@@ -335,8 +335,10 @@ def test_a_players_control_characters_leave_the_feeds_valid_xml(tmp_path) -> Non
     for name in ("feed.atom", "game/dip/feed.atom"):
         feed = ET.fromstring(site[name])
         texts = [e.find(f"{ATOM}content").text for e in feed.iter(f"{ATOM}entry")]
+        # (the intake drops the escape and the bell, and reads VT and FF as spaces)
+        flat = [" ".join(t.split()) for t in texts]
         assert any("No <b>convoys</b> [31m bell" in t and "No convoys at all." in t
-                   for t in texts), name
+                   for t in flat), name
     assert_html5("move-report-turn-1.html", site["game/dip/move-report-turn-1.html"])
 
 
