@@ -18,6 +18,7 @@ it): the same seed sends the same mails in the same order.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -1352,7 +1353,34 @@ class Season:
             "master_refusals": stats.get("master_refusals", {}),
             "hidden_checked": self.watch.checked,
             "orphan_tracebacks": getattr(self.judge, "orphans", 0),
+            # each game's end, in short (outcomes() says it whole): the same seed, the same
+            "outcomes": {name: hashlib.sha256(json.dumps(o, sort_keys=True).encode())
+                         .hexdigest()[:16] for name, o in self.outcomes().items()},
         }
+        return out
+
+    def outcomes(self) -> dict[str, dict]:
+        """How each game ended: its status, result and last phase, its last stored position,
+        who played which power (a Dipnomicy game draws its countries) and its settings (a
+        Gunboat game draws its pseudonyms)."""
+        out: dict[str, dict] = {}
+        with contextlib.closing(self.db()) as c:
+            for g in self.games:
+                row = c.execute("SELECT id, status, phase, result, winner, settings FROM games "
+                                "WHERE name = ?", (g.name,)).fetchone()
+                if row is None:
+                    out[g.name] = {}
+                    continue
+                last = c.execute("SELECT phase, position FROM positions WHERE game_id = ? "
+                                 "ORDER BY id DESC LIMIT 1", (row["id"],)).fetchone()
+                out[g.name] = {
+                    "status": row["status"], "phase": row["phase"], "result": row["result"],
+                    "winner": row["winner"], "settings": json.loads(row["settings"] or "{}"),
+                    "last_phase": last["phase"] if last else None,
+                    "position": json.loads(last["position"]) if last else None,
+                    "players": sorted((r["power"], r["address"].lower()) for r in c.execute(
+                        "SELECT power, address FROM players WHERE game_id = ?", (row["id"],))),
+                }
         return out
 
 
