@@ -11,8 +11,18 @@ from one game's next wake (``games.wake_at``) to the next and pokes the schedule
 DIR PORT``) that reads the clock's moves from its stdin; the simulator kills it with SIGKILL
 now and then and starts another on the same database.
 
-Everything random comes from one ``random.Random(seed)`` (and per-game generators made from
-it): the same seed sends the same mails in the same order.
+Same seed, same run. Everything the simulator draws comes from one ``random.Random(seed)``
+(and per-game generators made from it); what the judge draws by chance (a Dipnomicy game's
+seed: its countries and the order of its proposals; Gunboat's pseudonyms) from
+:class:`SeededChance`, given to the Service. What the players and masters write in a round
+depends only on what the database says as the round begins (their mails are held until all
+have written), and the mails are delivered in waves, each game's next mail in each wave, the
+judge settled between (:meth:`Season.deliver_held`): a phase processed early by the deadline
+worker, or a vote's reminder, never races the game's next mail. The clock moves only once
+the judge is quiet, its deadline worker caught up (:meth:`Season.behind`). The codes,
+tokens, Message-IDs and Date headers the judge makes still differ from run to run: the
+players copy a code back, nothing they decide depends on it. With ``kill`` the kill moments
+come from the seed, where they land in the judge's work does not.
 """
 
 from __future__ import annotations
