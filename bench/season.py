@@ -8,8 +8,11 @@ clock, with the invariants of tests/invariants.py checked on every game.
 A progress line on stderr while it runs; the last line of stdout is JSON: games, finished,
 phases, mails_in, mails_out, violations (a list: game, variant, phase, what), internal_errors,
 wall_s, peak_rss_mb, db_mb_per_game_year, and a few more. Exit status 0 when there is no
-violation, 1 otherwise. The same seed sends the same mails. ``--kill K`` runs the judge in a
-child process and kills it (SIGKILL) K times at random moments, restarting it each time.
+violation, 1 otherwise. The same seed plays the same season: the same JSON but wall_s,
+peak_rss_mb, peak_rss_judge_mb and db_mb_per_game_year (``outcomes``: a digest of each game's
+end). ``--kill K`` runs the judge in a child process and kills it (SIGKILL) K times at moments
+drawn from the seed, restarting it each time; where a kill lands in the judge's work depends on
+its threads' timing, so a run with kills is not promised to be the same twice.
 ``--keep DIR`` leaves the database, the Maildir and the log there.
 """
 

@@ -37,6 +37,7 @@ from judge.archive.web import ArchiveServer
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.games.deadlines import render_failed, short_reason
+from judge.games.flow import Chance, system_chance
 from judge.mail.intake import ImapIntake, SmtpReceiver
 from judge.mail.outbox import (
     attach_picture,
@@ -48,7 +49,7 @@ from judge.mail.outbox import (
 from judge.mail.sender import Sender
 from judge.render.raster import png  # the pure function the pool runs (picklable)
 from judge.scheduler import Clock
-from judge.storage import Store
+from judge.storage import Store, now_utc
 
 log = logging.getLogger("judge")
 
@@ -337,10 +338,16 @@ class _Painter:
 
 
 class Service:
-    def __init__(self, cfg: Config, clock: Callable[[], datetime] | None = None) -> None:
-        """``clock`` injects the judge's notion of now (tests); None is the wall clock."""
+    def __init__(self, cfg: Config, clock: Callable[[], datetime] | None = None,
+                 chance: Chance = system_chance) -> None:
+        """``clock`` injects the judge's notion of now (tests); None is the wall clock.
+        ``chance`` injects the random source of the games' draws (a Dipnomicy game's
+        countries, Gunboat's pseudonyms: judge.games.flow.Chance); a simulator seeds it to
+        play the same games again, the judge for real draws from the system's randomness.
+        Secrets (codes, tokens, passwords' salts) never come from it."""
         self.cfg = cfg
         self.now = clock
+        self.chance = chance
         cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
         Store(cfg.database_path).close()  # create / migrate before anything else runs
         self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
@@ -367,7 +374,7 @@ class Service:
     # worker: act on the inbox; deadlines: act on due games (each with its own connection)
     def _actor(self) -> Actor:
         store = _TakingTurns(self.cfg.database_path, self._turns, self.painter.wake)
-        actor = Actor(store, self.cfg) if self.now is None else Actor(store, self.cfg, self.now)
+        actor = Actor(store, self.cfg, self.now or now_utc, self.chance)
         actor.outbox.defer_pictures = True  # the painter draws them
         actor.outbox.defer_render = True  # and renders the mail other than replies
         self._actors.append(actor)
@@ -396,8 +403,7 @@ class Service:
         store = _TakingTurns(self.cfg.database_path, self._turns)
         # tells a game's master of its mail that could not be rendered; that mail of its
         # own is rendered at once (not deferred: it cannot come back to the painter)
-        actor = Actor(store, self.cfg) if self.now is None else Actor(store, self.cfg,
-                                                                        self.now)
+        actor = Actor(store, self.cfg, self.now or now_utc, self.chance)
         return _Painter(store, self._released, stopping=self.painter.stopping,
                         failed=functools.partial(self._render_failed, actor))
 

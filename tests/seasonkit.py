@@ -11,13 +11,24 @@ from one game's next wake (``games.wake_at``) to the next and pokes the schedule
 DIR PORT``) that reads the clock's moves from its stdin; the simulator kills it with SIGKILL
 now and then and starts another on the same database.
 
-Everything random comes from one ``random.Random(seed)`` (and per-game generators made from
-it): the same seed sends the same mails in the same order.
+Same seed, same run. Everything the simulator draws comes from one ``random.Random(seed)``
+(and per-game generators made from it); what the judge draws by chance (a Dipnomicy game's
+seed: its countries and the order of its proposals; Gunboat's pseudonyms) from
+:class:`SeededChance`, given to the Service. What the players and masters write in a round
+depends only on what the database says as the round begins (their mails are held until all
+have written), and the mails are delivered in waves, each game's next mail in each wave, the
+judge settled between (:meth:`Season.deliver_held`): a phase processed early by the deadline
+worker, or a vote's reminder, never races the game's next mail. The clock moves only once
+the judge is quiet, its deadline worker caught up (:meth:`Season.behind`). The codes,
+tokens, Message-IDs and Date headers the judge makes still differ from run to run: the
+players copy a code back, nothing they decide depends on it. With ``kill`` the kill moments
+come from the seed, where they land in the judge's work does not.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -49,6 +60,18 @@ PHASE_RE = re.compile(r"^([SFWAU])(\d+)(BC)?([MRA])$")
 
 
 # ------------------------------------------------------------------------------ clock
+class SeededChance:
+    """The judge's draws of chance (judge.games.flow.Chance: a Dipnomicy game's seed, Gunboat's
+    pseudonyms), from the season's seed: one generator per draw, named by what it draws and
+    for which game, so a draw does not depend on the order the games started in."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self, purpose: str) -> random.Random:
+        return random.Random(f"season-{self.seed}:{purpose}")
+
+
 class VirtualClock:
     """The judge's notion of now: one object, moved only by the simulator (thread-safe)."""
 
@@ -105,7 +128,7 @@ def cheap_passwords() -> None:
 class InProcessJudge:
     """The Service in this process, on the virtual clock."""
 
-    def __init__(self, d: Path, clock: VirtualClock) -> None:
+    def __init__(self, d: Path, clock: VirtualClock, seed: int) -> None:
         from judge.service import Service
 
         self.port = free_port()
@@ -117,7 +140,7 @@ class InProcessJudge:
         logging.getLogger("judge").setLevel(logging.INFO)
         for noisy in ("mail.log", "apscheduler"):
             logging.getLogger(noisy).setLevel(logging.WARNING)
-        self.service = Service(self.cfg, clock=clock)
+        self.service = Service(self.cfg, clock=clock, chance=SeededChance(seed))
         self.service.start()
         self.restarts = 0
 
@@ -143,12 +166,12 @@ class InProcessJudge:
 
 
 class ChildJudge:
-    """The Service in a child process (``python seasonkit.py child DIR PORT ISO``) that reads
+    """The Service in a child process (``python seasonkit.py child DIR PORT ISO SEED``) that reads
     clock moves (``T <iso>``) and pokes (``P``) from its stdin; killed with SIGKILL and
     started again on the same database and port."""
 
-    def __init__(self, d: Path, clock: VirtualClock) -> None:
-        self.d, self.clock = d, clock
+    def __init__(self, d: Path, clock: VirtualClock, seed: int) -> None:
+        self.d, self.clock, self.seed = d, clock, seed
         self.port = free_port()
         self.cfg = make_config(d, self.port)
         self.log = d / "judge.log"
@@ -163,7 +186,7 @@ class ChildJudge:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "child", str(self.d), str(self.port),
-             self.clock().isoformat()],
+             self.clock().isoformat(), str(self.seed)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.log, "ab"),  # noqa: SIM115
             env=env, text=True)
         assert self.proc.stdout is not None
@@ -220,7 +243,7 @@ class ChildJudge:
                 self.proc.wait()
 
 
-def child_main(d: str, port: int, start: str) -> None:
+def child_main(d: str, port: int, start: str, seed: int) -> None:
     """The judge in a child process: the Service on a clock moved through stdin."""
     from judge.service import Service, setup_logging
 
@@ -229,7 +252,7 @@ def child_main(d: str, port: int, start: str) -> None:
     clock = VirtualClock(datetime.fromisoformat(start))
     cfg = make_config(Path(d), port)
     cfg.intake.listen = f"127.0.0.1:{port}"
-    service = Service(cfg, clock=clock)
+    service = Service(cfg, clock=clock, chance=SeededChance(seed))
     service.start()
     print("ready", flush=True)
     for line in sys.stdin:
@@ -501,6 +524,9 @@ class Season:
         self.kills_done = 0
         self.kill_rounds: Counter[int] = Counter()
         self.round = 0
+        # the round's mails, by game, while the simulated players and masters write them:
+        # delivered by deliver_held (None: each mail is delivered as it is written)
+        self.held: dict[str, list[tuple[str, bytes, dict]]] | None = None
         self.replayed = 0
         self.shuffled = 0
         from hiddenwatch import HiddenWatch
@@ -532,7 +558,15 @@ class Season:
         for k, v in (headers or {}).items():
             m[k] = v
         m.set_content(body)
-        raw = m.as_bytes()
+        mail = (frm, m.as_bytes(), {"mid": mid, "from": frm.lower(),
+                                    "game": game.name if game else None, "body": body})
+        if self.held is not None:  # in a round: delivered by deliver_held
+            self.held.setdefault(game.name if game else "", []).append(mail)
+        else:
+            self.deliver(*mail)
+        return mid
+
+    def deliver(self, frm: str, raw: bytes, record: dict) -> None:
         # the outbox is stamped in real time (judge/storage.py queue_outbound): so is this,
         # before the judge can hear it
         self.first_wrote.setdefault(frm.lower(), datetime.now(UTC).isoformat())
@@ -545,14 +579,38 @@ class Season:
                 if attempt == 49:
                     raise
                 time.sleep(0.1)  # a judge being restarted
-        self.sent.append({"mid": mid, "from": frm.lower(), "game": game.name if game else None,
-                          "body": body})
+        self.sent.append(record)
         self.wrote.add(frm.lower())
-        return mid
 
-    def quiet(self, timeout: float = 60.0) -> bool:
-        """Wait until the judge has stored and acted on every mail, sent every message, and
-        has no game due at the clock's time. False (and a violation) on timeout."""
+    def deliver_held(self, kills: int = 0) -> None:
+        """Deliver the round's mails in waves, each game's next mail in each wave, and wait
+        for the judge to have acted on a wave, and on what it made due, before the next: a
+        game's mail is read after everything its previous mail set off (a phase processed
+        early, by the deadline worker, when orders sent ahead complete it; a vote closed), not
+        racing it, so the same seed plays the same game. ``kills``: the judge is killed that
+        many times once the first wave is delivered (while it reads the round's mail)."""
+        queues = [q for q in (self.held or {}).values() if q]
+        self.held = None
+        wave = 0
+        while any(queues):
+            for q in queues:
+                if q:
+                    self.deliver(*q.pop(0))
+            wave += 1
+            if wave == 1:
+                for _ in range(kills):
+                    self.kill_now()
+            if any(queues):
+                self.quiet(settled_only=True)
+        for _ in range(kills if wave == 0 else 0):
+            self.kill_now()
+
+    def quiet(self, timeout: float = 60.0, settled_only: bool = False) -> bool:
+        """Wait until the judge has stored and acted on every mail, sent every message (the
+        painter done), has no game due at the clock's time, and its deadline worker has
+        caught up with what the mails changed (:meth:`behind`). ``settled_only``: the games
+        are settled (mail acted on, nothing due, the deadline worker caught up), the mail
+        may still be on its way out. False (and a violation) on timeout."""
         t0 = time.monotonic()
         now = self.clock().isoformat(timespec="milliseconds")
         poked = 0.0
@@ -560,13 +618,15 @@ class Season:
             with contextlib.closing(self.db()) as c:
                 stored = c.execute("SELECT count(*) FROM inbox").fetchone()[0]
                 new = c.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
-                out = c.execute("SELECT count(*) FROM outbox WHERE state IN ('pending', "
-                                "'waiting')").fetchone()[0]
+                out = 0 if settled_only else c.execute(
+                    "SELECT count(*) FROM outbox WHERE state IN ('pending', 'waiting')"
+                ).fetchone()[0]
                 due = c.execute("SELECT id, name, phase, wake_at FROM games WHERE status IN "
                                 "('active', 'paused') AND wake_at IS NOT NULL AND wake_at <= ?",
                                 (now.replace("+00:00", "+00:00"),)).fetchall()
             due = [r for r in due if datetime.fromisoformat(r["wake_at"]) <= self.clock()]
-            if stored >= len(self.sent) and not new and not out and not due:
+            if stored >= len(self.sent) and not new and not out and not due and \
+                    not self.behind():
                 return True
             if time.monotonic() - poked > 0.5:
                 self.judge.moved()
@@ -584,6 +644,28 @@ class Season:
                                    "messages not sent")
                 return False
             time.sleep(0.01)
+
+    def behind(self) -> bool:
+        """Whether the judge's deadline worker has yet to catch up with a change the worker
+        made: a game's stored next wake (``wake_at``, which the deadline worker writes) is not
+        the one the deadline engine works out now (a DEADLINE moved it, orders sent ahead set
+        an early processing, a RESUME). Until it has, the clock must not move on that
+        ``wake_at`` (the next round would begin at another moment), nor the next mail go."""
+        from judge.config import Config
+        from judge.games.deadlines import next_wake
+        from judge.storage import Store, iso
+
+        cfg = getattr(getattr(self, "judge", None), "cfg", None) or Config()
+        now = self.clock()
+        s = Store(self.d / "judge.db")
+        try:
+            for game in s.all("SELECT * FROM games WHERE status IN ('active', 'paused')"):
+                wake = next_wake(s, cfg, game, now)
+                if (iso(wake) if wake else None) != game["wake_at"]:
+                    return True
+            return False
+        finally:
+            s.close()
 
     # ------------------------------------------------------------------ setup
     def make_games(self) -> None:
@@ -719,7 +801,18 @@ class Season:
             return 0
         return abs(b[1] - a[1])
 
-    def play_round(self) -> None:
+    def play_round(self, kills: int = 0) -> None:
+        """Each game's master and players write their mails from what the database says as
+        the round begins (nothing is delivered until all have written: what one reads does
+        not depend on how far the judge got with the others' mails), then the mails are
+        delivered (:meth:`deliver_held`), ``kills`` kills of the judge among them."""
+        self.held = {}
+        try:
+            self.write_round()
+        finally:
+            self.deliver_held(kills)
+
+    def write_round(self) -> None:
         from judge.games import game as G
 
         with contextlib.closing(self.db()) as c:
@@ -1183,8 +1276,8 @@ class Season:
         self.d.mkdir(parents=True, exist_ok=True)
         cheap_passwords()
         self.judge: InProcessJudge | ChildJudge = (
-            ChildJudge(self.d, self.clock) if self.kill_count else
-            InProcessJudge(self.d, self.clock))
+            ChildJudge(self.d, self.clock, self.seed) if self.kill_count else
+            InProcessJudge(self.d, self.clock, self.seed))
         try:
             self.make_games()
             self.create_all()
@@ -1198,11 +1291,10 @@ class Season:
             last = ""
             while self.round < budget:
                 self.round += 1
-                self.play_round()
                 kills = self.kill_rounds.pop(self.round, 0)
                 moments = sorted(self.rng.random() < 0.5 for _ in range(kills))
-                for _ in [m for m in moments if not m]:
-                    self.kill_now()  # while the round's mail is being read
+                # kills while the round's mail is being read
+                self.play_round(kills=sum(1 for m in moments if not m))
                 self.quiet()
                 self.attribute_mails()
                 if not self.advance():
@@ -1271,9 +1363,36 @@ class Season:
             "master_refusals": stats.get("master_refusals", {}),
             "hidden_checked": self.watch.checked,
             "orphan_tracebacks": getattr(self.judge, "orphans", 0),
+            # each game's end, in short (outcomes() says it whole): the same seed, the same
+            "outcomes": {name: hashlib.sha256(json.dumps(o, sort_keys=True).encode())
+                         .hexdigest()[:16] for name, o in self.outcomes().items()},
         }
+        return out
+
+    def outcomes(self) -> dict[str, dict]:
+        """How each game ended: its status, result and last phase, its last stored position,
+        who played which power (a Dipnomicy game draws its countries) and its settings (a
+        Gunboat game draws its pseudonyms)."""
+        out: dict[str, dict] = {}
+        with contextlib.closing(self.db()) as c:
+            for g in self.games:
+                row = c.execute("SELECT id, status, phase, result, winner, settings FROM games "
+                                "WHERE name = ?", (g.name,)).fetchone()
+                if row is None:
+                    out[g.name] = {}
+                    continue
+                last = c.execute("SELECT phase, position FROM positions WHERE game_id = ? "
+                                 "ORDER BY id DESC LIMIT 1", (row["id"],)).fetchone()
+                out[g.name] = {
+                    "status": row["status"], "phase": row["phase"], "result": row["result"],
+                    "winner": row["winner"], "settings": json.loads(row["settings"] or "{}"),
+                    "last_phase": last["phase"] if last else None,
+                    "position": json.loads(last["position"]) if last else None,
+                    "players": sorted((r["power"], r["address"].lower()) for r in c.execute(
+                        "SELECT power, address FROM players WHERE game_id = ?", (row["id"],))),
+                }
         return out
 
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "child":
-    child_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    child_main(sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]))

@@ -146,9 +146,11 @@ class Actor:
     """Acts on the inbox and on due games; one per thread (it owns a Store)."""
 
     def __init__(self, store: Store, cfg: Config,
-                 clock: Callable[[], datetime] = now_utc) -> None:
+                 clock: Callable[[], datetime] = now_utc,
+                 chance: flows.Chance = flows.system_chance) -> None:
         self.s = store
         self.cfg = cfg
+        self.chance = chance  # a game's draws (countries, pseudonyms): a simulator seeds them
         flows.prepare_storage(store)  # the tables the variants' flows declare
         self.outbox = Outbox(store, cfg, clock, zone_of=zone)
         self.clock = clock  # the outbox's too (the property below)

@@ -221,7 +221,7 @@ def start(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s, now = actor.s, actor.clock()
     game = actor.master_game(ses)
     flow = flow_for(game)
-    game = flow.start(actor, ses, game, now) or G.start_game(s, game, now)
+    game = flow.start(actor, ses, game, now) or G.start_game(s, game, now, actor.chance)
     ses.games_touched.add(game["id"])
     ses.later.append(lambda g=game: reporting.queue_start(actor.outbox, s, g))
     tz = zone(game)

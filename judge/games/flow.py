@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -58,6 +59,18 @@ if TYPE_CHECKING:
     from judge.mail.outbox import Outbox
     from judge.storage import Store
 
+# The judge's draws of chance in a game (a Dipnomicy game's seed, Gunboat's pseudonyms): given
+# what is drawn and for which game (e.g. "pseudonyms:game1"), the random source to draw it from
+Chance = Callable[[str], random.Random]
+
+
+def system_chance(purpose: str) -> random.Random:
+    """The draws of a real judge: the operating system's randomness, which nobody can
+    predict (a player who could would know the countries or pseudonyms before they are
+    drawn). A simulator injects a seeded one instead (judge.service.Service's ``chance``)."""
+    return random.SystemRandom()
+
+
 class FlowContext(Protocol):
     """What a flow may use of the judge acting on a mail or a deadline."""
 
@@ -65,6 +78,7 @@ class FlowContext(Protocol):
     outbox: Outbox  # mail to send (queued; sent after the transaction)
     cfg: Config
     clock: Callable[[], datetime]  # the time now (tests move it)
+    chance: Chance  # the random source of a game's draws (a simulator seeds it)
 
     def master_game(self, ses: Any) -> dict:
         """The game the mail's sender signed on to as master (GameError when none)."""
@@ -99,8 +113,9 @@ class GameFlow:
     def initial_position(self, variant: Variant, settings: dict) -> Position:
         return variant.initial_position()
 
-    def on_start(self, settings: dict, powers: list[str]) -> dict:
-        """Settings decided when the game starts (e.g. pseudonyms); returns the new settings."""
+    def on_start(self, settings: dict, powers: list[str], rng: random.Random) -> dict:
+        """Settings decided when the game starts (e.g. pseudonyms, drawn from ``rng``);
+        returns the new settings."""
         return settings
 
     # ------------------------------------------------------------------ names

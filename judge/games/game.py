@@ -20,7 +20,7 @@ from judge.engine.position import Position
 from judge.games import ahead
 from judge.games.auth import hash_password, verify_password
 from judge.games.errors import GameError
-from judge.games.flow import flow_of, game_settings
+from judge.games.flow import Chance, flow_of, game_settings, system_chance
 from judge.games.phaseclock import begin_phase, deadline_moved
 from judge.games.settings import phase_lengths, zone
 from judge.games.turn import Turn, stored_orders  # noqa: F401 (read from here too)
@@ -131,7 +131,7 @@ def refresh(s: Store, game: dict) -> dict:
     return g
 
 
-def start_game(s: Store, game: dict, now: datetime) -> dict:
+def start_game(s: Store, game: dict, now: datetime, chance: Chance = system_chance) -> dict:
     if game["status"] in ("active", "paused", "finished"):
         raise GameError(f"game {game['name']} has already started")
     variant = get_variant(game["variant"])
@@ -141,7 +141,8 @@ def start_game(s: Store, game: dict, now: datetime) -> dict:
         raise GameError(f"game {game['name']} cannot start: no player yet for "
                         f"{', '.join(p.title() for p in missing)}")
     plug = flow_of(game["variant"])
-    settings = plug.on_start(game_settings(game), list(variant.board.powers))
+    settings = plug.on_start(game_settings(game), list(variant.board.powers),
+                             chance(f"start:{game['name']}"))
     pos = plug.initial_position(variant, settings)
     s.execute("UPDATE games SET settings = ? WHERE id = ?", (json.dumps(settings), game["id"]))
     phase = str(pos.phase)

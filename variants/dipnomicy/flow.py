@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
@@ -348,7 +347,8 @@ class DipnomicyFlow(GameFlow):
         if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
             raise GameError(f"game {game['name']} cannot start with {len(seats)} player(s): "
                             f"Dipnomicy needs {MIN_PLAYERS} to {MAX_PLAYERS}")
-        seed = secrets.randbelow(2**31)  # the game's seed: countries, proposals' order
+        # the game's seed: countries, proposals' order
+        seed = actor.chance(f"seed:{game['name']}").randrange(2**31)
         countries = assign_countries([p["power"] for p in seats], seed)
         for p in seats:
             s.execute("UPDATE players SET power = ? WHERE id = ?", (countries[p["power"]],

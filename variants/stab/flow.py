@@ -242,10 +242,10 @@ class StabFlow(GameFlow):
     def initial_position(self, variant: Any, settings: dict) -> Position:
         return _rules(variant).initial_position(retreats=mode(settings))
 
-    def on_start(self, settings: dict, powers: list[str]) -> dict:
+    def on_start(self, settings: dict, powers: list[str], rng: random.Random) -> dict:
         if not settings.get("gunboat") or settings.get("pseudonyms"):
             return settings
-        names = random.SystemRandom().sample(PSEUDONYMS, len(powers))
+        names = rng.sample(PSEUDONYMS, len(powers))
         return {**settings, "pseudonyms": dict(zip(powers, names, strict=True))}
 
     @staticmethod
