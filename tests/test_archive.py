@@ -478,3 +478,47 @@ def test_the_game_over_notice_has_its_page(tmp_path) -> None:
     assert "England" in text and "France" in text
     assert 'href="game-over.html">fin - game over</a>' in site["game/fin/index.html"].decode()
     assert b"<dd>finished</dd>" in site["game/fin/index.html"]
+
+
+def test_the_archive_server_serves_only_the_archives_own_files(tmp_path) -> None:
+    """judge serve's server answered for any file in the folder: a dotfile, the temporary file
+    an update writes beside a page before renaming it, any other file put there, and the
+    target of a symlink leading out of the folder (a host's secrets)."""
+    import urllib.error
+    import urllib.request
+
+    from mailkit import free_port
+
+    from judge.archive.web import ArchiveServer
+
+    site = tmp_path / "site"
+    (site / "game" / "g").mkdir(parents=True)
+    (site / "index.html").write_text("<!DOCTYPE html><title>x</title>")
+    (site / "game" / "g" / "S1901M.png").write_bytes(b"\x89PNG")
+    (site / ".htpasswd").write_text("admin:secret")
+    (site / "game" / "g" / ".S1901M.html.ab12cd.tmp").write_text("half a page")
+    (site / "game" / "g" / "notes.txt").write_text("not the archive's")
+    (site / ".git").mkdir()
+    (site / ".git" / "index.html").write_text("hidden folder")
+    outside = tmp_path / "private.html"
+    outside.write_text("the host's own page")
+    (site / "leak.html").symlink_to(outside)
+    (site / "elsewhere").symlink_to(tmp_path, target_is_directory=True)
+    server = ArchiveServer(site, f"127.0.0.1:{free_port()}")
+    server.start()
+
+    def status(name: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://{server.address}/{name}", timeout=10) as r:
+                return r.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    try:
+        assert status("index.html") == 200 and status("game/g/S1901M.png") == 200
+        for name in (".htpasswd", "game/g/.S1901M.html.ab12cd.tmp", "game/g/notes.txt",
+                     ".git/index.html", ".git/", "leak.html", "elsewhere/private.html",
+                     "elsewhere/site/index.html"):
+            assert status(name) == 404, name
+    finally:
+        server.stop()
