@@ -136,11 +136,21 @@ def test_standard_game_pages_pictures_feeds_and_the_same_bytes_rebuilt(tmp_path)
         if name.endswith(".atom"):
             root = ET.fromstring(data)
             assert root.tag == f"{ATOM}feed"
-    entries = ET.fromstring(site[f"{folder}feed.atom"]).findall(f"{ATOM}entry")
-    assert [e.find(f"{ATOM}link").get("href") for e in entries] == [
-        "F1901M.html", "S1901M.html", "start.html"]
-    judge_feed = ET.fromstring(site["feed.atom"]).findall(f"{ATOM}entry")
-    assert judge_feed[0].find(f"{ATOM}link").get("href") == "game/pics/F1901M.html"
+    # a feed is read away from the archive (a feed reader keeps the entries, not the
+    # feed's address): with base_url set, every link of a feed is absolute, rel="self" too
+    game_feed = ET.fromstring(site[f"{folder}feed.atom"])
+    assert [(k.get("rel"), k.get("href")) for k in game_feed.findall(f"{ATOM}link")] == [
+        ("self", f"{BASE}/game/pics/feed.atom"), ("alternate", f"{BASE}/game/pics/index.html")]
+    assert [e.find(f"{ATOM}link").get("href") for e in game_feed.findall(f"{ATOM}entry")] == [
+        f"{BASE}/game/pics/{p}.html" for p in ("F1901M", "S1901M", "start")]
+    judge_feed = ET.fromstring(site["feed.atom"])
+    assert [(k.get("rel"), k.get("href")) for k in judge_feed.findall(f"{ATOM}link")] == [
+        ("self", f"{BASE}/feed.atom"), ("alternate", f"{BASE}/index.html")]
+    assert judge_feed.find(f"{ATOM}entry").find(f"{ATOM}link").get("href") == \
+        f"{BASE}/game/pics/F1901M.html"
+    # the judge feed's id is its first game's creation date, never the year it is built in
+    first = j.store.one("SELECT min(created) AS at FROM games")["at"][:10]
+    assert judge_feed.find(f"{ATOM}id").text == f"tag:{j.cfg.domain},{first}:archive"
 
     # every link of every page leads to a file of the archive
     for name, data in site.items():
@@ -160,7 +170,8 @@ def test_standard_game_pages_pictures_feeds_and_the_same_bytes_rebuilt(tmp_path)
     # judge archive --out: the same files, the same bytes
     out = tmp_path / "rebuilt"
     config = tmp_path / "judge.toml"
-    config.write_text(f'[judge]\ndatabase = "{tmp_path / "judge.db"}"\n')
+    config.write_text(f'[judge]\ndatabase = "{tmp_path / "judge.db"}"\n'
+                      f'[archive]\nbase_url = "{BASE}"\n')  # the feeds' links: the same
     done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", str(out),
                            "--config", str(config)], capture_output=True, text=True,
                           timeout=120)
@@ -184,6 +195,11 @@ def test_off_by_default_no_folder_no_header_no_link(tmp_path) -> None:
     assert report["List-Archive"] == "" and "on the web" not in report.body
     assert update(j.store, j.cfg) > 0
     assert (tmp_path / "nolinks" / "site" / "game" / "nolinks" / "S1901M.html").is_file()
+    # without base_url the feeds' links are relative to the feed (the folder can be anywhere)
+    feed = ET.fromstring((tmp_path / "nolinks" / "site" / "game" / "nolinks" / "feed.atom")
+                         .read_bytes())
+    assert feed.find(f"{ATOM}link").get("href") == "feed.atom"
+    assert feed.find(f"{ATOM}entry").find(f"{ATOM}link").get("href") == "S1901M.html"
 
 
 def test_config_keys_checked(tmp_path) -> None:

@@ -99,6 +99,22 @@ def _tag(game: dict, slug: str) -> str:
     return f"tag:{game['domain']},{game['created'][:10]}:{game['name'].lower()}/{slug}"
 
 
+def _root(cfg: Config) -> str:
+    """The archive's address with its slash (``https://host/archive/``), or '' without one
+    (``judge archive --out`` reads it with no folder set: the same bytes as the judge's)."""
+    base = cfg.archive.base_url.strip().rstrip("/")
+    return f"{base}/" if base else ""
+
+
+def _judge_feed_id(s: Store, cfg: Config) -> str:
+    """The judge feed's Atom id (a tag URI): the judge's domain and its first game's
+    creation date, which no rebuild or new year changes (the date's year once was fixed in
+    the code, the id bound to change)."""
+    row = s.one("SELECT min(created) AS at FROM games")
+    since = str(row["at"])[:10] if row and row["at"] else "1970-01-01"
+    return f"tag:{cfg.domain},{since}:archive"
+
+
 def _game(s: Store, cfg: Config, row: dict) -> dict:
     try:
         title = get_variant(row["variant"]).title
@@ -138,9 +154,13 @@ def game_pages(s: Store, cfg: Config, game: dict) -> dict[str, bytes]:
             "page.html.j2", root="../../", game=game, entry=r,
             previous=rows[k - 1] if k else None, following=rows[k + 1] if k + 1 < len(rows)
             else None)
+    # a feed's links absolute when the archive has an address: a feed reader keeps the
+    # entries away from the feed (relative links otherwise, the folder served anywhere)
+    here = f"{_root(cfg)}{folder}" if _root(cfg) else ""
     files[f"{folder}feed.atom"] = _render(
         "feed.atom.j2", title=f"Diplomacy game {game['name']}", entries=list(reversed(rows)),
-        self_href="feed.atom", home="index.html", site_feed=False,
+        self_href=f"{here}feed.atom", home=f"{here}index.html", entry_root=here,
+        site_feed=False,
         feed_id=f"tag:{game['domain']},{game['created'][:10]}:{game['name'].lower()}",
         updated=rows[-1]["at"], texts={r["id"]: r["text"] for r in rows})
     return files
@@ -177,8 +197,9 @@ def index_pages(s: Store, cfg: Config, games: list[dict]) -> dict[str, bytes]:
         "style.css": environment().loader.get_source(  # type: ignore[union-attr]
             environment(), "archive/style.css.j2")[0].encode(),  # as written (not a template)
         "feed.atom": _render("feed.atom.j2", title=f"{cfg.name}: the games' public mail",
-                             entries=recent, self_href="feed.atom", home="index.html",
-                             site_feed=True, feed_id=f"tag:{cfg.domain},2026:archive",
+                             entries=recent, self_href=f"{_root(cfg)}feed.atom",
+                             home=f"{_root(cfg)}index.html", entry_root=_root(cfg),
+                             site_feed=True, feed_id=_judge_feed_id(s, cfg),
                              updated=updated, texts={r["id"]: r["text"] for r in recent}),
     }
 
