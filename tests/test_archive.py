@@ -538,3 +538,29 @@ def test_the_archive_server_serves_only_the_archives_own_files(tmp_path) -> None
             assert status(name) == 404, name
     finally:
         server.stop()
+
+
+def test_a_pictures_text_alternative_is_in_the_variants_words(tmp_path) -> None:
+    """The map's text alternative said "every unit and supply centre" on every board: a Chess
+    Dip picture is a chess board of pieces on squares. The words are the variant's."""
+    j = judge(tmp_path)
+    j.send(GM, "CREATE cd1 master-cd1 VARIANT chessdip\nOPEN", "new")
+    for p in ("ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"):
+        j.send(addr(p), f"SIGNON {p} cd1 pw-{p}", "join")
+    j.send(GM, "MASTER cd1 master-cd1\nSTART", "start")
+    j.send(addr("ITALY"), "SIGNON ITALY cd1 pw-ITALY\ne2 - e4", "orders")
+    j.send(GM, "MASTER cd1 master-cd1\nPROCESS", "go")
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    alt = re.search(r'<img src="S1901M.png"[^>]* alt="([^"]*)"',
+                    site["game/cd1/S1901M.html"].decode()).group(1)
+    assert "supply centre" not in alt and "unit" not in alt, alt
+    assert alt.startswith("Board of game cd1 after S1901M: every piece on its square"), alt
+    standard = (tmp_path / "std")
+    standard.mkdir()
+    j = judge(standard)
+    start_standard(j, "std")
+    j.send(GM, "MASTER std master-std\nPROCESS", "go")
+    update(j.store, j.cfg)
+    assert 'alt="Map of game std after S1901M: every unit and supply centre, ' in \
+        (standard / "site" / "game" / "std" / "S1901M.html").read_text()

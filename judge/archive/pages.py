@@ -88,10 +88,10 @@ def _label(row: dict) -> str:
 def _alt(row: dict, game: dict) -> str:
     """The picture's text alternative (the report's text follows it on the page)."""
     if row["kind"] == "report":
-        return (f"Map of game {game['name']} after {row['phase']}: every unit and supply "
-                "centre, the phase's orders drawn as arrows, a failed order crossed in red. "
-                "The report below says the same in text.")
-    return f"Map of game {game['name']} at {row['phase']}."
+        return (f"{game['picture_name']} of game {game['name']} after {row['phase']}: "
+                f"{game['picture_shows']}, the phase's orders drawn as arrows, a failed order "
+                "crossed in red. The report below says the same in text.")
+    return f"{game['picture_name']} of game {game['name']} at {row['phase']}."
 
 
 def _tag(game: dict, slug: str) -> str:
@@ -117,10 +117,12 @@ def _judge_feed_id(s: Store, cfg: Config) -> str:
 
 def _game(s: Store, cfg: Config, row: dict) -> dict:
     try:
-        title = get_variant(row["variant"]).title
-    except Exception:  # a variant this judge no longer runs: its name
-        title = row["variant"]
+        variant = get_variant(row["variant"])
+        title, picture = variant.title, (variant.picture_name, variant.picture_shows)
+    except Exception:  # a variant this judge no longer runs: its name, the engine's words
+        title, picture = row["variant"], ("Map", "every unit and supply centre")
     return {"id": row["id"], "name": row["name"], "variant": title, "status": row["status"],
+            "picture_name": picture[0], "picture_shows": picture[1],
             "phase": row["phase"] or "", "created": row["created"], "domain": cfg.domain,
             "folder": game_folder(row["name"])}
 
