@@ -564,3 +564,44 @@ def test_a_pictures_text_alternative_is_in_the_variants_words(tmp_path) -> None:
     update(j.store, j.cfg)
     assert 'alt="Map of game std after S1901M: every unit and supply centre, ' in \
         (standard / "site" / "game" / "std" / "S1901M.html").read_text()
+
+
+@pytest.mark.parametrize("render", [False, True], ids=["pictures", "rendered"])
+def test_every_report_page_has_its_picture_when_its_mail_is_held(tmp_path, render) -> None:
+    """judge serve draws the pictures after the transaction, and the archive took a report's
+    picture from a mail that carried it: a mail held past mail_per_hour is folded into a
+    digest as text, so when every reader's report was held no mail carried the picture and
+    the page had none (the painter drew it and threw it away). The page has the painter's
+    picture whatever the mail did: the very bytes a mail carried when one did."""
+    from datetime import timedelta
+
+    from test_pictures_deferred import paint
+
+    j = InProcessJudge(tmp_path, mail_per_hour=4,
+                       archive=ArchiveConfig(folder="site", base_url=BASE))
+    start_standard(j, "held")
+    j.actor.outbox.defer_pictures = True  # as judge serve does
+    j.actor.outbox.defer_render = render
+    j.send(GM, "MASTER held master-held\n" + "PROCESS\n" * 5, "go")
+    paint(j)
+    mailed = pictures_mailed(j.run())
+    held = j.store.one("SELECT count(*) AS n FROM outbox WHERE state = 'held'")["n"]
+    assert held >= len(POWERS) + 1, "every reader's later reports held"
+    now = j.actor.outbox.clock()
+    j.actor.outbox.clock = lambda: now + timedelta(minutes=11)
+    j.run()  # folded into digests, their pictures never built into any mail
+    paint(j)
+    j.run()
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    reports = sorted(n for n in site if re.fullmatch(r"game/held/[SFW]190\d[MRA]\.html", n))
+    assert len(reports) == 5, reports
+    for page in reports:
+        png = site.get(page.replace(".html", ".png"))
+        assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n", page
+        assert f'<img src="{page.rpartition("/")[2][:-5]}.png"' in site[page].decode()
+        name = page.rpartition("/")[2].replace(".html", ".png")
+        if name in mailed:
+            assert png == mailed[name], page
+    assert j.store.one("SELECT count(*) AS n FROM pictures")["n"] == 0, "none left behind"
+
