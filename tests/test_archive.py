@@ -605,3 +605,73 @@ def test_every_report_page_has_its_picture_when_its_mail_is_held(tmp_path, rende
             assert png == mailed[name], page
     assert j.store.one("SELECT count(*) AS n FROM pictures")["n"] == 0, "none left behind"
 
+
+
+def test_a_rolled_back_page_says_so_and_the_history_is_every_observers_mail(tmp_path) -> None:
+    """After a ROLLBACK the undone phase's page (S1901M.html) stayed as it was, with no sign
+    that it was void (the phase played again got S1901M-2.html); and the rollback notice,
+    PAUSE's and RESUME's, a moved deadline's, which every observer is mailed, were not in the
+    archive, which holds exactly what an observer receives: here the game's history is the
+    observer's mail, subject for subject and text for text."""
+    import html
+
+    watcher = "observer@elsewhere.test"
+    j = judge(tmp_path)
+    j.send(GM, "CREATE void master-void\nOPEN", "new")
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p.title()} void pw-{p}", "join")
+    [asked] = j.send(watcher, "OBSERVE void", "watch")
+    code = re.search(r"CONFIRM (\w+)", asked.body).group(1)
+    j.send(watcher, f"CONFIRM {code}", "yes")
+    got = j.send(GM, "MASTER void master-void\nSTART", "start")
+    got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += j.send(GM, "MASTER void master-void\nPAUSE", "pause")
+    got += j.send(GM, "MASTER void master-void\nRESUME\nDEADLINE 36h", "resume")
+    got += j.send(GM, "MASTER void master-void\nROLLBACK S1901M", "back")
+    got += j.send(addr("FRANCE"), "SIGNON France void pw-FRANCE\nA PAR - BUR", "orders")
+    got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += j.send(GM, "MASTER void master-void\nENDGAME DRAW FRANCE ENGLAND", "end")
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    folder = "game/void/"
+
+    observed = [g for g in got if g.rcpt == watcher and g["List-Id"]]
+    game = site[f"{folder}index.html"].decode()
+    history = re.findall(r'<li( class="void")?><a href="([^"]+)">([^<]*)</a>',
+                         game.split('<ol class="history">')[1])
+    assert [html.unescape(s) for _, _, s in history] == [g.subject for g in observed]
+    texts = mail_texts(site)
+    for (_, page, _), mail in zip(history, observed, strict=True):
+        assert texts[folder + page].split("\n-- \n")[0] == mail.body.split("\n-- \n")[0], page
+    subjects = [g.subject for g in observed]
+    for words in ("paused", "resumed", "deadline moved", "rolled back to S1901M", "game over"):
+        assert any(words in s for s in subjects), words
+
+    # the undone pages say so, and lead to what replaced them
+    void = {page for mark, page, _ in history if mark}
+    assert void == {"S1901M.html", "F1901M.html"}, void
+    [notice] = [page for _, page, s in history if "rolled back to S1901M" in s]
+    first = site[f"{folder}S1901M.html"].decode()
+    banner = re.search(r'<p class="void">(.*?)</p>', first, re.S).group(1)
+    assert "Rolled back" in banner and f'href="{notice}"' in banner, banner
+    assert 'href="S1901M-2.html"' in banner, banner
+    autumn = re.search(r'<p class="void">(.*?)</p>', site[f"{folder}F1901M.html"].decode(),
+                       re.S).group(1)
+    assert "Rolled back" in autumn and "not played again" in autumn.lower(), autumn
+    assert 'class="void"' not in site[f"{folder}S1901M-2.html"].decode()
+    # the centre counts over time and the latest map leave the void phases out
+    assert 'href="F1901M.html">F1901M</a></th>' not in game
+
+    # and the feeds: the entry is marked, and links to its replacement
+    for name in (f"{folder}feed.atom", "feed.atom"):
+        entries = {e.find(f"{ATOM}link").get("href").rpartition("/")[2]: e for e in
+                   ET.fromstring(site[name]).findall(f"{ATOM}entry")}
+        if "S1901M.html" not in entries:
+            continue
+        entry = entries["S1901M.html"]
+        assert entry.find(f"{ATOM}title").text.startswith("[Rolled back] ")
+        assert f"{BASE}/game/void/S1901M-2.html" in entry.find(f"{ATOM}content").text
+    for name, data in site.items():
+        if name.endswith(".html"):
+            assert_html5(name, data)

@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from judge.archive.store import game_folder, present
+from judge.archive.store import game_folder, present, slug_base
 from judge.config import Config
 from judge.resources import template_loader
 from judge.storage import Store, parse_iso
@@ -36,7 +36,8 @@ PUBLIC = "state IN ('ready', 'written')"
 # such character made a whole feed unreadable to every feed reader.
 NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 COLUMNS = ("id, game_id, slug, phase, kind, at, subject, names, counts, orders, text, "
-           "filename, png IS NOT NULL AS has_png, substr(png, 17, 8) AS ihdr")
+           "filename, png IS NOT NULL AS has_png, substr(png, 17, 8) AS ihdr, undone_at, "
+           "undone_to, undone_by")
 
 
 def _text(value: Any) -> Any:
@@ -77,6 +78,21 @@ def _entry(row: dict, game: dict) -> dict:
             "width": size[0] if size else 0, "height": size[1] if size else 0,
             "alt": _alt(row, game), "folder": game_folder(game["name"]),
             "id_uri": _tag(game, row["slug"])}
+
+
+def _undone(rows: list[dict]) -> None:
+    """Each mail a ROLLBACK made void: ``replaced`` the page of the same mail sent again
+    after it (the phase played again: ``S1901M-2``) or None, ``told`` the page of the
+    rollback's notice or None."""
+    by_id = {r["id"]: r for r in rows}
+    for k, r in enumerate(rows):
+        r["replaced"] = r["told"] = None
+        if not r["undone_at"]:
+            continue
+        same = slug_base(r["kind"], r["phase"], r["subject"])
+        r["replaced"] = next((x for x in rows[k + 1:] if x["kind"] == r["kind"] and
+                              slug_base(x["kind"], x["phase"], x["subject"]) == same), None)
+        r["told"] = by_id.get(r["undone_by"])
 
 
 def _label(row: dict) -> str:
@@ -143,11 +159,12 @@ def game_pages(s: Store, cfg: Config, game: dict) -> dict[str, bytes]:
         (game["id"],))]
     if not rows:
         return {}
+    _undone(rows)
     folder = game["folder"]
     names = rows[-1]["names"]
-    counted = [r for r in rows if r["counts"]]
+    counted = [r for r in rows if r["counts"] and not r["undone_at"]]  # void ones left out
     columns = sorted({n for r in counted for n in r["counts"]})
-    latest = next((r for r in reversed(rows) if r["picture"]), None)
+    latest = next((r for r in reversed(rows) if r["picture"] and not r["undone_at"]), None)
     files = {f"{folder}index.html": _render(
         "game.html.j2", root="../../", game=game, entries=rows, names=names,
         counted=counted, columns=columns, latest=latest)}
@@ -162,10 +179,23 @@ def game_pages(s: Store, cfg: Config, game: dict) -> dict[str, bytes]:
     files[f"{folder}feed.atom"] = _render(
         "feed.atom.j2", title=f"Diplomacy game {game['name']}", entries=list(reversed(rows)),
         self_href=f"{here}feed.atom", home=f"{here}index.html", entry_root=here,
-        site_feed=False,
+        site_feed=False, notes=_feed_notes(rows, here),
         feed_id=f"tag:{game['domain']},{game['created'][:10]}:{game['name'].lower()}",
         updated=rows[-1]["at"], texts={r["id"]: r["text"] for r in rows})
     return files
+
+
+def _feed_notes(rows: list[dict], here: str) -> dict[int, str]:
+    """What a feed entry of a void mail says first: rolled back, and where its phase was
+    played again (``here``: the game folder's address, or '' for links within the feed)."""
+    notes = {}
+    for r in rows:
+        if r["undone_at"]:
+            again = (f"played again: {here}{r['replaced']['page']}" if r["replaced"] else
+                     "not played again yet")
+            notes[r["id"]] = (f"[Rolled back to {r['undone_to']}: these results are void; "
+                              f"{again}.]\n\n")
+    return notes
 
 
 def game_pictures(s: Store, game: dict, ids: Iterable[int] | None = None) -> dict[str, bytes]:
@@ -186,12 +216,19 @@ def index_pages(s: Store, cfg: Config, games: list[dict]) -> dict[str, bytes]:
             last[r["game_id"]] = {"names": json.loads(r["names"]), "at": r["at"]}
     by_id = {g["id"]: g for g in games}
     recent = []
+    notes: dict[int, str] = {}
     if games:
         for r in s.all(f"SELECT {COLUMNS} FROM archive_mail WHERE {PUBLIC} ORDER BY at DESC, "
                        "id DESC LIMIT ?", (FEED_ENTRIES,)):
             g = by_id.get(r["game_id"])
             if g is not None:
                 recent.append(_entry(r, g))
+        for gid in {r["game_id"] for r in recent if r["undone_at"]}:  # where each was replaced
+            rows = [_entry(r, by_id[gid]) for r in s.all(
+                f"SELECT {COLUMNS} FROM archive_mail WHERE game_id = ? AND {PUBLIC} ORDER BY "
+                "id", (gid,))]
+            _undone(rows)
+            notes.update(_feed_notes(rows, f"{_root(cfg)}{by_id[gid]['folder']}"))
     updated = recent[0]["at"] if recent else "1970-01-01T00:00:00+00:00"
     return {
         "index.html": _render("index.html.j2", root="", games=games, last=last,
@@ -201,7 +238,7 @@ def index_pages(s: Store, cfg: Config, games: list[dict]) -> dict[str, bytes]:
         "feed.atom": _render("feed.atom.j2", title=f"{cfg.name}: the games' public mail",
                              entries=recent, self_href=f"{_root(cfg)}feed.atom",
                              home=f"{_root(cfg)}index.html", entry_root=_root(cfg),
-                             site_feed=True, feed_id=_judge_feed_id(s, cfg),
+                             site_feed=True, feed_id=_judge_feed_id(s, cfg), notes=notes,
                              updated=updated, texts={r["id"]: r["text"] for r in recent}),
     }
 

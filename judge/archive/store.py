@@ -65,6 +65,13 @@ MIGRATIONS = [
     """
     ALTER TABLE archive_mail ADD COLUMN picture_id INTEGER;
     """,
+    # a mail a ROLLBACK made void (a report of a phase undone): when, back to which phase,
+    # and the archived rollback notice that told it (NULL until it is kept)
+    """
+    ALTER TABLE archive_mail ADD COLUMN undone_at TEXT;
+    ALTER TABLE archive_mail ADD COLUMN undone_to TEXT;
+    ALTER TABLE archive_mail ADD COLUMN undone_by INTEGER;
+    """,
 ]
 
 def slug_base(kind: str, phase: str, subject: str) -> str:
@@ -150,6 +157,28 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
                None if orders is None else json.dumps(orders), blob, picture_id, filename,
                png))
     return int(cur.lastrowid or 0)
+
+
+def undo(s: Store, game_id: int, to_phase: str, phases: list[str], at: str) -> int:
+    """A ROLLBACK to ``to_phase`` made void the results of ``phases`` (it and those after
+    it): their reports, and what a variant published after the first of them, are marked
+    undone (a report of the phase played again gets a page of its own). How many."""
+    ensure(s)
+    marks = ", ".join("?" * len(phases))
+    first = s.one(f"SELECT min(id) AS id FROM archive_mail WHERE game_id = ? AND kind = "
+                  f"'report' AND undone_at IS NULL AND phase IN ({marks})",
+                  (game_id, *phases))
+    if first is None or first["id"] is None:
+        return 0
+    return s.execute("UPDATE archive_mail SET undone_at = ?, undone_to = ? WHERE game_id = ? "
+                     "AND undone_at IS NULL AND id >= ? AND kind IN ('report', "
+                     "'publication')", (at, to_phase, game_id, first["id"])).rowcount
+
+
+def undone_told(s: Store, game_id: int, notice_id: int) -> None:
+    """The rollback notice ``notice_id`` (kept) told of the mail undone since the last one."""
+    s.execute("UPDATE archive_mail SET undone_by = ? WHERE game_id = ? AND undone_at IS NOT "
+              "NULL AND undone_by IS NULL", (notice_id, game_id))
 
 
 def picture_of(raw: bytes) -> tuple[str, bytes] | None:
