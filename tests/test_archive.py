@@ -621,7 +621,7 @@ def test_a_rolled_back_page_says_so_and_the_history_is_every_observers_mail(tmp_
     for p in POWERS:
         j.send(addr(p), f"SIGNON {p.title()} void pw-{p}", "join")
     [asked] = j.send(watcher, "OBSERVE void", "watch")
-    code = re.search(r"CONFIRM (\w+)", asked.body).group(1)
+    code = re.search(r"CONFIRM\s+(\w+)", asked.body).group(1)
     j.send(watcher, f"CONFIRM {code}", "yes")
     got = j.send(GM, "MASTER void master-void\nSTART", "start")
     got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
@@ -675,3 +675,31 @@ def test_a_rolled_back_page_says_so_and_the_history_is_every_observers_mail(tmp_
     for name, data in site.items():
         if name.endswith(".html"):
             assert_html5(name, data)
+
+
+def test_broadcast_press_is_archived_only_when_observers_are_sent_it(tmp_path) -> None:
+    """A game that sends broadcast press to its observers (SET OBSERVERPRESS ON) mails them
+    each broadcast: the archive, which holds every mail an observer receives, had none. Press
+    to a power, and broadcasts in a game that keeps them from observers, stay out."""
+    watcher = "observer@elsewhere.test"
+    j = judge(tmp_path)
+    start_standard(j, "loud")
+    j.send(GM, "MASTER loud master-loud\nSET OBSERVERPRESS ON", "set")
+    [asked] = j.send(watcher, "OBSERVE loud", "watch")
+    j.send(watcher, "CONFIRM " + re.search(r"CONFIRM\s+(\w+)", asked.body).group(1), "yes")
+    got = j.send(addr("FRANCE"), "SIGNON France loud pw-FRANCE\nPRESS TO England\nSecret plan "
+                 "xyzzy\nENDPRESS\nBROADCAST\nOpen letter plugh\nENDPRESS", "press")
+    [seen] = [g for g in got if g.rcpt == watcher]
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    [(page, text)] = [(n, t) for n, t in mail_texts(site).items() if "plugh" in t]
+    assert text.split("\n-- \n")[0] == seen.body.split("\n-- \n")[0]
+    assert f'>{seen.subject}</a>' in site["game/loud/index.html"].decode(), page
+    everything = b"\n".join(site.values())
+    assert b"xyzzy" not in everything and b"@players.test" not in everything
+    # a game that keeps broadcasts from its observers keeps them from the archive too
+    j.send(GM, "MASTER loud master-loud\nSET OBSERVERPRESS OFF", "set")
+    j.send(addr("FRANCE"), "SIGNON France loud pw-FRANCE\nBROADCAST\nQuiet word frobozz\n"
+           "ENDPRESS", "press")
+    update(j.store, j.cfg)
+    assert b"frobozz" not in b"\n".join(files(tmp_path / "site").values())

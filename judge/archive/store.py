@@ -37,7 +37,7 @@ MIGRATIONS = [
         game_id INTEGER NOT NULL REFERENCES games(id),
         slug TEXT NOT NULL,              -- the page's name in the game's folder: S1901M, start
         phase TEXT NOT NULL,             -- the phase the mail is about
-        kind TEXT NOT NULL,              -- report | start | publication | notice
+        kind TEXT NOT NULL,              -- report | start | publication | notice | press
         at TEXT NOT NULL,                -- UTC, the judge's clock when it was queued
         subject TEXT NOT NULL,
         names TEXT NOT NULL,             -- JSON [public name, ...] of the powers playing
@@ -82,9 +82,10 @@ def slug_base(kind: str, phase: str, subject: str) -> str:
         return phase
     if kind == "start":
         return "start"
-    # a notice's subject is "GAME - what" (notices.py), a publication's "GAME: what"
-    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(" - " if kind == "notice" else
-                                                         ": ")[2].lower()).strip("-")
+    # a notice's and press's subject is "GAME - what" (notices.py, press.py), a
+    # publication's "GAME: what"
+    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(
+        " - " if kind in ("notice", "press") else ": ")[2].lower()).strip("-")
     return words[:60].strip("-") or "notice"
 
 

@@ -119,6 +119,16 @@ def notice(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
                  {**context, **OBSERVER}, {})
 
 
+def press(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
+          context: dict) -> None:
+    """A broadcast every observer of the game is mailed (the game sends them broadcast
+    press), as they get it; press to a power never comes here."""
+    if not outbox.cfg.archive.on:
+        return
+    _keep(outbox, s, game, "press", str(game.get("phase") or ""), subject, template,
+          {**context, **OBSERVER}, {})
+
+
 def rolled_back(outbox: Outbox, s: Store, game: dict, to_phase: str, later: list[str]) -> None:
     """A ROLLBACK to ``to_phase`` made void its results and those of the ``later`` phases:
     their pages say so (marked in the rollback's transaction, before a PROCESS later in the
