@@ -623,15 +623,21 @@ def test_a_rolled_back_page_says_so_and_the_history_is_every_observers_mail(tmp_
     [asked] = j.send(watcher, "OBSERVE void", "watch")
     code = re.search(r"CONFIRM\s+(\w+)", asked.body).group(1)
     j.send(watcher, f"CONFIRM {code}", "yes")
-    got = j.send(GM, "MASTER void master-void\nSTART", "start")
-    got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
-    got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
-    got += j.send(GM, "MASTER void master-void\nPAUSE", "pause")
-    got += j.send(GM, "MASTER void master-void\nRESUME\nDEADLINE 36h", "resume")
-    got += j.send(GM, "MASTER void master-void\nROLLBACK S1901M", "back")
-    got += j.send(addr("FRANCE"), "SIGNON France void pw-FRANCE\nA PAR - BUR", "orders")
-    got += j.send(GM, "MASTER void master-void\nPROCESS", "go")
-    got += j.send(GM, "MASTER void master-void\nENDGAME DRAW FRANCE ENGLAND", "end")
+
+    def send(frm: str, text: str, subject: str) -> list[Got]:
+        sent = j.send(frm, text, subject)
+        update(j.store, j.cfg)  # the pages written after each mail, as judge serve does
+        return sent
+
+    got = send(GM, "MASTER void master-void\nSTART", "start")
+    got += send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += send(GM, "MASTER void master-void\nPAUSE", "pause")
+    got += send(GM, "MASTER void master-void\nRESUME\nDEADLINE 36h", "resume")
+    got += send(GM, "MASTER void master-void\nROLLBACK S1901M", "back")
+    got += send(addr("FRANCE"), "SIGNON France void pw-FRANCE\nA PAR - BUR", "orders")
+    got += send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += send(GM, "MASTER void master-void\nENDGAME DRAW FRANCE ENGLAND", "end")
     update(j.store, j.cfg)
     site = files(tmp_path / "site")
     folder = "game/void/"
@@ -675,6 +681,10 @@ def test_a_rolled_back_page_says_so_and_the_history_is_every_observers_mail(tmp_
     for name, data in site.items():
         if name.endswith(".html"):
             assert_html5(name, data)
+    from judge.archive.write import rebuild
+
+    rebuild(j.store, j.cfg, tmp_path / "rebuilt")  # judge archive --out: the same bytes
+    assert files(tmp_path / "rebuilt") == site
 
 
 def test_broadcast_press_is_archived_only_when_observers_are_sent_it(tmp_path) -> None:
