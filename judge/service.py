@@ -181,12 +181,14 @@ def _render_one(oid: int, blob: bytes, picture: tuple[str, bytes] | None,
 
 
 def _render_group(jobs: list[tuple[int, int | None, bytes]],
-                  pictures: dict[int, tuple[str, str]]
-                  ) -> tuple[list[tuple[int, bytes | None]], dict[int, str], Failed]:
+                  pictures: dict[int, tuple[str, str]], kept: frozenset[int] = frozenset()
+                  ) -> tuple[list[tuple[int, bytes | None]], dict[int, str], Failed,
+                             dict[int, bytes]]:
     """In a worker process: draw one game's pictures (id -> filename, SVG) and render its
     stored jobs (outbox id, picture id, job) with them. Returns the messages (None: could
-    not be rendered), and the pictures and jobs that failed, with why (the painter logs,
-    and has the game's master told of the jobs)."""
+    not be rendered), the pictures and jobs that failed, with why (the painter logs, and has
+    the game's master told of the jobs), and the PNG of each picture of ``kept`` drawn (the
+    web archive's: outbox.finish_jobs keeps it)."""
     drawn: dict[int, tuple[str, bytes]] = {}
     bad_pictures: dict[int, str] = {}
     for pid, (filename, svg) in pictures.items():
@@ -197,7 +199,7 @@ def _render_group(jobs: list[tuple[int, int | None, bytes]],
     bad_jobs: Failed = {}
     out = [(oid, _render_one(oid, blob, drawn.get(pid) if pid is not None else None, bad_jobs))
            for oid, pid, blob in jobs]
-    return out, bad_pictures, bad_jobs
+    return out, bad_pictures, bad_jobs, {pid: drawn[pid][1] for pid in kept if pid in drawn}
 
 
 class _Painter:
@@ -241,8 +243,9 @@ class _Painter:
                     pictures = {r["picture_id"]: (r["filename"], r["svg"]) for r in rows
                                 if r["picture_id"] is not None and r["svg"] is not None}
                     jobs = [(r["outbox_id"], r["picture_id"], r["job"]) for r in rows]
+                    kept = frozenset(r["picture_id"] for r in rows if r["kept"])
                     try:
-                        fut = self._pool().submit(_render_group, jobs, pictures)
+                        fut = self._pool().submit(_render_group, jobs, pictures, kept)
                     except Exception:  # a broken pool: a new one next time
                         log.exception("mail of group %s could not be sent to the pool", g)
                         self.close()
@@ -255,14 +258,14 @@ class _Painter:
             for fut in done:
                 g, rows, _ = hand.pop(fut)
                 try:
-                    rendered, bad_pictures, bad_jobs = fut.result()
+                    rendered, bad_pictures, bad_jobs, drawn = fut.result()
                 except Exception:
                     log.exception("mail of group %s could not be rendered in the pool", g)
                     self._render_here(rows)
                     continue
                 for why in bad_pictures.values():
                     log.error("map %s could not be drawn: the report goes without it", why)
-                self._finish(rendered, g, bad_jobs)
+                self._finish(rendered, g, bad_jobs, drawn)
             for fut, (g, rows, since) in list(hand.items()):
                 if time.monotonic() - since > self.limit:
                     log.error("mail of group %s took over %s s: the reports go without their "
@@ -279,11 +282,11 @@ class _Painter:
         self._finish(out, rows[0]["g"] if rows else 0, bad_jobs)
 
     def _finish(self, rendered: list[tuple[int, bytes | None]], group: int,
-                bad_jobs: Failed) -> None:
+                bad_jobs: Failed, drawn: dict[int, bytes] | None = None) -> None:
         """Release the group's messages (a plain text in place of each that could not be
-        rendered); then have its game's master told of those (a group without a game: only
-        logged)."""
-        if finish_jobs(self.store, rendered):
+        rendered), keeping the kept pictures ``drawn``; then have its game's master told of
+        those (a group without a game: only logged)."""
+        if finish_jobs(self.store, rendered, drawn):
             self.wake_sender()
         if bad_jobs:
             if group > 0 and self.failed is not None:

@@ -378,6 +378,15 @@ MIGRATIONS: list[str] = [
         SELECT master_address, min(created), 'before' FROM games GROUP BY master_address;
     CREATE INDEX observer_requests_address ON observer_requests(address, role, requested);
     """,
+    # 19: a picture kept once drawn (judge/mail/outbox.py, Outbox.keep_picture): the web
+    # archive's public picture, the painter's own bytes whatever became of the mail (a mail
+    # held past the ceiling goes as text in a digest); its row stays, drawn, with the PNG
+    # (NULL: it could not be drawn) until the archive takes it
+    """
+    ALTER TABLE pictures ADD COLUMN kept INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE pictures ADD COLUMN drawn INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE pictures ADD COLUMN png BLOB;
+    """,
 ]
 
 

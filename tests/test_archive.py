@@ -136,11 +136,21 @@ def test_standard_game_pages_pictures_feeds_and_the_same_bytes_rebuilt(tmp_path)
         if name.endswith(".atom"):
             root = ET.fromstring(data)
             assert root.tag == f"{ATOM}feed"
-    entries = ET.fromstring(site[f"{folder}feed.atom"]).findall(f"{ATOM}entry")
-    assert [e.find(f"{ATOM}link").get("href") for e in entries] == [
-        "F1901M.html", "S1901M.html", "start.html"]
-    judge_feed = ET.fromstring(site["feed.atom"]).findall(f"{ATOM}entry")
-    assert judge_feed[0].find(f"{ATOM}link").get("href") == "game/pics/F1901M.html"
+    # a feed is read away from the archive (a feed reader keeps the entries, not the
+    # feed's address): with base_url set, every link of a feed is absolute, rel="self" too
+    game_feed = ET.fromstring(site[f"{folder}feed.atom"])
+    assert [(k.get("rel"), k.get("href")) for k in game_feed.findall(f"{ATOM}link")] == [
+        ("self", f"{BASE}/game/pics/feed.atom"), ("alternate", f"{BASE}/game/pics/index.html")]
+    assert [e.find(f"{ATOM}link").get("href") for e in game_feed.findall(f"{ATOM}entry")] == [
+        f"{BASE}/game/pics/{p}.html" for p in ("F1901M", "S1901M", "start")]
+    judge_feed = ET.fromstring(site["feed.atom"])
+    assert [(k.get("rel"), k.get("href")) for k in judge_feed.findall(f"{ATOM}link")] == [
+        ("self", f"{BASE}/feed.atom"), ("alternate", f"{BASE}/index.html")]
+    assert judge_feed.find(f"{ATOM}entry").find(f"{ATOM}link").get("href") == \
+        f"{BASE}/game/pics/F1901M.html"
+    # the judge feed's id is its first game's creation date, never the year it is built in
+    first = j.store.one("SELECT min(created) AS at FROM games")["at"][:10]
+    assert judge_feed.find(f"{ATOM}id").text == f"tag:{j.cfg.domain},{first}:archive"
 
     # every link of every page leads to a file of the archive
     for name, data in site.items():
@@ -160,7 +170,8 @@ def test_standard_game_pages_pictures_feeds_and_the_same_bytes_rebuilt(tmp_path)
     # judge archive --out: the same files, the same bytes
     out = tmp_path / "rebuilt"
     config = tmp_path / "judge.toml"
-    config.write_text(f'[judge]\ndatabase = "{tmp_path / "judge.db"}"\n')
+    config.write_text(f'[judge]\ndatabase = "{tmp_path / "judge.db"}"\n'
+                      f'[archive]\nbase_url = "{BASE}"\n')  # the feeds' links: the same
     done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", str(out),
                            "--config", str(config)], capture_output=True, text=True,
                           timeout=120)
@@ -184,6 +195,11 @@ def test_off_by_default_no_folder_no_header_no_link(tmp_path) -> None:
     assert report["List-Archive"] == "" and "on the web" not in report.body
     assert update(j.store, j.cfg) > 0
     assert (tmp_path / "nolinks" / "site" / "game" / "nolinks" / "S1901M.html").is_file()
+    # without base_url the feeds' links are relative to the feed (the folder can be anywhere)
+    feed = ET.fromstring((tmp_path / "nolinks" / "site" / "game" / "nolinks" / "feed.atom")
+                         .read_bytes())
+    assert feed.find(f"{ATOM}link").get("href") == "feed.atom"
+    assert feed.find(f"{ATOM}entry").find(f"{ATOM}link").get("href") == "S1901M.html"
 
 
 def test_config_keys_checked(tmp_path) -> None:
@@ -480,3 +496,222 @@ def test_the_game_over_notice_has_its_page(tmp_path) -> None:
     assert "England" in text and "France" in text
     assert 'href="game-over.html">fin - game over</a>' in site["game/fin/index.html"].decode()
     assert b"<dd>finished</dd>" in site["game/fin/index.html"]
+
+
+def test_the_archive_server_serves_only_the_archives_own_files(tmp_path) -> None:
+    """judge serve's server answered for any file in the folder: a dotfile, the temporary file
+    an update writes beside a page before renaming it, any other file put there, and the
+    target of a symlink leading out of the folder (a host's secrets)."""
+    import urllib.error
+    import urllib.request
+
+    from mailkit import free_port
+
+    from judge.archive.web import ArchiveServer
+
+    site = tmp_path / "site"
+    (site / "game" / "g").mkdir(parents=True)
+    (site / "index.html").write_text("<!DOCTYPE html><title>x</title>")
+    (site / "game" / "g" / "S1901M.png").write_bytes(b"\x89PNG")
+    (site / ".htpasswd").write_text("admin:secret")
+    (site / "game" / "g" / ".S1901M.html.ab12cd.tmp").write_text("half a page")
+    (site / "game" / "g" / "notes.txt").write_text("not the archive's")
+    (site / ".git").mkdir()
+    (site / ".git" / "index.html").write_text("hidden folder")
+    outside = tmp_path / "private.html"
+    outside.write_text("the host's own page")
+    (site / "leak.html").symlink_to(outside)
+    (site / "elsewhere").symlink_to(tmp_path, target_is_directory=True)
+    server = ArchiveServer(site, f"127.0.0.1:{free_port()}")
+    server.start()
+
+    def status(name: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://{server.address}/{name}", timeout=10) as r:
+                return r.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    try:
+        assert status("index.html") == 200 and status("game/g/S1901M.png") == 200
+        for name in (".htpasswd", "game/g/.S1901M.html.ab12cd.tmp", "game/g/notes.txt",
+                     ".git/index.html", ".git/", "leak.html", "elsewhere/private.html",
+                     "elsewhere/site/index.html"):
+            assert status(name) == 404, name
+    finally:
+        server.stop()
+
+
+def test_a_pictures_text_alternative_is_in_the_variants_words(tmp_path) -> None:
+    """The map's text alternative said "every unit and supply centre" on every board: a Chess
+    Dip picture is a chess board of pieces on squares. The words are the variant's."""
+    j = judge(tmp_path)
+    j.send(GM, "CREATE cd1 master-cd1 VARIANT chessdip\nOPEN", "new")
+    for p in ("ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA"):
+        j.send(addr(p), f"SIGNON {p} cd1 pw-{p}", "join")
+    j.send(GM, "MASTER cd1 master-cd1\nSTART", "start")
+    j.send(addr("ITALY"), "SIGNON ITALY cd1 pw-ITALY\ne2 - e4", "orders")
+    j.send(GM, "MASTER cd1 master-cd1\nPROCESS", "go")
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    alt = re.search(r'<img src="S1901M.png"[^>]* alt="([^"]*)"',
+                    site["game/cd1/S1901M.html"].decode()).group(1)
+    assert "supply centre" not in alt and "unit" not in alt, alt
+    assert alt.startswith("Board of game cd1 after S1901M: every piece on its square"), alt
+    standard = (tmp_path / "std")
+    standard.mkdir()
+    j = judge(standard)
+    start_standard(j, "std")
+    j.send(GM, "MASTER std master-std\nPROCESS", "go")
+    update(j.store, j.cfg)
+    assert 'alt="Map of game std after S1901M: every unit and supply centre, ' in \
+        (standard / "site" / "game" / "std" / "S1901M.html").read_text()
+
+
+@pytest.mark.parametrize("render", [False, True], ids=["pictures", "rendered"])
+def test_every_report_page_has_its_picture_when_its_mail_is_held(tmp_path, render) -> None:
+    """judge serve draws the pictures after the transaction, and the archive took a report's
+    picture from a mail that carried it: a mail held past mail_per_hour is folded into a
+    digest as text, so when every reader's report was held no mail carried the picture and
+    the page had none (the painter drew it and threw it away). The page has the painter's
+    picture whatever the mail did: the very bytes a mail carried when one did."""
+    from datetime import timedelta
+
+    from test_pictures_deferred import paint
+
+    j = InProcessJudge(tmp_path, mail_per_hour=4,
+                       archive=ArchiveConfig(folder="site", base_url=BASE))
+    start_standard(j, "held")
+    j.actor.outbox.defer_pictures = True  # as judge serve does
+    j.actor.outbox.defer_render = render
+    j.send(GM, "MASTER held master-held\n" + "PROCESS\n" * 5, "go")
+    paint(j)
+    mailed = pictures_mailed(j.run())
+    held = j.store.one("SELECT count(*) AS n FROM outbox WHERE state = 'held'")["n"]
+    assert held >= len(POWERS) + 1, "every reader's later reports held"
+    now = j.actor.outbox.clock()
+    j.actor.outbox.clock = lambda: now + timedelta(minutes=11)
+    j.run()  # folded into digests, their pictures never built into any mail
+    paint(j)
+    j.run()
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    reports = sorted(n for n in site if re.fullmatch(r"game/held/[SFW]190\d[MRA]\.html", n))
+    assert len(reports) == 5, reports
+    for page in reports:
+        png = site.get(page.replace(".html", ".png"))
+        assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n", page
+        assert f'<img src="{page.rpartition("/")[2][:-5]}.png"' in site[page].decode()
+        name = page.rpartition("/")[2].replace(".html", ".png")
+        if name in mailed:
+            assert png == mailed[name], page
+    assert j.store.one("SELECT count(*) AS n FROM pictures")["n"] == 0, "none left behind"
+
+
+
+def test_a_rolled_back_page_says_so_and_the_history_is_every_observers_mail(tmp_path) -> None:
+    """After a ROLLBACK the undone phase's page (S1901M.html) stayed as it was, with no sign
+    that it was void (the phase played again got S1901M-2.html); and the rollback notice,
+    PAUSE's and RESUME's, a moved deadline's, which every observer is mailed, were not in the
+    archive, which holds exactly what an observer receives: here the game's history is the
+    observer's mail, subject for subject and text for text."""
+    import html
+
+    watcher = "observer@elsewhere.test"
+    j = judge(tmp_path)
+    j.send(GM, "CREATE void master-void\nOPEN", "new")
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p.title()} void pw-{p}", "join")
+    [asked] = j.send(watcher, "OBSERVE void", "watch")
+    code = re.search(r"CONFIRM\s+(\w+)", asked.body).group(1)
+    j.send(watcher, f"CONFIRM {code}", "yes")
+
+    def send(frm: str, text: str, subject: str) -> list[Got]:
+        sent = j.send(frm, text, subject)
+        update(j.store, j.cfg)  # the pages written after each mail, as judge serve does
+        return sent
+
+    got = send(GM, "MASTER void master-void\nSTART", "start")
+    got += send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += send(GM, "MASTER void master-void\nPAUSE", "pause")
+    got += send(GM, "MASTER void master-void\nRESUME\nDEADLINE 36h", "resume")
+    got += send(GM, "MASTER void master-void\nROLLBACK S1901M", "back")
+    got += send(addr("FRANCE"), "SIGNON France void pw-FRANCE\nA PAR - BUR", "orders")
+    got += send(GM, "MASTER void master-void\nPROCESS", "go")
+    got += send(GM, "MASTER void master-void\nENDGAME DRAW FRANCE ENGLAND", "end")
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    folder = "game/void/"
+
+    observed = [g for g in got if g.rcpt == watcher and g["List-Id"]]
+    game = site[f"{folder}index.html"].decode()
+    history = re.findall(r'<li( class="void")?><a href="([^"]+)">([^<]*)</a>',
+                         game.split('<ol class="history">')[1])
+    assert [html.unescape(s) for _, _, s in history] == [g.subject for g in observed]
+    texts = mail_texts(site)
+    for (_, page, _), mail in zip(history, observed, strict=True):
+        assert texts[folder + page].split("\n-- \n")[0] == mail.body.split("\n-- \n")[0], page
+    subjects = [g.subject for g in observed]
+    for words in ("paused", "resumed", "deadline moved", "rolled back to S1901M", "game over"):
+        assert any(words in s for s in subjects), words
+
+    # the undone pages say so, and lead to what replaced them
+    void = {page for mark, page, _ in history if mark}
+    assert void == {"S1901M.html", "F1901M.html"}, void
+    [notice] = [page for _, page, s in history if "rolled back to S1901M" in s]
+    first = site[f"{folder}S1901M.html"].decode()
+    banner = re.search(r'<p class="void">(.*?)</p>', first, re.S).group(1)
+    assert "Rolled back" in banner and f'href="{notice}"' in banner, banner
+    assert 'href="S1901M-2.html"' in banner, banner
+    autumn = re.search(r'<p class="void">(.*?)</p>', site[f"{folder}F1901M.html"].decode(),
+                       re.S).group(1)
+    assert "Rolled back" in autumn and "not played again" in autumn.lower(), autumn
+    assert 'class="void"' not in site[f"{folder}S1901M-2.html"].decode()
+    # the centre counts over time and the latest map leave the void phases out
+    assert 'href="F1901M.html">F1901M</a></th>' not in game
+
+    # and the feeds: the entry is marked, and links to its replacement
+    for name in (f"{folder}feed.atom", "feed.atom"):
+        entries = {e.find(f"{ATOM}link").get("href").rpartition("/")[2]: e for e in
+                   ET.fromstring(site[name]).findall(f"{ATOM}entry")}
+        if "S1901M.html" not in entries:
+            continue
+        entry = entries["S1901M.html"]
+        assert entry.find(f"{ATOM}title").text.startswith("[Rolled back] ")
+        assert f"{BASE}/game/void/S1901M-2.html" in entry.find(f"{ATOM}content").text
+    for name, data in site.items():
+        if name.endswith(".html"):
+            assert_html5(name, data)
+    from judge.archive.write import rebuild
+
+    rebuild(j.store, j.cfg, tmp_path / "rebuilt")  # judge archive --out: the same bytes
+    assert files(tmp_path / "rebuilt") == site
+
+
+def test_broadcast_press_is_archived_only_when_observers_are_sent_it(tmp_path) -> None:
+    """A game that sends broadcast press to its observers (SET OBSERVERPRESS ON) mails them
+    each broadcast: the archive, which holds every mail an observer receives, had none. Press
+    to a power, and broadcasts in a game that keeps them from observers, stay out."""
+    watcher = "observer@elsewhere.test"
+    j = judge(tmp_path)
+    start_standard(j, "loud")
+    j.send(GM, "MASTER loud master-loud\nSET OBSERVERPRESS ON", "set")
+    [asked] = j.send(watcher, "OBSERVE loud", "watch")
+    j.send(watcher, "CONFIRM " + re.search(r"CONFIRM\s+(\w+)", asked.body).group(1), "yes")
+    got = j.send(addr("FRANCE"), "SIGNON France loud pw-FRANCE\nPRESS TO England\nSecret plan "
+                 "xyzzy\nENDPRESS\nBROADCAST\nOpen letter plugh\nENDPRESS", "press")
+    [seen] = [g for g in got if g.rcpt == watcher]
+    update(j.store, j.cfg)
+    site = files(tmp_path / "site")
+    [(page, text)] = [(n, t) for n, t in mail_texts(site).items() if "plugh" in t]
+    assert text.split("\n-- \n")[0] == seen.body.split("\n-- \n")[0]
+    assert f'>{seen.subject}</a>' in site["game/loud/index.html"].decode(), page
+    everything = b"\n".join(site.values())
+    assert b"xyzzy" not in everything and b"@players.test" not in everything
+    # a game that keeps broadcasts from its observers keeps them from the archive too
+    j.send(GM, "MASTER loud master-loud\nSET OBSERVERPRESS OFF", "set")
+    j.send(addr("FRANCE"), "SIGNON France loud pw-FRANCE\nBROADCAST\nQuiet word frobozz\n"
+           "ENDPRESS", "press")
+    update(j.store, j.cfg)
+    assert b"frobozz" not in b"\n".join(files(tmp_path / "site").values())

@@ -69,7 +69,7 @@ def _die_before_release(base: str, address: str) -> None:
     actor = _actor(base, address)
     assert actor.process_due() == 1
 
-    def dying(store, rendered):
+    def dying(store, rendered, drawn=None):
         assert rendered  # computed, not written
         # the pool's processes go too (as a killed service's control group does): left
         # alone they would wait for work for ever, long after the test

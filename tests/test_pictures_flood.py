@@ -33,9 +33,9 @@ def test_a_map_flood_does_not_hold_the_reports_back(tmp_path, monkeypatch):
         events.append("picture")
         return attach(store, picture_id, png)
 
-    def finished(store, rendered):
+    def finished(store, rendered, drawn=None):
         events.append("reports")
-        return finish(store, rendered)
+        return finish(store, rendered, drawn)
 
     monkeypatch.setattr(service, "attach_picture", attached)
     monkeypatch.setattr(service, "finish_jobs", finished)

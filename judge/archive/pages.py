@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from judge.archive.store import game_folder, present
+from judge.archive.store import game_folder, present, slug_base
 from judge.config import Config
 from judge.resources import template_loader
 from judge.storage import Store, parse_iso
@@ -36,7 +36,8 @@ PUBLIC = "state IN ('ready', 'written')"
 # such character made a whole feed unreadable to every feed reader.
 NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 COLUMNS = ("id, game_id, slug, phase, kind, at, subject, names, counts, orders, text, "
-           "filename, png IS NOT NULL AS has_png, substr(png, 17, 8) AS ihdr")
+           "filename, png IS NOT NULL AS has_png, substr(png, 17, 8) AS ihdr, undone_at, "
+           "undone_to, undone_by")
 
 
 def _text(value: Any) -> Any:
@@ -79,6 +80,21 @@ def _entry(row: dict, game: dict) -> dict:
             "id_uri": _tag(game, row["slug"])}
 
 
+def _undone(rows: list[dict]) -> None:
+    """Each mail a ROLLBACK made void: ``replaced`` the page of the same mail sent again
+    after it (the phase played again: ``S1901M-2``) or None, ``told`` the page of the
+    rollback's notice or None."""
+    by_id = {r["id"]: r for r in rows}
+    for k, r in enumerate(rows):
+        r["replaced"] = r["told"] = None
+        if not r["undone_at"]:
+            continue
+        same = slug_base(r["kind"], r["phase"], r["subject"])
+        r["replaced"] = next((x for x in rows[k + 1:] if x["kind"] == r["kind"] and
+                              slug_base(x["kind"], x["phase"], x["subject"]) == same), None)
+        r["told"] = by_id.get(r["undone_by"])
+
+
 def _label(row: dict) -> str:
     """The mail's short name in links: its phase, "start", "move report turn 1"."""
     return {"report": row["slug"], "start": "start"}.get(row["kind"], row["slug"].replace(
@@ -88,10 +104,10 @@ def _label(row: dict) -> str:
 def _alt(row: dict, game: dict) -> str:
     """The picture's text alternative (the report's text follows it on the page)."""
     if row["kind"] == "report":
-        return (f"Map of game {game['name']} after {row['phase']}: every unit and supply "
-                "centre, the phase's orders drawn as arrows, a failed order crossed in red. "
-                "The report below says the same in text.")
-    return f"Map of game {game['name']} at {row['phase']}."
+        return (f"{game['picture_name']} of game {game['name']} after {row['phase']}: "
+                f"{game['picture_shows']}, the phase's orders drawn as arrows, a failed order "
+                "crossed in red. The report below says the same in text.")
+    return f"{game['picture_name']} of game {game['name']} at {row['phase']}."
 
 
 def _tag(game: dict, slug: str) -> str:
@@ -99,12 +115,30 @@ def _tag(game: dict, slug: str) -> str:
     return f"tag:{game['domain']},{game['created'][:10]}:{game['name'].lower()}/{slug}"
 
 
+def _root(cfg: Config) -> str:
+    """The archive's address with its slash (``https://host/archive/``), or '' without one
+    (``judge archive --out`` reads it with no folder set: the same bytes as the judge's)."""
+    base = cfg.archive.base_url.strip().rstrip("/")
+    return f"{base}/" if base else ""
+
+
+def _judge_feed_id(s: Store, cfg: Config) -> str:
+    """The judge feed's Atom id (a tag URI): the judge's domain and its first game's
+    creation date, which no rebuild or new year changes (the date's year once was fixed in
+    the code, the id bound to change)."""
+    row = s.one("SELECT min(created) AS at FROM games")
+    since = str(row["at"])[:10] if row and row["at"] else "1970-01-01"
+    return f"tag:{cfg.domain},{since}:archive"
+
+
 def _game(s: Store, cfg: Config, row: dict) -> dict:
     try:
-        title = get_variant(row["variant"]).title
-    except Exception:  # a variant this judge no longer runs: its name
-        title = row["variant"]
+        variant = get_variant(row["variant"])
+        title, picture = variant.title, (variant.picture_name, variant.picture_shows)
+    except Exception:  # a variant this judge no longer runs: its name, the engine's words
+        title, picture = row["variant"], ("Map", "every unit and supply centre")
     return {"id": row["id"], "name": row["name"], "variant": title, "status": row["status"],
+            "picture_name": picture[0], "picture_shows": picture[1],
             "phase": row["phase"] or "", "created": row["created"], "domain": cfg.domain,
             "folder": game_folder(row["name"])}
 
@@ -125,11 +159,12 @@ def game_pages(s: Store, cfg: Config, game: dict) -> dict[str, bytes]:
         (game["id"],))]
     if not rows:
         return {}
+    _undone(rows)
     folder = game["folder"]
     names = rows[-1]["names"]
-    counted = [r for r in rows if r["counts"]]
+    counted = [r for r in rows if r["counts"] and not r["undone_at"]]  # void ones left out
     columns = sorted({n for r in counted for n in r["counts"]})
-    latest = next((r for r in reversed(rows) if r["picture"]), None)
+    latest = next((r for r in reversed(rows) if r["picture"] and not r["undone_at"]), None)
     files = {f"{folder}index.html": _render(
         "game.html.j2", root="../../", game=game, entries=rows, names=names,
         counted=counted, columns=columns, latest=latest)}
@@ -138,12 +173,29 @@ def game_pages(s: Store, cfg: Config, game: dict) -> dict[str, bytes]:
             "page.html.j2", root="../../", game=game, entry=r,
             previous=rows[k - 1] if k else None, following=rows[k + 1] if k + 1 < len(rows)
             else None)
+    # a feed's links absolute when the archive has an address: a feed reader keeps the
+    # entries away from the feed (relative links otherwise, the folder served anywhere)
+    here = f"{_root(cfg)}{folder}" if _root(cfg) else ""
     files[f"{folder}feed.atom"] = _render(
         "feed.atom.j2", title=f"Diplomacy game {game['name']}", entries=list(reversed(rows)),
-        self_href="feed.atom", home="index.html", site_feed=False,
+        self_href=f"{here}feed.atom", home=f"{here}index.html", entry_root=here,
+        site_feed=False, notes=_feed_notes(rows, here),
         feed_id=f"tag:{game['domain']},{game['created'][:10]}:{game['name'].lower()}",
         updated=rows[-1]["at"], texts={r["id"]: r["text"] for r in rows})
     return files
+
+
+def _feed_notes(rows: list[dict], here: str) -> dict[int, str]:
+    """What a feed entry of a void mail says first: rolled back, and where its phase was
+    played again (``here``: the game folder's address, or '' for links within the feed)."""
+    notes = {}
+    for r in rows:
+        if r["undone_at"]:
+            again = (f"played again: {here}{r['replaced']['page']}" if r["replaced"] else
+                     "not played again yet")
+            notes[r["id"]] = (f"[Rolled back to {r['undone_to']}: these results are void; "
+                              f"{again}.]\n\n")
+    return notes
 
 
 def game_pictures(s: Store, game: dict, ids: Iterable[int] | None = None) -> dict[str, bytes]:
@@ -164,12 +216,19 @@ def index_pages(s: Store, cfg: Config, games: list[dict]) -> dict[str, bytes]:
             last[r["game_id"]] = {"names": json.loads(r["names"]), "at": r["at"]}
     by_id = {g["id"]: g for g in games}
     recent = []
+    notes: dict[int, str] = {}
     if games:
         for r in s.all(f"SELECT {COLUMNS} FROM archive_mail WHERE {PUBLIC} ORDER BY at DESC, "
                        "id DESC LIMIT ?", (FEED_ENTRIES,)):
             g = by_id.get(r["game_id"])
             if g is not None:
                 recent.append(_entry(r, g))
+        for gid in {r["game_id"] for r in recent if r["undone_at"]}:  # where each was replaced
+            rows = [_entry(r, by_id[gid]) for r in s.all(
+                f"SELECT {COLUMNS} FROM archive_mail WHERE game_id = ? AND {PUBLIC} ORDER BY "
+                "id", (gid,))]
+            _undone(rows)
+            notes.update(_feed_notes(rows, f"{_root(cfg)}{by_id[gid]['folder']}"))
     updated = recent[0]["at"] if recent else "1970-01-01T00:00:00+00:00"
     return {
         "index.html": _render("index.html.j2", root="", games=games, last=last,
@@ -177,8 +236,9 @@ def index_pages(s: Store, cfg: Config, games: list[dict]) -> dict[str, bytes]:
         "style.css": environment().loader.get_source(  # type: ignore[union-attr]
             environment(), "archive/style.css.j2")[0].encode(),  # as written (not a template)
         "feed.atom": _render("feed.atom.j2", title=f"{cfg.name}: the games' public mail",
-                             entries=recent, self_href="feed.atom", home="index.html",
-                             site_feed=True, feed_id=f"tag:{cfg.domain},2026:archive",
+                             entries=recent, self_href=f"{_root(cfg)}feed.atom",
+                             home=f"{_root(cfg)}index.html", entry_root=_root(cfg),
+                             site_feed=True, feed_id=_judge_feed_id(s, cfg), notes=notes,
                              updated=updated, texts={r["id"]: r["text"] for r in recent}),
     }
 

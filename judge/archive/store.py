@@ -5,8 +5,10 @@ variant's publication), made of what an observer of the game is mailed and nothi
 with the observer's template and context): it stores the message's job (template and context,
 pickled as the outbox's jobs are) and which picture it carries, so the transaction does no
 rendering. :func:`publish` runs after it, off the deadline's path (``judge serve``'s archive
-thread): it renders the text and takes the picture's PNG from a mail that carried it, once
-the painter has built that mail (the same bytes, never drawn again). Nothing here reads an
+thread): it renders the text and takes the picture's PNG from the painter, which keeps the
+public picture it draws for the archive (``Outbox.keep_picture``: the same bytes every mail
+carrying it has, never drawn again, and kept even when every such mail was held past the
+ceiling and went as text in a digest). Nothing here reads an
 address, a password, press or anything private: the rows hold the public text, the public
 picture, and the powers' names and centre counts as the public report gives them.
 """
@@ -20,7 +22,7 @@ import re
 from email import message_from_bytes
 from typing import Any
 
-from judge.mail.outbox import Outbox
+from judge.mail.outbox import Outbox, drawn_picture, drop_picture
 from judge.storage import Store, iso
 from judge.text import render
 
@@ -35,7 +37,7 @@ MIGRATIONS = [
         game_id INTEGER NOT NULL REFERENCES games(id),
         slug TEXT NOT NULL,              -- the page's name in the game's folder: S1901M, start
         phase TEXT NOT NULL,             -- the phase the mail is about
-        kind TEXT NOT NULL,              -- report | start | publication | notice
+        kind TEXT NOT NULL,              -- report | start | publication | notice | press
         at TEXT NOT NULL,                -- UTC, the judge's clock when it was queued
         subject TEXT NOT NULL,
         names TEXT NOT NULL,             -- JSON [public name, ...] of the powers playing
@@ -43,6 +45,7 @@ MIGRATIONS = [
         orders TEXT,                     -- JSON {public name: [{order, result, reason}]} or NULL
         job BLOB,                        -- pickled template and context, until rendered
         carrier INTEGER,                 -- outbox id of a mail carrying the public picture
+                                         -- (rows kept before picture_id, below)
         text TEXT,                       -- the public text, once rendered
         filename TEXT,
         png BLOB,                        -- the public picture as mailed (NULL: none)
@@ -57,6 +60,18 @@ MIGRATIONS = [
         facts TEXT NOT NULL              -- JSON: the game's name, variant, status and phase
     );                                   -- as its pages last showed them
     """,
+    # the public picture taken from the painter (pictures.id, kept until drawn: the outbox's
+    # keep_picture), not from a mail carrying it: a mail held past the ceiling carries none
+    """
+    ALTER TABLE archive_mail ADD COLUMN picture_id INTEGER;
+    """,
+    # a mail a ROLLBACK made void (a report of a phase undone): when, back to which phase,
+    # and the archived rollback notice that told it (NULL until it is kept)
+    """
+    ALTER TABLE archive_mail ADD COLUMN undone_at TEXT;
+    ALTER TABLE archive_mail ADD COLUMN undone_to TEXT;
+    ALTER TABLE archive_mail ADD COLUMN undone_by INTEGER;
+    """,
 ]
 
 def slug_base(kind: str, phase: str, subject: str) -> str:
@@ -67,9 +82,10 @@ def slug_base(kind: str, phase: str, subject: str) -> str:
         return phase
     if kind == "start":
         return "start"
-    # a notice's subject is "GAME - what" (notices.py), a publication's "GAME: what"
-    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(" - " if kind == "notice" else
-                                                         ": ")[2].lower()).strip("-")
+    # a notice's and press's subject is "GAME - what" (notices.py, press.py), a
+    # publication's "GAME: what"
+    words = re.sub(r"[^a-z0-9]+", "-", subject.partition(
+        " - " if kind in ("notice", "press") else ": ")[2].lower()).strip("-")
     return words[:60].strip("-") or "notice"
 
 
@@ -128,21 +144,42 @@ def keep(outbox: Outbox, s: Store, game: dict, *, kind: str, phase: str, subject
         blob = pickle.dumps({"template": template, "context": full})
     except Exception:  # a context that does not pickle: its text rendered now, stored as is
         blob = pickle.dumps({"text": render(template, **full)})
-    carrier, filename, png = None, None, None
-    if "picture" in picture:  # drawn after the transaction: taken from a mail carrying it
-        row = s.one("SELECT min(outbox_id) AS id FROM (SELECT outbox_id FROM outbox_jobs "
-                    "WHERE picture_id = ? UNION SELECT outbox_id FROM outbox_pictures WHERE "
-                    "picture_id = ?)", (picture["picture"], picture["picture"]))
-        carrier = row["id"] if row else None
+    picture_id, filename, png = None, None, None
+    if "picture" in picture:  # drawn after the transaction: kept by the painter for us,
+        picture_id = int(picture["picture"])  # whether or not a mail carries it
+        outbox.keep_picture(picture_id)
     elif picture.get("attachments"):  # drawn already
         filename, png = picture["attachments"][0].filename, picture["attachments"][0].data
     cur = s.execute(
         "INSERT INTO archive_mail (game_id, slug, phase, kind, at, subject, names, counts, "
-        "orders, job, carrier, filename, png) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (game["id"], slug, phase, kind, iso(outbox.clock()), subject, json.dumps(names),
-         None if counts is None else json.dumps(counts),
-         None if orders is None else json.dumps(orders), blob, carrier, filename, png))
+        "orders, job, picture_id, filename, png) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?)", (game["id"], slug, phase, kind, iso(outbox.clock()), subject, json.dumps(names),
+               None if counts is None else json.dumps(counts),
+               None if orders is None else json.dumps(orders), blob, picture_id, filename,
+               png))
     return int(cur.lastrowid or 0)
+
+
+def undo(s: Store, game_id: int, to_phase: str, phases: list[str], at: str) -> int:
+    """A ROLLBACK to ``to_phase`` made void the results of ``phases`` (it and those after
+    it): their reports, and what a variant published after the first of them, are marked
+    undone (a report of the phase played again gets a page of its own). How many."""
+    ensure(s)
+    marks = ", ".join("?" * len(phases))
+    first = s.one(f"SELECT min(id) AS id FROM archive_mail WHERE game_id = ? AND kind = "
+                  f"'report' AND undone_at IS NULL AND phase IN ({marks})",
+                  (game_id, *phases))
+    if first is None or first["id"] is None:
+        return 0
+    return s.execute("UPDATE archive_mail SET undone_at = ?, undone_to = ? WHERE game_id = ? "
+                     "AND undone_at IS NULL AND id >= ? AND kind IN ('report', "
+                     "'publication')", (at, to_phase, game_id, first["id"])).rowcount
+
+
+def undone_told(s: Store, game_id: int, notice_id: int) -> None:
+    """The rollback notice ``notice_id`` (kept) told of the mail undone since the last one."""
+    s.execute("UPDATE archive_mail SET undone_by = ? WHERE game_id = ? AND undone_at IS NOT "
+              "NULL AND undone_by IS NULL", (notice_id, game_id))
 
 
 def picture_of(raw: bytes) -> tuple[str, bytes] | None:
@@ -157,12 +194,14 @@ def picture_of(raw: bytes) -> tuple[str, bytes] | None:
 
 
 def publish(s: Store) -> set[int]:
-    """Render the text of each waiting row and take its picture from the mail that carried
-    it, once that mail is built; a game's rows in order (one whose mail is still being
-    built holds back those after it). Returns the games with rows made ready."""
+    """Render the text of each waiting row and take its picture from the painter once it
+    is drawn (the same bytes as every mail that carries it; a row kept before that took it
+    from a mail that carried it, once built); a game's rows in order (one whose picture is
+    still being drawn holds back those after it). Returns the games with rows made ready."""
     if not present(s):
         return set()
-    rows = s.all("SELECT id, game_id, job, carrier, filename FROM archive_mail "
+    ensure(s)
+    rows = s.all("SELECT id, game_id, job, carrier, picture_id, filename FROM archive_mail "
                  "WHERE state = 'waiting' ORDER BY id")
     held: set[int] = set()
     done: list[tuple[int, int, str, str | None, bytes | None]] = []
@@ -170,7 +209,13 @@ def publish(s: Store) -> set[int]:
         if r["game_id"] in held:
             continue
         filename, png = r["filename"], None
-        if r["carrier"] is not None:
+        if r["picture_id"] is not None:
+            drawn, name, png = drawn_picture(s, r["picture_id"])
+            if not drawn:
+                held.add(r["game_id"])  # the painter has not drawn it yet
+                continue
+            filename = name if png is not None else None
+        elif r["carrier"] is not None:  # kept before pictures were kept for the archive
             mail = s.one("SELECT state, raw FROM outbox WHERE id = ?", (r["carrier"],))
             if mail is not None and not mail["raw"] and mail["state"] in ("waiting", "held"):
                 held.add(r["game_id"])  # the painter has not built it yet
@@ -187,7 +232,11 @@ def publish(s: Store) -> set[int]:
         done.append((r["id"], r["game_id"], text, filename, png))
     if not done:
         return set()
+    pictures = [r["picture_id"] for r in rows if r["picture_id"] is not None
+                and r["id"] in {d[0] for d in done}]
     with s.transaction():
+        for pid in pictures:
+            drop_picture(s, pid)
         for oid, _, text, filename, png in done:
             if png is None:  # kept as given (drawn before the transaction), or none
                 s.execute("UPDATE archive_mail SET text = ?, job = NULL, state = 'ready' "

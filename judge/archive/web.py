@@ -5,12 +5,15 @@ with no web server of its own; anything public goes through a real web server in
 Waitress (a pure-Python WSGI server) serves WhiteNoise (static files: GET and HEAD only,
 ETag and Last-Modified, ``index.html`` for a folder, nothing outside the folder): no HTTP is
 written here. WhiteNoise looks each file up when it is asked for (``autorefresh``), since the
-judge writes new pages while it runs.
+judge writes new pages while it runs. It serves only the archive's own files (:class:`_Archive`):
+no dotfile or dotted folder (an update's ``.NAME.tmp`` files, a host's ``.htpasswd``), no kind of
+file the archive does not write, nothing a symlink leads to outside the folder.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 
 from waitress.server import create_server  # type: ignore[import-untyped]
 from whitenoise import WhiteNoise  # type: ignore[import-untyped]
+from whitenoise.responders import MissingFileError  # type: ignore[import-untyped]
 
 from judge.archive.write import make_folder
 
@@ -40,11 +44,36 @@ def _headers(headers: Any, path: str, url: str) -> None:
     headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; script-src 'none'"
 
 
+class _Archive(WhiteNoise):  # type: ignore[misc]
+    """WhiteNoise serving only what the archive writes: any file under its root it served,
+    a dotfile, a temporary file of an update and a symlink's target outside the folder too."""
+
+    def __init__(self, folder: Path, **kwargs: Any) -> None:
+        super().__init__(_not_found, root=str(folder), **kwargs)
+        self.root = os.path.abspath(folder)
+        self.real_root = os.path.realpath(folder)
+
+    def _ours(self, path: str) -> bool:
+        asked = os.path.relpath(os.path.abspath(path), self.root)
+        real = os.path.realpath(path)
+        # the archive writes no symlink: one (of the file or a folder above it) is refused,
+        # wherever it leads
+        if os.path.join(self.real_root, asked) != real and asked != ".":
+            return False
+        if any(p.startswith(".") for p in asked.split(os.sep) if p != "."):  # .NAME.tmp
+            return False
+        return os.path.isdir(real) or os.path.splitext(real)[1] in MIMETYPES
+
+    def get_static_file(self, path: str, url: str, stat_cache: Any = None) -> Any:
+        if not self._ours(path):
+            raise MissingFileError(path)
+        return super().get_static_file(path, url, stat_cache=stat_cache)
+
+
 def application(folder: Path) -> WhiteNoise:
     """The WSGI application serving ``folder``."""
-    return WhiteNoise(_not_found, root=str(folder), autorefresh=True, index_file=True,
-                      max_age=60, allow_all_origins=False, mimetypes=MIMETYPES,
-                      add_headers_function=_headers)
+    return _Archive(folder, autorefresh=True, index_file=True, max_age=60, allow_all_origins=False,
+                    mimetypes=MIMETYPES, add_headers_function=_headers)
 
 
 class ArchiveServer:

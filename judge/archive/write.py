@@ -111,5 +111,7 @@ def _facts(game: dict) -> str:
 def rebuild(s: Store, cfg: Config, out: Path) -> int:
     """``judge archive --out``: the whole archive written into ``out`` from the database
     (what is published; nothing is changed in the database). How many files changed."""
+    if present(s):  # its columns as the pages read them (the judge adds them at its start)
+        ensure(s)
     make_folder(out)
     return write_files(out, pages.site(s, cfg))

@@ -213,6 +213,10 @@ class Variant:
     description: str
     board: Board
     rules: Rules
+    # what a picture of the board is, and shows, in the variant's own words (the web
+    # archive's text alternative: "Map of game X after S1901M: every unit and supply centre")
+    picture_name: str = "Map"
+    picture_shows: str = "every unit and supply centre"
 
     def initial_position(self) -> Position:
         """The first position, named for this variant (rules shared by several variants,

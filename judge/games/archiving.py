@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from judge.archive.store import keep, next_slug, page_path
+from judge.archive.store import keep, next_slug, page_path, undo, undone_told
 from judge.engine.events import Event, visible_events
 from judge.games import settings as S
 from judge.games.flow import flow_of, game_settings
 from judge.mail.outbox import Outbox
-from judge.storage import Store
+from judge.storage import Store, iso
 
 log = logging.getLogger("judge.archive")
 OBSERVER = {"you": None, "role": "observer"}  # the reader the archive is: sees what is public
@@ -44,16 +44,17 @@ def page_url(outbox: Outbox, s: Store, game: dict, kind: str, phase: str) -> str
 
 def _keep(outbox: Outbox, s: Store, game: dict, kind: str, phase: str, subject: str,
           template: str, context: dict, picture: dict, *, counts: dict | None = None,
-          orders: dict | None = None) -> None:
+          orders: dict | None = None) -> int | None:
     try:
         names = _by_name(game, {p["power"]: 1 for p in s.players(game["id"])})
-        keep(outbox, s, game, kind=kind, phase=phase, subject=subject, template=template,
+        return keep(outbox, s, game, kind=kind, phase=phase, subject=subject, template=template,
              context=context, picture=picture, names=list(names),
              counts=None if counts is None else _by_name(game, counts),
              orders=None if orders is None else _by_name(game, orders))
     except Exception:  # the archive must never stop a game's reports
         log.exception("archive: %s's %s mail about %s could not be kept", game["name"], kind,
                       phase)
+        return None
 
 
 def _table_counts(context: dict) -> dict[str, int] | None:
@@ -109,9 +110,42 @@ def publication(outbox: Outbox, s: Store, game: dict, subject: str, template: st
 
 
 def notice(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
-           context: dict) -> None:
-    """A public notice (the end of the game), as its observers get it (``context`` theirs)."""
+           context: dict) -> int | None:
+    """A notice every observer of the game is mailed (a pause, a rollback, the end of the
+    game), as they get it (``subject`` and ``context`` theirs); its row's id."""
+    if not outbox.cfg.archive.on:
+        return None
+    return _keep(outbox, s, game, "notice", str(game.get("phase") or ""), subject, template,
+                 {**context, **OBSERVER}, {})
+
+
+def press(outbox: Outbox, s: Store, game: dict, subject: str, template: str,
+          context: dict) -> None:
+    """A broadcast every observer of the game is mailed (the game sends them broadcast
+    press), as they get it; press to a power never comes here."""
     if not outbox.cfg.archive.on:
         return
-    _keep(outbox, s, game, "notice", str(game.get("phase") or ""), subject, template,
+    _keep(outbox, s, game, "press", str(game.get("phase") or ""), subject, template,
           {**context, **OBSERVER}, {})
+
+
+def rolled_back(outbox: Outbox, s: Store, game: dict, to_phase: str, later: list[str]) -> None:
+    """A ROLLBACK to ``to_phase`` made void its results and those of the ``later`` phases:
+    their pages say so (marked in the rollback's transaction, before a PROCESS later in the
+    same mail reports the phase again)."""
+    if not outbox.cfg.archive.on:
+        return
+    try:
+        undo(s, game["id"], to_phase, [to_phase, *later], iso(outbox.clock()))
+    except Exception:  # the archive must never stop a game's commands
+        log.exception("archive: %s's rollback to %s could not be marked", game["name"],
+                      to_phase)
+
+
+def rollback_told(outbox: Outbox, s: Store, game: dict, notice_id: int | None) -> None:
+    """The rollback's notice, kept as ``notice_id``: the void pages link to it."""
+    if notice_id:
+        try:
+            undone_told(s, game["id"], notice_id)
+        except Exception:  # the archive must never stop a game's notices
+            log.exception("archive: %s's rollback notice could not be linked", game["name"])

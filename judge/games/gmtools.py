@@ -21,8 +21,8 @@ from judge.durations import parse_duration
 from judge.engine.events import visible_events
 from judge.engine.position import phase_code
 from judge.games import ahead as AH
+from judge.games import archiving, draws, reporting
 from judge.games import deadlines as D
-from judge.games import draws, reporting
 from judge.games import game as G
 from judge.games import notices as N
 from judge.games import observers as O
@@ -590,6 +590,7 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if target == game["phase"]:
         raise GameError(f"game {game['name']} is already in {target}")
     later = [r["phase"] for r in rows if r["id"] > ids[target]]
+    archiving.rolled_back(actor.outbox, s, game, target, later)  # their pages: void
     for phase in later:
         for table in ("orders", "waits", "votes"):
             s.execute(f"DELETE FROM {table} WHERE game_id = ? AND phase = ?",  # noqa: S608

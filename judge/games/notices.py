@@ -63,11 +63,20 @@ def to_powers(actor: FlowContext, game: dict, powers: list[str], template: str, 
 
 def to_all(actor: FlowContext, game: dict, template: str, subject: str, context: dict[str, Any],
            roles: tuple[str, ...] = ("player", "master", "observer", "list"),
-           about: str | None = None) -> None:
+           about: str | None = None) -> int | None:
     """A notice to every reader; ``about``: the power it is about, named in ``subject`` as
-    ``{name}``, as the reader knows it (a Gunboat pseudonym)."""
+    ``{name}``, as the reader knows it (a Gunboat pseudonym). One that observers get is kept
+    in the game's web archive too, as an observer gets it (whether the game has observers
+    or not): the id of its row there, or None."""
     s = actor.s
     base = _base(s, game)
+    if "observer" in roles:
+        names = names_for(game, None, "observer")
+        kept = archiving.notice(actor.outbox, s, game, subject.replace(
+            "{name}", names["names"][about]) if about else subject, template,
+            {**base, **context, **names})
+    else:
+        kept = None
     for r in readers(s, game):
         if r.role not in roles:
             continue
@@ -79,6 +88,7 @@ def to_all(actor: FlowContext, game: dict, template: str, subject: str, context:
                                     "role": r.role},
                            game_id=game["id"],
                            headers=list_headers(actor.cfg, game, r.address))
+    return kept
 
 
 def to_master(actor: FlowContext, game: dict, template: str, subject: str,
@@ -177,18 +187,15 @@ def rolled_back(actor: FlowContext, game: dict, phase: str,
     """``ahead``: by power, the phases whose orders sent ahead are pending again (each
     player reads only his own). ``then``: the phase's name and deadline as the rollback
     left them (a PROCESS later in the same mail moves the game on before this is sent)."""
-    to_all(actor, game, "notices/rolled_back.txt.j2",
-           f"{game['name']} - rolled back to {phase}", {"to_phase": phase,
-                                                         "ahead": ahead or {}, **(then or {})})
+    kept = to_all(actor, game, "notices/rolled_back.txt.j2",
+                  f"{game['name']} - rolled back to {phase}",
+                  {"to_phase": phase, "ahead": ahead or {}, **(then or {})})
+    archiving.rollback_told(actor.outbox, actor.s, game, kept)  # the void pages link to it
 
 
 def ended(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
     subject, context = f"{game['name']} - game over", {"how": how, "powers": powers}
-    to_all(actor, game, "notices/ended.txt.j2", subject, context)
-    # how the game's story ends, in its web archive too (as an observer reads it)
-    archiving.notice(actor.outbox, actor.s, game, subject, "notices/ended.txt.j2",
-                     {**_base(actor.s, game), **context,
-                      **names_for(game, None, "observer")})
+    to_all(actor, game, "notices/ended.txt.j2", subject, context)  # archived there too
 
 
 def deadline_moved_after(actor: FlowContext, ses: Any, game: dict) -> None:

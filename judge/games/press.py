@@ -15,6 +15,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from judge.games import archiving
 from judge.games import game as G
 from judge.games import settings as S
 from judge.games.flow import flow_of, game_settings
@@ -143,6 +144,11 @@ def send(actor: FlowContext, game: dict, sender: str, targets: list[str] | None,
                            game_id=game["id"], headers=list_headers(actor.cfg, game,
                                                                      r.address))
         sent += 1
+    if targets is None and st["observerpress"]:  # what observers get, in the web archive
+        archiving.press(actor.outbox, s, game, f"{game['name']} - press from "
+                        f"{label(game, shown, None)}", "press.txt.j2", {
+                            "sender": label(game, shown, None), "grey": grey, "text": text,
+                            "to": None, "gmpress": st["gmpress"], "game": game["name"]})
     who = "everyone" if targets is None else ", ".join(
         _names(game, targets, None if sender == MASTER else sender))
     note = " The master of this game reads all press." if st["gmpress"] else ""

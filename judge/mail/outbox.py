@@ -261,6 +261,11 @@ class Outbox:
             "INSERT INTO pictures (created, filename, svg) VALUES (?, ?, ?)",
             (iso(self.clock()), filename, svg)).lastrowid or 0)
 
+    def keep_picture(self, picture_id: int) -> None:
+        """Keep picture ``picture_id`` once drawn, whatever becomes of the mail that waits
+        for it (:func:`drawn_picture` reads it, :func:`drop_picture` lets it go)."""
+        self.store.execute("UPDATE pictures SET kept = 1 WHERE id = ?", (picture_id,))
+
     def _bounded_reply(self, body: str, attachments: list[Attachment], message: dict
                        ) -> tuple[bytes, str]:
         """The reply as sent, within reply_max_bytes (:func:`bounded_reply`)."""
@@ -402,7 +407,8 @@ def jobs_to_render(store: Store, groups: int, skip: Collection[int] = ()
     """Stored jobs, oldest first, in groups (a game's jobs together, so they are released
     together and in order; a job without a game is a group of its own, keyed by minus its
     outbox id), at most ``groups`` groups, none of those in ``skip`` (in hand already).
-    Each job: outbox_id, picture_id, job, and the picture's filename and svg (or None)."""
+    Each job: outbox_id, picture_id, job, and the picture's filename, svg and whether it is
+    kept once drawn (or None)."""
     keys = [r["g"] for r in store.all(
         "SELECT coalesce(game_id, -outbox_id) AS g FROM outbox_jobs GROUP BY g "
         "ORDER BY min(outbox_id) LIMIT ?", (groups + len(skip),)) if r["g"] not in skip]
@@ -412,7 +418,7 @@ def jobs_to_render(store: Store, groups: int, skip: Collection[int] = ()
     marks = ", ".join("?" * len(keys))
     rows = store.all(
         "SELECT j.outbox_id, coalesce(j.game_id, -j.outbox_id) AS g, j.picture_id, j.job, "
-        "p.filename, p.svg FROM outbox_jobs j LEFT JOIN pictures p ON p.id = j.picture_id "
+        "p.filename, p.svg, p.kept FROM outbox_jobs j LEFT JOIN pictures p ON p.id = j.picture_id "
         f"WHERE coalesce(j.game_id, -j.outbox_id) IN ({marks}) ORDER BY j.outbox_id", keys)
     out: dict[int, list[dict]] = {k: [] for k in keys}
     for r in rows:
@@ -446,13 +452,17 @@ def plain_message(store: Store, outbox_id: int) -> bytes:
     return raw
 
 
-def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
+def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]],
+                drawn: dict[int, bytes] | None = None) -> int:
     """Release rendered messages to the sender, in one transaction: (outbox id, the message;
     None: it could not be rendered, its :func:`plain_message` goes in its place, and only if
     even that fails is the row given up as failed). A picture no job waits for any more is
-    dropped. Returns how many were released."""
+    dropped, but a kept one (:meth:`Outbox.keep_picture`), with its PNG from ``drawn``
+    (picture id -> the PNG the pool drew). Returns how many were released."""
     released = 0
     with store.transaction():
+        for pid, png in (drawn or {}).items():
+            _keep_drawn(store, pid, png)
         pictures = set()
         for oid, raw in rendered:
             row = store.one("SELECT picture_id FROM outbox_jobs WHERE outbox_id = ?", (oid,))
@@ -480,19 +490,42 @@ def finish_jobs(store: Store, rendered: list[tuple[int, bytes | None]]) -> int:
                                           (raw, note, oid)).rowcount
             store.execute("DELETE FROM outbox_jobs WHERE outbox_id = ?", (oid,))
         for pid in pictures:
-            store.execute("DELETE FROM pictures WHERE id = ? AND NOT EXISTS (SELECT 1 FROM "
-                          "outbox_jobs WHERE picture_id = ?) AND NOT EXISTS (SELECT 1 FROM "
-                          "outbox_pictures WHERE picture_id = ?)", (pid, pid, pid))
+            store.execute("DELETE FROM pictures WHERE id = ? AND kept = 0 AND NOT EXISTS "
+                          "(SELECT 1 FROM outbox_jobs WHERE picture_id = ?) AND NOT EXISTS "
+                          "(SELECT 1 FROM outbox_pictures WHERE picture_id = ?)",
+                          (pid, pid, pid))
     return released
+
+
+def _keep_drawn(store: Store, picture_id: int, png: bytes | None) -> None:
+    """A kept picture drawn (``png`` None: it could not be): its PNG stays for its reader."""
+    store.execute("UPDATE pictures SET drawn = 1, png = ?, svg = '' WHERE id = ? AND kept = 1 "
+                  "AND drawn = 0", (png, picture_id))
+
+
+def drawn_picture(store: Store, picture_id: int) -> tuple[bool, str, bytes | None]:
+    """A kept picture: whether it is drawn yet (or is gone), its file name and its PNG (None:
+    it could not be drawn, or is gone)."""
+    row = store.one("SELECT filename, drawn, png FROM pictures WHERE id = ?", (picture_id,))
+    if row is None:
+        return True, "", None
+    return bool(row["drawn"]), row["filename"], bytes(row["png"]) if row["png"] else None
+
+
+def drop_picture(store: Store, picture_id: int) -> None:
+    """A kept picture its reader has taken: gone once no mail waits for it either."""
+    store.execute("DELETE FROM pictures WHERE id = ? AND drawn = 1 AND NOT EXISTS (SELECT 1 "
+                  "FROM outbox_jobs WHERE picture_id = ?) AND NOT EXISTS (SELECT 1 FROM "
+                  "outbox_pictures WHERE picture_id = ?)", (picture_id, picture_id, picture_id))
 
 
 def pictures_to_draw(store: Store, limit: int = 100) -> list[dict]:
     """Pictures waiting to be drawn for reports queued without a job and for replies (id,
     filename, svg), the replies' first, then oldest first (those of jobs are drawn with their
     jobs: jobs_to_render)."""
-    return store.all("SELECT id, filename, svg FROM pictures WHERE id NOT IN (SELECT "
-                     "picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) ORDER BY "
-                     "id IN (SELECT picture_id FROM reply_pictures) DESC, id LIMIT ?",
+    return store.all("SELECT id, filename, svg FROM pictures WHERE drawn = 0 AND id NOT IN "
+                     "(SELECT picture_id FROM outbox_jobs WHERE picture_id IS NOT NULL) "
+                     "ORDER BY id IN (SELECT picture_id FROM reply_pictures) DESC, id LIMIT ?",
                      (limit,))
 
 
@@ -508,7 +541,7 @@ def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
                           (png or b"", picture_id))
             store.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
             return _release_reply(store, reply["outbox_id"])
-        row = store.one("SELECT filename FROM pictures WHERE id = ?", (picture_id,))
+        row = store.one("SELECT filename, kept FROM pictures WHERE id = ?", (picture_id,))
         waiting = store.all("SELECT outbox_id, message FROM outbox_pictures WHERE picture_id = ?",
                             (picture_id,))
         for w in waiting:
@@ -521,5 +554,8 @@ def attach_picture(store: Store, picture_id: int, png: bytes | None) -> int:
                 store.execute("UPDATE outbox SET state = 'pending' WHERE id = ? AND "
                               "state = 'waiting'", (w["outbox_id"],))
         store.execute("DELETE FROM outbox_pictures WHERE picture_id = ?", (picture_id,))
-        store.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
+        if row is not None and row["kept"]:  # its reader takes it (drop_picture)
+            _keep_drawn(store, picture_id, png)
+        else:
+            store.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
     return len(waiting)

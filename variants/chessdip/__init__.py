@@ -14,4 +14,6 @@ VARIANT = Variant(
     description=files(__name__).joinpath("description.md").read_text(encoding="utf-8"),
     board=BOARD,
     rules=ChessRules(BOARD),
+    picture_name="Board",
+    picture_shows="every piece on its square, each centre square in its owner's colour",
 )
