@@ -597,6 +597,19 @@ def test_a_second_auto_submitted_header_silences_the_mail(tmp_path):
     assert judge.deliver(raw) == []
 
 
+def test_an_automatic_sender_in_any_from_header_silences_the_mail(tmp_path):
+    """A bounce with two From headers, MAILER-DAEMON first and a person second, was answered
+    at the envelope sender (two Froms name no one author): found by the nightly fuzz run. An
+    automatic sender named in any From header is never answered."""
+    from mailkit import InProcessJudge
+
+    judge = InProcessJudge(tmp_path)
+    raw = (b"From: MAILER-DAEMON@players.test\r\nFrom: Eve <eve@players.test>\r\n"
+           b"To: judge@localhost\r\nSubject: Undelivered\r\n\r\nHELP\r\n")
+    assert judge.deliver(raw, "eve@players.test") == []
+    assert judge.inbox_states() == ["ignored"]
+
+
 # ------------------------------------------------------------------ orders by mail
 @pytest.fixture(scope="module")
 def variant_games(harness):

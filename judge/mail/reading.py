@@ -297,6 +297,12 @@ def ignore_reason(msg: Message, sender: str, mail_from: str | None, own_address:
     local = sender.split("@", 1)[0].lower()
     if local in _AUTO_LOCALPARTS:
         return f"automatic sender ({local})"
+    # a From naming an automatic sender anywhere (two From headers, MAILER-DAEMON first: the
+    # author falls back to the envelope sender, yet the mail is a bounce)
+    for value in _values(msg, "From"):
+        for word in re.findall(r"[^\s<>\"(),;:@]+(?=@)", value):
+            if word in _AUTO_LOCALPARTS:
+                return f"automatic sender ({word})"
     if sender.lower() == own_address.lower():
         return "mail from the judge itself (loop)"
     if _header(msg, MARKER_HEADER):
