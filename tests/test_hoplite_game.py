@@ -17,6 +17,7 @@ must agree on which lines stand.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import pytest
@@ -218,3 +219,41 @@ def test_merge_and_another_order_for_its_unit_give_one_result_in_any_listing() -
     assert V.write_position(merged)["units"] == {"ATHENS": ["2A MAR"]}
     moved = V.adjudicate_lines(position, [("ATHENS", merge), ("ATHENS", move)]).position
     assert V.write_position(moved)["units"] == {"ATHENS": ["A ATH", "A MAR"]}
+
+
+def test_fleets_built_on_both_coasts_of_one_city_give_one_result_in_any_listing() -> None:
+    """The season simulator's case (hoplite26 and hoplite46, W451BCA, seed 20261127):
+    Thessaly builds ``F LAR/NC`` and ``F LAR/SC``. A unit in a two-coast province stands on
+    one coast (Multiplicity rule 5), so the two fleets cannot stand together: both are
+    refused, with the reason, whatever their order, and the armies are still built. Before,
+    the fleets merged into ``2F`` on the coast of the line written first."""
+    position = V.initial_position()
+    lines = ["BUILD F LAR/NC", "BUILD A PLI", "BUILD F LAR/SC", "BUILD A PLI", "BIULD X QQQ"]
+    results = set()
+    for listing in itertools.permutations(lines):
+        read = {x["text"]: x for x in read_order_lines(V, position, "THESSALY", list(listing))}
+        for fleet in ("BUILD F LAR/NC", "BUILD F LAR/SC"):
+            assert read[fleet]["error"] == (
+                "fleets are ordered onto both coasts of Larissa (LAR/NC, LAR/SC), and a unit "
+                "there stands on one coast (Multiplicity II rule 5): no fleet is placed there")
+        outcome = V.adjudicate_lines(position, [("THESSALY", t) for t in listing])
+        results.add(json.dumps(V.write_position(outcome.position)["units"]))
+        kept = standing(position, [("THESSALY", t) for t in listing])
+        assert sorted(kept) == [("THESSALY", "BUILD A PLI")] * 2
+    assert results == {json.dumps({"THESSALY": ["2A PLI"]})}
+
+
+def test_a_transform_and_a_build_onto_two_coasts_of_one_city_are_both_refused() -> None:
+    """A fleet transformed and a fleet built in one two-coast City stand together only on one
+    coast: ``TRANSFORM A LAR TO F LAR/NC`` with ``BUILD F LAR/SC`` (the army stands on no
+    coast) is refused, both lines, in any order; before, the fleet built came first and the
+    transformed one silently joined it on the south coast."""
+    position = V.read_position({"variant": "hoplite", "phase": "W450BCA",
+                                "units": {"THESSALY": ["A LAR"]},
+                                "centres": {"THESSALY": ["CIE", "LAR", "PLI"]}})
+    lines = ["TRANSFORM A LAR TO F LAR/NC", "BUILD F LAR/SC", "BUILD A CIE"]
+    for listing in itertools.permutations(lines):
+        outcome = V.adjudicate_lines(position, [("THESSALY", t) for t in listing])
+        assert V.write_position(outcome.position)["units"] == {"THESSALY": ["A CIE", "A LAR"]}
+        refused = {r.order for r in outcome.results if r.result != "succeeds"}
+        assert refused == {"TRANSFORM A LAR TO F LAR/NC", "BUILD F LAR/SC"}, listing
