@@ -3,6 +3,7 @@ and a test for each rule, on the standard map (variant ``multiplicity``)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 
 from judge.engine.errors import OrderError
 from judge.engine.variant import FAILS, INVALID, SUCCEEDS, Outcome
+from judge.games.game import read_order_lines
 from judge.variants import get_variant
 
 V = get_variant("multiplicity")
@@ -131,6 +133,52 @@ def test_build_a_fleet_onto_an_army_in_stp_joins_it_on_the_coast() -> None:
     out = play({"RUSSIA": ["A STP"]}, [("RUSSIA", "BUILD F STP/NC")], phase="W1901A",
                centres={"RUSSIA": ["STP", "MOS"]})
     assert units(out)["RUSSIA"] == ["A/F STP/NC"]
+
+
+@pytest.mark.parametrize("army", [[], ["A STP"]])
+def test_fleets_built_on_both_coasts_of_stp_are_refused_in_any_order(army: list[str]) -> None:
+    """Rule 5: a unit in a multiple coast space occupies a specific coast, and builds on one
+    centre join one unit (rule 3). ``BUILD F STP/NC`` and ``BUILD F STP/SC`` in one mail
+    would make one 2F on the coast of the line written first: both are refused with the
+    reason, in either order (also onto an army there, which stands on no coast); the army
+    built beside them is made, and the reply refuses exactly what the adjudicator refuses."""
+    lines = ["BUILD F STP/NC", "BUILD A MOS", "BUILD F STP/SC"]
+    reason = ("fleets are ordered onto both coasts of St Petersburg (STP/NC, STP/SC), and a "
+              "unit there stands on one coast (Multiplicity II rule 5): no fleet is placed there")
+    for listing in itertools.permutations(lines):
+        out = play({"RUSSIA": army}, [("RUSSIA", t) for t in listing], phase="W1901A",
+                   centres={"RUSSIA": ["STP", "MOS", "SEV", "WAR", "RUM", "SWE"]})
+        assert sorted(units(out)["RUSSIA"]) == sorted(["A MOS", *army])
+        assert {r.order: r.reason for r in out.results if r.result == FAILS} == {
+            "BUILD F STP/NC": reason, "BUILD F STP/SC": reason}
+        pos = V.read_position({"variant": "multiplicity", "phase": "W1901A",
+                               "units": {"RUSSIA": army},
+                               "centres": {"RUSSIA": ["STP", "MOS", "SEV", "WAR", "RUM", "SWE"]}})
+        read = read_order_lines(V, pos, "RUSSIA", list(listing))
+        assert {x["text"]: x["error"] for x in read} == {
+            "BUILD F STP/NC": reason, "BUILD F STP/SC": reason, "BUILD A MOS": None}
+
+
+def test_two_fleets_built_on_one_coast_of_stp_make_a_2f() -> None:
+    out = play({}, [("RUSSIA", "BUILD F STP/SC"), ("RUSSIA", "BUILD F STP/SC")],
+               phase="W1901A", centres={"RUSSIA": ["STP", "MOS", "SEV"]})
+    assert units(out)["RUSSIA"] == ["2F STP/SC"]
+
+
+def test_retreats_onto_both_coasts_of_one_province_are_rivals_in_any_order() -> None:
+    """Rule 8 counts a province, not a coast: two fleets retreating to SPA/NC and SPA/SC
+    stand off (equal) or the stronger gets there, whatever the order of the lines."""
+    def retreat(sizes: tuple[str, str], listing: list[str]) -> Outcome:
+        return play({}, [("FRANCE", t) for t in listing], phase="S1901R", dislodged={
+            "FRANCE": [{"unit": f"{sizes[0]} POR", "attacker_from": "MAO",
+                        "retreats": ["SPA/NC", "SPA/SC"]},
+                       {"unit": f"{sizes[1]} WES", "attacker_from": "NAF",
+                        "retreats": ["SPA/SC"]}]})
+    for sizes, after in ((("F", "F"), {}), (("2F", "F"), {"FRANCE": ["2F SPA/NC"]}),
+                         (("F", "2F"), {"FRANCE": ["2F SPA/SC"]})):
+        lines = [f"{sizes[0]} POR R SPA/NC", f"{sizes[1]} WES R SPA/SC"]
+        for listing in (lines, lines[::-1]):
+            assert units(retreat(sizes, listing)) == after, (sizes, listing)
 
 
 def test_one_centre_per_component_and_removals_of_components() -> None:

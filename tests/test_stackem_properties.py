@@ -134,7 +134,8 @@ def _kept(position: Position, lines: list[tuple[str, str]]) -> list[tuple[str, s
     return out
 
 
-MAIL_SEEDS = range(fuzz_seed(), fuzz_seed() + examples(80)) if nightly() else range(80)
+FIRST_SEED = fuzz_seed()  # once: a nightly run draws a new seed at each call
+MAIL_SEEDS = range(FIRST_SEED, FIRST_SEED + examples(80)) if nightly() else range(80)
 
 
 @pytest.mark.parametrize("seed", MAIL_SEEDS)

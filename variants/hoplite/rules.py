@@ -635,6 +635,12 @@ class HopliteRules(MultiplicityRules):
                             ) -> list[tuple[int, str, Order]]:
         return sorted(checked, key=lambda t: (self._RANK[type(t[2])], t[0]))
 
+    def fleet_coast(self, order: Order) -> str | None:
+        """A transform into a fleet puts one on a coast too."""
+        if isinstance(order, Transform):
+            return order.location if order.into == FLEET and "/" in order.location else None
+        return super().fleet_coast(order)
+
     def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
         """Removals pay into the budget, builds are paid from it, transforms cost nothing."""
         text = str(order)

@@ -945,6 +945,36 @@ class MultiplicityRules(StandardRules):
     def adjustment_counts(self, position: Position) -> dict[str, Any]:
         return {p: self.adjustment_count(position, p) for p in self.adjusting_powers(position)}
 
+    def fleet_coast(self, order: Order) -> str | None:
+        """The coast an adjustment order puts a fleet on (``LAR/NC``), if it names one."""
+        if isinstance(order, Build) and "/" in order.unit.location \
+                and parse_kind(order.unit.kind or "")[1]:
+            return order.unit.location
+        return None
+
+    def conflicting_adjustments(self, position: Position,
+                                checked: list[tuple[int, str, Order]]) -> dict[int, str]:
+        """Fleets one player orders onto both coasts of one province (rule 5: a unit in a
+        multiple coast space occupies a specific coast; the builds would join one unit) fail,
+        all of them: which coast to keep would otherwise depend on which line came first.
+        Checking has already refused a coast other than that of a unit standing there. In
+        the initial placement one build per centre, the first written, decides instead."""
+        if not self.stacking(position):
+            return {}
+        coasts: dict[tuple[str, str], dict[int, str]] = {}
+        for k, power, order in checked:
+            loc = self.fleet_coast(order)
+            if loc is not None:
+                coasts.setdefault((self.player_of(power), province_of(loc)), {})[k] = loc
+        refused: dict[int, str] = {}
+        for (_, prov), named in coasts.items():
+            if len(set(named.values())) > 1:
+                reason = (f"fleets are ordered onto both coasts of {self.name(prov)} "
+                          f"({', '.join(sorted(set(named.values())))}), and a unit there stands "
+                          "on one coast (Multiplicity II rule 5): no fleet is placed there")
+                refused.update(dict.fromkeys(named, reason))
+        return refused
+
     def apply_adjustment(self, adj: Adjustments, power: str, order: Order) -> OrderResult:
         """A unit of several components takes as many builds or removals; builds join the
         power's unit there (rule 3), removals take components out of it."""

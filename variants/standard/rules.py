@@ -672,8 +672,8 @@ class StandardRules:
                                 orders: list[tuple[str, Order]]) -> Outcome:
         """The adjustment phase skeleton: count what each power is due (hook
         :meth:`adjustment_counts`), check every order against the position, carry out the good
-        ones (hook :meth:`apply_adjustment`, in the order :meth:`adjustment_sequence` gives),
-        make the removals still owed (hook :meth:`civil_disorder`), the variant's last changes
+        ones (hook :meth:`apply_adjustment`, in the order :meth:`adjustment_sequence` gives;
+        those :meth:`conflicting_adjustments` names fail together first), make the removals still owed (hook :meth:`civil_disorder`), the variant's last changes
         (hook :meth:`adjustments_done`), then the next position. Results are in the order the
         orders were given, civil disorder's (and those :meth:`adjustments_done` adds) after
         them."""
@@ -686,6 +686,11 @@ class StandardRules:
                 checked.append((k, power, self.check(position, power, order)))
             except OrderError as exc:
                 results[k] = OrderResult(power, str(order), FAILS, str(exc), stands=False)
+        conflicts = self.conflicting_adjustments(position, checked)
+        for k, reason in conflicts.items():
+            power, order = next((p, o) for j, p, o in checked if j == k)
+            results[k] = OrderResult(power, str(order), FAILS, reason)
+        checked = [c for c in checked if c[0] not in conflicts]
         for k, power, order in self.adjustment_sequence(checked):
             results[k] = self.apply_adjustment(adj, power, order)
         self.civil_disorder(adj)
@@ -704,6 +709,15 @@ class StandardRules:
         """Hook: whose adjustments an order is for (Hoplite: a major may order its minor's
         builds). In standard play, the power that gave it."""
         return power
+
+    def conflicting_adjustments(self, position: Position,  # noqa: ARG002
+                                checked: list[tuple[int, str, Order]]) -> dict[int, str]:
+        """Hook: the checked adjustment orders ``(index, power, order)`` that fail because of
+        one another whatever their order (Multiplicity: fleets built on both coasts of one
+        province), index -> the reason; none of them is carried out. Decided from the whole
+        set before any order is carried out, so that it cannot depend on how the lines are
+        listed. In standard play, none (one build per province, the first written)."""
+        return {}
 
     def adjustment_sequence(self, checked: list[tuple[int, str, Order]]
                             ) -> list[tuple[int, str, Order]]:
