@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from functools import cache
 
 import pytest
+from test_render import inside  # the tests' own point-in-polygon, not the builder's
 
 from judge.render import render_svg
 from judge.render.drawing import drawing_for
@@ -25,16 +26,6 @@ from judge.variants import get_variant, variant_names
 NS = "{http://www.w3.org/2000/svg}"
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 Box = tuple[float, float, float, float]
-
-
-def inside(point: tuple[float, float], rings) -> bool:
-    x, y = point
-    hit = False
-    for ring in rings:
-        for (x1, y1), (x2, y2) in zip(ring, list(ring[1:]) + [ring[0]], strict=True):
-            if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-                hit = not hit
-    return hit
 
 
 def overlap(a: Box, b: Box) -> bool:
