@@ -301,6 +301,23 @@ def test_conditional_retreat_takes_the_first_possible_destination():
     assert "Your A(Bel) retreated to Ruh." in private["GERMANY"].splitlines()
 
 
+def test_conditional_retreats_keep_no_trace_of_the_line_order():
+    """The nightly season (invariant 6) found the position after a movement phase differ when
+    a power's IF DISLODGED lines for two units came in the other order: they were kept in line
+    order. Kept by unit now, the last one given for a unit counting as before."""
+    pos = position({"FRANCE": ["A PIC", "A BUR", "A MUN", "A BER"],
+                    "GERMANY": ["A BEL", "A KIE"]}, mode=WITH_ORDERS)
+    france = ["A(Pic)-Bel", "A(Bur) S A(Pic)-Bel", "A(Mun)-Kie", "A(Ber) S A(Mun)-Kie"]
+    lines = ["IF DISLODGED A(Bel) R Hol", "IF DISLODGED A(Kie) R Den",
+             "IF DISLODGED A(Bel) R Ruh"]
+    after = []
+    for german in (lines, [lines[1], lines[0], lines[2]], [lines[0], lines[2], lines[1]]):
+        *_, steps = play(pos, {"FRANCE": france, "GERMANY": german})
+        after.append((steps[0][0].position.extra, sorted(map(str, steps[-1][0].position.units))))
+    assert after[0] == after[1] == after[2], after
+    assert {"A RUH", "A DEN"} <= set(after[0][1])  # the last one given for Bel counts
+
+
 # ---------------------------------------------------- misorders, illegal orders
 def test_misorders_are_not_revealed():
     # A(Mun) supports a move A(Ber) does not make: void. It is attacked, so it exists, but

@@ -390,7 +390,11 @@ class StabRules(StandardRules):
         nxt.extra.pop(CONDITIONAL, None)
         if nxt.phase.kind == "R" and conditional and self.retreat_mode(position) == WITH_ORDERS:
             dislodged_at = {d.unit.location for d in nxt.dislodged}
-            kept = {p: [c for c in cs if c[0] in dislodged_at] for p, cs in conditional.items()}
+            # kept by unit (the last one given for a unit counts, as with any order), in the
+            # units' order, so that the position does not depend on the order of the lines
+            kept = {p: sorted([loc, dests] for loc, dests in
+                              {c[0]: c[1] for c in cs if c[0] in dislodged_at}.items())
+                    for p, cs in conditional.items()}
             kept = {p: cs for p, cs in kept.items() if cs}
             if kept:
                 nxt.extra[CONDITIONAL] = kept
