@@ -220,7 +220,8 @@ def test_plus_tags_share_their_mailbox_s_ceiling_and_requests(mail_servers, smtp
         time.sleep(2.0)  # anything else the judge would send has gone by now
         got = [m for m in smtp_sink.messages if mailbox(m)]
         assert len(got) == 4, [m.subject for m in got]
-        assert got[-1].subject.startswith("[LIMIT]")
+        # three replies and the one notice (postfix may relay them in any order)
+        assert sum(m.subject.startswith("[LIMIT]") for m in got) == 1, [m.subject for m in got]
         # masters (each a new sender) name a new tag each: one request a day to the mailbox
         for k in range(4):
             gm = f"gm{k}@{unique('gm')}.test"
