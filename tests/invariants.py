@@ -209,20 +209,7 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
             # same orders listed in another order
             given = _orders(variant, pos, sets)
             a, outcome = _adjudicate(variant, pos, given)
-            # in an adjustment phase builds and removals beyond the count fail in the order
-            # listed (by rule): the ones that were carried out stand
-            adjusting = pos.phase.kind == "A"
-            standing = [x for x, res in zip(given, outcome.results, strict=False)
-                        if "replaced" not in (res.reason or "")
-                        and not (adjusting and res.result != "succeeds")]
-            by_power: dict[str, list] = defaultdict(list)
-            for x in standing:
-                by_power[x[0]].append(x)
-            shuffled = []
-            for p in rng.sample(sorted(by_power), len(by_power)):
-                lines = list(by_power[p])
-                rng.shuffle(lines)
-                shuffled += lines
+            shuffled = _standing_shuffled(pos, given, outcome.results, rng)
             b, _ = _adjudicate(variant, pos, shuffled)
         except Exception as exc:  # noqa: BLE001
             season.violation(g, f"re-adjudication failed: {exc!r}", r["phase"])
@@ -236,6 +223,25 @@ def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
     return done
 
 
+def _standing_shuffled(pos: Any, given: list, results: list, rng: random.Random) -> list:
+    """The lines that stand (not replaced by a later line; in an adjustment phase only those
+    carried out, since builds beyond the count fail in the order listed, by rule), each
+    power's in a random order and the powers in a random order."""
+    adjusting = pos.phase.kind == "A"
+    standing = [x for x, res in zip(given, results, strict=False)
+                if "replaced" not in (res.reason or "")
+                and not (adjusting and res.result != "succeeds")]
+    by_power: dict[str, list] = defaultdict(list)
+    for x in standing:
+        by_power[x[0]].append(x)
+    shuffled: list = []
+    for p in rng.sample(sorted(by_power), len(by_power)):
+        lines = list(by_power[p])
+        rng.shuffle(lines)
+        shuffled += lines
+    return shuffled
+
+
 def _shuffled_lines(season: Any, g: Any, phase: str, variant: Any, pos: Any,
                     sets: dict[str, list[str]], rng: random.Random) -> int:
     """Dipnomicy: its lines are read at adjudication under the rules in force (the position
@@ -246,18 +252,7 @@ def _shuffled_lines(season: Any, g: Any, phase: str, variant: Any, pos: Any,
     try:
         first = variant.adjudicate_lines(pos, given)
         a = json.dumps(variant.write_position(first.position), sort_keys=True)
-        adjusting = pos.phase.kind == "A"
-        standing = [x for x, res in zip(given, first.results, strict=False)
-                    if "replaced" not in (res.reason or "")
-                    and not (adjusting and res.result != "succeeds")]
-        by_power: dict[str, list] = defaultdict(list)
-        for x in standing:
-            by_power[x[0]].append(x)
-        shuffled = []
-        for p in rng.sample(sorted(by_power), len(by_power)):
-            lines = list(by_power[p])
-            rng.shuffle(lines)
-            shuffled += lines
+        shuffled = _standing_shuffled(pos, given, first.results, rng)
         second = variant.adjudicate_lines(pos, shuffled)
         b = json.dumps(variant.write_position(second.position), sort_keys=True)
     except Exception as exc:  # noqa: BLE001
