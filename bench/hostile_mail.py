@@ -26,7 +26,6 @@ import smtplib
 import sys
 import tempfile
 import time
-from email.parser import BytesHeaderParser
 from email.utils import make_msgid
 from pathlib import Path
 
@@ -35,24 +34,12 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from mailkit import compose, free_port  # noqa: E402
+from replies import replied_at  # noqa: E402 (bench/replies.py: the replies in the Maildir)
 
 import judge.games.game as G  # noqa: E402
 from judge.config import Config  # noqa: E402
 from judge.service import Service  # noqa: E402
 from judge.storage import Store, now_utc  # noqa: E402
-
-
-def replied_at(maildir: Path, wanted: set[str]) -> dict[str, float]:
-    """The replies in the Maildir to the Message-IDs ``wanted``: their file time."""
-    out: dict[str, float] = {}
-    parser = BytesHeaderParser()
-    new = maildir / "new"
-    for f in new.iterdir() if new.is_dir() else []:
-        with f.open("rb") as fh:
-            irt = (parser.parsebytes(fh.read(8192)).get("In-Reply-To") or "").strip()
-        if irt in wanted:
-            out[irt] = f.stat().st_mtime
-    return out
 
 
 def attacks(games: int) -> dict[str, list[str]]:
@@ -112,7 +99,7 @@ def main() -> None:
             while len(got := replied_at(cfg.maildir_path, set(sent))) < len(sent):
                 assert time.time() < deadline, f"{name}: replies did not come"
                 time.sleep(0.05)
-            took = [round(got[m] - at, 2) for m, at in sent.items()]
+            took = [round(got[m][0] - at, 2) for m, at in sent.items()]
             out[name] = {"attack_reply_seconds": took[:-1], "help_reply_seconds": took[-1]}
             print(f"{name:10} attack answered after {took[:-1]} s, the stranger's HELP after "
                   f"{took[-1]} s", flush=True)
