@@ -349,10 +349,16 @@ class StabMailGame:
         self.reports["GM"].append(got)
 
     def play(self, orders: dict[str, list[str]], tag: str, errors: bool | None = False,
-             process: bool = False) -> None:
-        """Each power's orders, then (``process``: the master's PROCESS) the reports."""
+             process: bool = False, first: tuple[str, ...] = ()) -> None:
+        """Each power's orders, then (``process``: the master's PROCESS) the reports.
+        ``first``: powers whose mail is answered before the others' are sent. A power whose
+        draft already makes its orders complete must go first: the relay may hand its mail to
+        the judge last, after the others' have completed the phase and processed it early."""
         phase = self.phase()
-        self.send_all(orders, f"{tag} orders", errors)
+        for p in first:
+            self.send_orders(p, orders[p], f"{tag} orders", errors)
+        self.send_all({p: x for p, x in orders.items() if p not in first}, f"{tag} orders",
+                      errors)
         if process and self.phase() == phase:
             self.b.send(self.gm, f"MASTER {self.game} master-{self.game}\nPROCESS", tag)
             self.b.wait(self.gm, subject_has(f"Re: {tag}"), self.timeout)
@@ -404,7 +410,8 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
                     "draft B", False)
     assert "A BUR S F MUN\n" in r.body, r.body
     if next_season:
-        play({p: [x for x in AUTUMN[p] if not x.startswith("IF")] for p in AUTUMN}, "autumn")
+        play({p: [x for x in AUTUMN[p] if not x.startswith("IF")] for p in AUTUMN}, "autumn",
+             first=("FRANCE",))
         pub = sections(reports["AUSTRIA"][-1].body)[0]
         assert f"{label('FRANCE')}: A(Bur) [Dislodged]; A(Pic)-Bel;" in pub, pub
         assert "Supply centres" not in pub  # they come once the retreats are made
@@ -427,7 +434,7 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
         assert "retreated" not in sections(reports["ENGLAND"][-1].body)[1]
         return reports
 
-    play(AUTUMN, "autumn")
+    play(AUTUMN, "autumn", first=("FRANCE",))  # draft B left France's orders complete
     pub = sections(reports["AUSTRIA"][-1].body)[0]
     assert f"{label('GERMANY')}: A(Ruh)-Bur; A(Mun) S A(Ruh)-Bur;" in pub, pub
     assert f"{label('FRANCE')}: A(Bur) [Dislodged]; A(Pic)-Bel;" in pub, pub
