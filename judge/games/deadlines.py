@@ -234,11 +234,12 @@ def count_misses(actor: FlowContext, game: dict, missing: dict[str, list[str]], 
     """Missed phases in a row per power; at the game's limit the power is abandoned."""
     s = actor.s
     limit = int(S.load(game)["abandon"])
+    present = flow_for(game).took_part(s, game)
     for power in ordering_powers(s, game):
         player = s.player(game["id"], power)
         if player is None:
             continue
-        if power not in missing:
+        if power not in missing or power in present:
             s.execute("UPDATE players SET missed = 0 WHERE id = ?", (player["id"],))
             continue
         missed = int(player["missed"]) + 1

@@ -289,6 +289,12 @@ class GameFlow:
         None: the orders missing (who is "ready" in the stage)."""
         return None
 
+    def took_part(self, s: Store, game: dict) -> set[str]:
+        """Powers that took part in the phase being processed in a way of the variant's own
+        though their orders are missing (a Dipnomicy player's proposal or vote): they have
+        not missed it, and do not count towards being declared abandoned."""
+        return set()
+
     def process(self, ctx: FlowContext, game: dict, now: datetime) -> list[Turn] | None:
         """Process the current stage (its deadline, early, or the master's PROCESS) and send
         its reports; returns the phases adjudicated. None: the standard (the phase is

@@ -131,6 +131,13 @@ def _players(s: Store, game: dict) -> list[str]:
     return sorted(p["power"] for p in s.players(game["id"]))
 
 
+def _voters(s: Store, game: dict) -> list[str]:
+    """The countries that vote: those with a player. One the judge declared abandoned
+    (offered for TAKEOVER) has none until it is taken over, so it has no vote (rule 5: the
+    players vote): it is neither waited for nor counted, and a vote it needed still closes."""
+    return sorted(p["power"] for p in s.players(game["id"]) if p["state"] != "abandoned")
+
+
 def _publish(actor: FlowContext, game: dict, subject: str, text: str, footer: str = "",
              template: str = "dipnomicy/mail.txt.j2", **extra: Any) -> None:
     """Send one public text (every Dipnomicy report is public) to every player, the SG, the
@@ -464,6 +471,10 @@ class DipnomicyFlow(GameFlow):
             raise GameError(f"there is no {label}: the move report of turn {st['turn']} "
                             f"presented P1 to P{len(presented)}")
         title = presented[int(label[1:]) - 1]["title"]
+        if power not in _voters(s, game):
+            raise GameError(f"{power.title()} is abandoned (offered for takeover): it has no "
+                            f"vote until a player takes it over (TAKEOVER {power.title()} "
+                            f"{game['name']} <password>); this vote is not counted")
         late = now > parse_iso(st["vote_deadline"])
         s.execute("INSERT INTO dipnomicy_votes (game_id, turn, power, label, choice, late, at) "
                   "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -777,7 +788,7 @@ class DipnomicyFlow(GameFlow):
             for v in s.all("SELECT power, label FROM dipnomicy_votes WHERE game_id = ? AND "
                            "turn = ? AND late = 0", (game["id"], row["turn"])):
                 done.setdefault(v["power"], set()).add(v["label"])
-            waiting = [p.title() for p in players if len(done.get(p, ())) < count]
+            waiting = [p.title() for p in _voters(s, game) if len(done.get(p, ())) < count]
             notes = [f"Voting on the {count} proposal(s) of turn {row['turn']} is open until "
                      f"{_when(row['vote_deadline'], now)}. Yet to vote on every proposal: "
                      f"{', '.join(waiting) or 'nobody'}."]
@@ -857,12 +868,25 @@ class DipnomicyFlow(GameFlow):
                        "turn = ? AND late = 0", (game["id"], st["turn"])):
             voted.setdefault(v["power"], set()).add(v["label"])
         out: dict[str, list[str]] = {}
-        for power in _players(s, game):
+        for power in _voters(s, game):
             left = [f"P{k}: {p['title']}" for k, p in enumerate(presented, start=1)
                     if f"P{k}" not in voted.get(power, set())]
             if left:
                 out[power] = left
         return out
+
+    def took_part(self, s: Store, game: dict) -> set[str]:
+        """The countries whose players sent a proposal or a vote in the turn being processed
+        (a vote on the last turn's proposals is cast during this turn's moves; a removal or
+        Upkeep phase runs beside the vote on its turn's proposals and the next turn's
+        proposals): a player who votes and proposes but lets its units hold (rule 14) has
+        not left the game, and is not declared abandoned."""
+        turn = turn_number(G.current_position(s, game).phase)
+        proposed = s.all("SELECT power FROM dipnomicy_proposals WHERE game_id = ? AND turn "
+                         "IN (?, ?)", (game["id"], turn, turn + 1))
+        voted = s.all("SELECT power FROM dipnomicy_votes WHERE game_id = ? AND turn IN (?, ?)",
+                      (game["id"], turn - 1, turn))
+        return {r["power"] for r in [*proposed, *voted]}
 
     def move_deadline(self, s: Store, game: dict, stage: Stage, when: datetime,
                       now: datetime, absence: bool = False) -> list[str] | None:
@@ -1002,7 +1026,7 @@ class DipnomicyFlow(GameFlow):
         vetoes = [Veto(k, v) for k, v in json.loads(st["vetoes"]).items()]
         pos = G.current_position(s, game)
         result, nxt = close_vote(pos, presented, votes, vetoes, json.loads(st["numbers"]),
-                                 voters=_players(s, game))
+                                 voters=_voters(s, game))
         s.save_position(game["id"], game["phase"], RULES.write_position(nxt))
         _update(s, game["id"], voting=0, turn=st["turn"] + 1)
         st = state(s, game)
