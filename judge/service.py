@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from judge.archive import write as archive
+from judge.archive.store import release_pictures
 from judge.archive.web import ArchiveServer
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
@@ -352,7 +353,10 @@ class Service:
         self.now = clock
         self.chance = chance
         cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
-        Store(cfg.database_path).close()  # create / migrate before anything else runs
+        store = Store(cfg.database_path)  # create / migrate before anything else runs
+        if not cfg.archive.on:  # what the painter kept for an archive now off is let go
+            release_pictures(store)
+        store.close()
         self.sender = _Loop("sender", self._sender_setup, self._sender_step, 30.0)
         self.worker = _Loop("worker", self._worker_setup, self._worker_step, 30.0)
         self.deadlines = _Loop("deadlines", self._deadlines_setup, self._deadlines_step, 30.0)

@@ -715,3 +715,52 @@ def test_broadcast_press_is_archived_only_when_observers_are_sent_it(tmp_path) -
            "ENDPRESS", "press")
     update(j.store, j.cfg)
     assert b"frobozz" not in b"\n".join(files(tmp_path / "site").values())
+
+
+def test_pictures_kept_for_the_archive_are_let_go_when_it_is_switched_off(tmp_path) -> None:
+    """The painter keeps each report's public picture for the archive until the archive
+    takes it. A judge restarted with the archive off never takes them: they are let go at
+    the start (the archive's folder untouched), and reports after it keep none; a judge
+    started with the archive on keeps them for it."""
+    import msgspec
+    from test_pictures_deferred import paint
+
+    from judge.service import Service
+
+    def kept() -> list[tuple[int, int]]:
+        return [(r["id"], len(r["png"] or b"")) for r in j.store.all(
+            "SELECT id, png FROM pictures ORDER BY id")]
+
+    def restart(archive: ArchiveConfig) -> None:
+        cfg = msgspec.structs.replace(j.cfg, archive=archive)
+        cfg.intake = msgspec.structs.replace(cfg.intake, mode="none")
+        service = Service(cfg)  # judge serve's start: nothing is run yet
+        service.painter.stopping.set()
+
+    j = judge(tmp_path)
+    j.actor.outbox.defer_pictures = True  # as judge serve does
+    start_standard(j, "off")
+    paint(j)
+    j.run()
+    update(j.store, j.cfg)  # the archive's folder as it was written
+    site = files(tmp_path / "site")
+    assert "game/off/start.png" in site
+    j.send(GM, "MASTER off master-off\nPROCESS", "go")
+    paint(j)
+    mailed = pictures_mailed(j.run())
+    assert mailed["S1901M.png"][:8] == b"\x89PNG\r\n\x1a\n"
+    waiting = kept()
+    assert len(waiting) == 1 and waiting[0][1] == len(mailed["S1901M.png"]), waiting
+
+    restart(j.cfg.archive)  # the archive still on: kept for it
+    assert kept() == waiting
+
+    restart(ArchiveConfig())  # switched off: let go, the folder as it was
+    assert kept() == []
+    assert files(tmp_path / "site") == site
+    j.cfg.archive = ArchiveConfig()
+    j.send(GM, "MASTER off master-off\nPROCESS", "go")
+    paint(j)
+    assert pictures_mailed(j.run())["F1901M.png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert kept() == [], "a report with the archive off keeps no picture"
+    assert files(tmp_path / "site") == site

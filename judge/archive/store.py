@@ -182,6 +182,21 @@ def undone_told(s: Store, game_id: int, notice_id: int) -> None:
               "NULL AND undone_by IS NULL", (notice_id, game_id))
 
 
+def release_pictures(s: Store) -> int:
+    """The archive is off: the pictures the painter kept for it (``Outbox.keep_picture``) are
+    let go, so that they do not stay in the database for good (nothing takes them while the
+    archive is off). One drawn goes now, unless a mail still waits for it (then, as one
+    drawn later, once the painter is done with it, as any picture no reader keeps). A row
+    kept before gets no picture if the archive is switched on again. How many were
+    released."""
+    with s.transaction():
+        kept = s.execute("UPDATE pictures SET kept = 0, png = NULL WHERE kept = 1").rowcount
+        s.execute("DELETE FROM pictures WHERE drawn = 1 AND kept = 0 AND NOT EXISTS (SELECT 1 "
+                  "FROM outbox_jobs j WHERE j.picture_id = pictures.id) AND NOT EXISTS ("
+                  "SELECT 1 FROM outbox_pictures o WHERE o.picture_id = pictures.id)")
+    return kept
+
+
 def picture_of(raw: bytes) -> tuple[str, bytes] | None:
     """The PNG a built message carries (file name, bytes), or None."""
     msg = message_from_bytes(raw)  # compat32: a third of the default policy's time
