@@ -764,3 +764,54 @@ def test_pictures_kept_for_the_archive_are_let_go_when_it_is_switched_off(tmp_pa
     assert pictures_mailed(j.run())["F1901M.png"][:8] == b"\x89PNG\r\n\x1a\n"
     assert kept() == [], "a report with the archive off keeps no picture"
     assert files(tmp_path / "site") == site
+
+
+def test_a_master_who_plays_a_power_leaves_the_archive_the_observers_view(tmp_path) -> None:
+    """The archive keeps each public mail as an observer gets it. When the master's address
+    is also a player's, the judge mails that address one copy, the player's, with its
+    private notice, and the public view has no reader in the game at all: the archive still
+    holds the observer's view, never the player's. A Stab! game (each player told privately
+    where its units are) whose master plays France, painted as judge serve paints: no byte of
+    the archive holds what France was told privately."""
+    from stabkit import AUTUMN, PLACEMENT, SPRING, WINTER
+    from test_pictures_deferred import paint
+
+    j = judge(tmp_path)
+    j.actor.outbox.defer_pictures = True  # as judge serve does
+    j.actor.outbox.defer_render = True
+    master = addr("FRANCE")
+    mail: list[Got] = []
+
+    def send(frm: str, body: str, subject: str) -> None:
+        mail.extend(j.send(frm, body, subject))
+        paint(j)
+        mail.extend(j.run())
+
+    send(master, "CREATE mp master-mp VARIANT stab\nOPEN", "new")
+    for p in POWERS:
+        send(addr(p), f"SIGNON {p.title()} mp pw-{p}", "join")
+    send(master, "MASTER mp master-mp\nSTART", "start")
+    for season in ({p: PLACEMENT[p] + SPRING[p] for p in POWERS}, AUTUMN, WINTER):
+        for p, lines in season.items():
+            send(addr(p), f"SIGNON {p} mp pw-{p}\n" + "\n".join(lines), "orders")
+        if j.store.game("mp")["phase"] != "S1902M" and season is WINTER:
+            send(master, "MASTER mp master-mp\nPROCESS", "go")
+    assert j.store.game("mp")["phase"] == "S1902M"
+
+    reports = [m for m in mail if m.rcpt == master and " report" in m.subject]
+    assert len(reports) == 3, [m.subject for m in mail if m.rcpt == master]
+    private = {line.strip() for r in reports
+               for line in r.body.split("Private: for you only")[1].split("\nNext phase")[0]
+               .splitlines()[2:] if line.strip()}
+    assert any(line.startswith("Your units:") for line in private), private
+    assert update(j.store, j.cfg) > 0
+    site = files(tmp_path / "site")
+    texts = mail_texts(site)
+    assert {"game/mp/start.html", "game/mp/S1901M.html", "game/mp/F1901M.html",
+            "game/mp/W1901A.html"} <= set(texts), sorted(texts)
+    everything = b"\n".join(site.values()).decode("utf-8")  # Stab!: no picture, all text
+    for line in private:
+        assert line not in everything, line
+    assert "Private" not in everything and "private notice" not in everything.lower()
+    assert "You play" not in everything and "pw-" not in everything
+    assert master not in everything and "master-mp" not in everything
