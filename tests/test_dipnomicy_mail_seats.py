@@ -8,7 +8,7 @@ EJECT's reply suggests only what the judge will then do."""
 
 from __future__ import annotations
 
-from dipkit import GM, DipGame
+from dipkit import GM, DipGame, play_turn_with_votes
 
 from judge.variants.dipnomicy.catalogue import POWERS
 
@@ -104,3 +104,34 @@ def test_replace_before_start_is_refused_the_countries_are_drawn_at_start(tmp_pa
             f"12): REPLACE has no country to give yet. A player joins with JOIN {g.name} "
             "<password>") in r.flat, r.body
     assert not [m for m in g.mail if m.rcpt == STRANGER]
+
+
+def test_once_rule_12_is_amended_the_sg_decides_who_plays_a_country_nobody_was_assigned(
+        tmp_path):
+    """Rule 12 is mutable text (no rule module): the players may amend it. The judge refused
+    a player for a country nobody was assigned whatever rule 12 had come to say. Once it no
+    longer reads as it did at the start, the SG, who enforces the rules without a module,
+    decides: REPLACE gives the country a player; nobody takes it over by themselves."""
+    g = DipGame(tmp_path, players=5)
+    g.start()
+    country = unassigned(g)[0]
+    amend = "\n".join([
+        "PROPOSE Open countries", "Amend rule 12 to read:",
+        "The countries are Austria, England, France, Germany, Italy, Russia and Turkey, each",
+        "assigned at random to one player when the game starts. The Secretary General may",
+        "give a country no player has been assigned to a new player.", "END"])
+    play_turn_with_votes(g, {sorted(g.countries)[0]: amend}, None, {"Open countries": "FOR"})
+    r = g.reply(STRANGER, f"RULES {g.name}", "rules")
+    assert "The Secretary General may" in r.flat, r.body
+
+    r = g.reply(STRANGER, f"TAKEOVER {country} {g.name} newpw1", "takeover")
+    assert r.subject.startswith("[ERROR]"), r.body
+    assert (f"{country.title()} was assigned to no player when game {g.name} started, and "
+            "rule 12 has been amended since: the Secretary General decides whether it gets a "
+            "player (REPLACE), nobody takes it over by themselves") in r.flat, r.body
+    r = g.sg(f"REPLACE {country} {STRANGER} newpw1")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    [request] = [m for m in g.mail if m.rcpt == STRANGER and "CONFIRM" in m.flat]
+    r = g.reply(STRANGER, f"CONFIRM {_code(request)}", "confirm")
+    assert f"{STRANGER} now plays {country.title()} in game {g.name}" in r.flat, r.body
+    assert seated(g)[country] == STRANGER

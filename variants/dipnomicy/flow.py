@@ -84,6 +84,7 @@ from judge.variants.dipnomicy.rules import (
 )
 from judge.variants.dipnomicy.ruleset import (
     DEFAULT_SETTINGS,
+    Ruleset,
     RulesetError,
     initial_ruleset,
     parse_ruleset,
@@ -289,7 +290,9 @@ class DipnomicyFlow(GameFlow):
         country no player was assigned hold. So before START there is no country to give
         (players JOIN without one), and after it a country nobody was assigned never gets
         a player (who would also get a vote); one that was assigned and lost its player
-        (EJECT, abandoned) takes a new one by TAKEOVER or REPLACE alike."""
+        (EJECT, abandoned) takes a new one by TAKEOVER or REPLACE alike. Rule 12 is mutable
+        text: once voted into something else (amended or repealed), the SG decides (REPLACE
+        gives such a country a player; TAKEOVER still does not)."""
         name = game["name"]
         if not game["phase"]:
             raise GameError(f"in Dipnomicy the countries are drawn when the game starts, not "
@@ -299,8 +302,22 @@ class DipnomicyFlow(GameFlow):
         assigned = pos.extra.get("players")
         if assigned is None or power.upper() in assigned:
             return  # a game stored before the key: every country may have had a player
-        rule = "rule 12" if any(r.number == 12 for r in RULES.ruleset(pos).rules) \
-            else "the countries were assigned at the start"
+        start = s.one("SELECT position FROM positions WHERE game_id = ? ORDER BY id LIMIT 1",
+                      (game["id"],))
+        then = Ruleset.from_position_keys(json.loads(start["position"])).rule(12) \
+            if start else None
+        now = RULES.ruleset(pos).rule(12)
+        if then is not None and (now is None or now.text != then.text):
+            # rule 12 is text (no module), which the SG enforces: voted into something else,
+            # it no longer says what the judge would enforce, so the SG decides
+            if command != "TAKEOVER":
+                return
+            raise GameError(f"{power.title()} was assigned to no player when game {name} "
+                            f"started, and rule 12 has been "
+                            f"{'repealed' if now is None else 'amended'} since: the Secretary "
+                            f"General decides whether it gets a player (REPLACE), nobody takes "
+                            f"it over by themselves")
+        rule = "rule 12" if now is not None else "the countries were assigned at the start"
         what = "nobody can take it over" if command == "TAKEOVER" \
             else "it cannot be given a player"
         raise GameError(f"{power.title()} was assigned to no player when game {name} "
