@@ -117,6 +117,67 @@ def test_a_support_naming_the_units_nationality_is_stored(judge):
     assert stored(judge) == ["A MUN S A PAR - BUR", "A BER - KIE", "F KIE - DEN"]
 
 
+# njudge refuses a support or convoy whose unit is not as it names it (po_get.c reads the
+# unit's type and place and the order is an error when they do not match); the power written
+# before it was read and never checked: "S English A PAR" was taken for the French army.
+@pytest.mark.parametrize(("line", "reason"), [
+    ("A MUN S English A PAR - BUR", "A PAR is France's, not England's"),
+    ("A MUN S Russia A PAR", "A PAR is France's, not Russia's"),
+    ("A MUN S French A BER", "A BER is yours, not France's"),
+])
+def test_a_support_naming_the_wrong_power_is_an_error_line(judge, line, reason):
+    r = send(judge, SIGNON + line + "\nA BER - KIE\nF KIE - DEN")
+    assert r.subject.startswith("[ERROR]"), r.body
+    assert f"{line} <-- ERROR: {reason}" in r.flat, r.body
+    assert stored(judge) == ["A BER - KIE", "F KIE - DEN"]
+
+
+def test_a_convoy_naming_the_wrong_power_is_refused_and_the_right_one_read():
+    from judge.engine.errors import OrderError
+    from judge.engine.orders import Unit
+    from judge.engine.position import Phase, Position
+
+    variant = get_variant("standard")
+    pos = Position("standard", Phase("S", 1901, "M"),
+                   [Unit("ENGLAND", "F", "NTH"), Unit("FRANCE", "A", "LON")],
+                   {"ENGLAND": {"LON"}, "FRANCE": {"PAR"}})
+    with pytest.raises(OrderError, match="A LON is France's, not England's"):
+        variant.read_order(pos, "ENGLAND", "F NTH C English A LON - NWY")
+    read = variant.read_order(pos, "ENGLAND", "F NTH C French A LON - NWY")
+    assert str(read) == "F NTH C A LON - NWY"
+    # what is stored is the order itself: the word written is checked, not kept
+    assert variant.order_to_data(read) == variant.order_to_data(
+        variant.read_order(pos, "ENGLAND", "F NTH C A LON - NWY"))
+
+
+def test_stab_a_power_named_before_a_hidden_unit_is_neither_confirmed_nor_denied():
+    """Stab! hides the other powers' units: a support naming the supported unit's power
+    reads the same whoever owns the unit there, or when none stands there (the support is
+    void at adjudication, never told); only the player's own units are checked."""
+    from stabkit import VARIANT
+
+    from judge.engine.orders import Unit
+    from judge.engine.position import Phase, Position
+    from judge.games.game import read_order_lines
+
+    centres = {"GERMANY": {"MUN", "BER"}, "FRANCE": {"PAR", "BRE", "MAR"}}
+    lines = ["A MUN S French A BUR", "A BER S Italian A MUN - SIL", "A KIE S English A RUH"]
+    said = []
+    for owner in ("FRANCE", "ITALY", "ENGLAND", None):
+        units = [Unit("GERMANY", "A", "MUN"), Unit("GERMANY", "A", "BER"),
+                 Unit("GERMANY", "A", "KIE")]
+        if owner:
+            units += [Unit(owner, "A", "BUR"), Unit(owner, "A", "RUH")]
+        pos = Position("stab", Phase("F", 1901, "M"), units, centres,
+                       extra={"retreats": "with_orders"})
+        said.append([(x["order"], x["error"]) for x in
+                     read_order_lines(VARIANT, pos, "GERMANY", lines)])
+    assert all(x == said[0] for x in said), said
+    assert said[0][0] == ("A MUN S A BUR", None)
+    # a unit of the player's own, named as another power's: that the player knows
+    assert said[0][1] == (None, "A MUN is yours, not Italy's")
+
+
 def test_a_word_for_no_power_before_the_supported_unit_says_how_to_write_it():
     # a Gunboat pseudonym is no power's name: the refusal is the same for any such word, so
     # it confirms nobody's identity, and says what would be read
