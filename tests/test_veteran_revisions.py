@@ -76,6 +76,18 @@ def test_a_kept_order_is_kept_again_by_the_next_revision(judge):
     assert "Every unit has an order." in r.flat and not r.subject.startswith("[ERROR]"), r.body
 
 
+def test_the_kept_note_is_said_once_in_the_reply_to_the_mail_with_the_typo(judge):
+    send(judge, SIGNON + "A BER - KIE\nA MUN - TYR\nF KIE - HOL")
+    r = send(judge, SIGNON + "A MUN - Tryol\nF KIE - DEN")
+    assert "A MUN - TYR <-- your earlier order, kept" in r.flat, r.body
+    # later the kept order is an order like any other: the note was about that mail
+    r = send(judge, SIGNON + "STATUS")
+    assert "your earlier order, kept" not in r.flat, r.body
+    assert "\n  A MUN - TYR\n" in r.body, r.body
+    r = send(judge, SIGNON + "F KIE - HOL")  # a revision with no typo: no note either
+    assert "kept" not in r.flat, r.body
+
+
 # ------------------------------------------- 2: a line a later order replaced
 def test_a_repeated_identical_order_is_no_error(judge):
     r = send(judge, SIGNON + "A BER - KIE\nA BER - KIE\nA MUN - RUH\nF KIE - DEN")

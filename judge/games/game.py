@@ -523,8 +523,19 @@ def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: 
     lines = keep_earlier_orders(variant, pos, power, texts,
                                 read_order_lines(variant, pos, power, texts),
                                 s.order_set(game["id"], game["phase"], power) or [])
-    s.save_order_set(game["id"], game["phase"], power, lines, inbox_id)
-    return order_status(s, game, power, pos)
+    # "your earlier order, kept" is said in the reply to this mail only: stored, a kept order
+    # is an order like any other, shown plainly by a later STATUS
+    s.save_order_set(game["id"], game["phase"], power,
+                     [_without_kept_note(x) for x in lines], inbox_id)
+    status = order_status(s, game, power, pos)
+    status.lines = lines
+    return status
+
+
+def _without_kept_note(line: dict) -> dict:
+    if line.get("note") != KEPT_NOTE:
+        return line
+    return {k: v for k, v in line.items() if k != "note"}
 
 
 def clear_orders(s: Store, game: dict, power: str) -> None:
