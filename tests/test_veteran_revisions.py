@@ -88,6 +88,29 @@ def test_the_kept_note_is_said_once_in_the_reply_to_the_mail_with_the_typo(judge
     assert "kept" not in r.flat, r.body
 
 
+def test_a_revision_with_a_typo_reads_each_of_its_lines_once(judge, monkeypatch):
+    """Keeping an earlier order reads the mail's lines once (it read them three times: to
+    find the lines in error, with the earlier orders before them, and beside them)."""
+    from collections import Counter
+
+    from judge.engine.variant import Variant
+    from judge.games.game import submit_orders
+
+    send(judge, SIGNON + "A BER - KIE\nA MUN - TYR\nF KIE - HOL")
+    reads: Counter[str] = Counter()
+    read_order = Variant.read_order
+
+    def counted(self, position, power, text):
+        reads[text] += 1
+        return read_order(self, position, power, text)
+
+    monkeypatch.setattr(Variant, "read_order", counted)
+    status = submit_orders(judge.store, judge.store.game("g1"), "GERMANY",
+                           ["A MUN - Tryol", "F KIE - DEN"], None)
+    assert [x["order"] for x in status.lines] == [None, "A MUN - TYR", "F KIE - DEN"]
+    assert reads["A MUN - Tryol"] == 1 and reads["F KIE - DEN"] == 1, reads
+
+
 # ------------------------------------------- 2: a line a later order replaced
 def test_a_repeated_identical_order_is_no_error(judge):
     r = send(judge, SIGNON + "A BER - KIE\nA BER - KIE\nA MUN - RUH\nF KIE - DEN")
