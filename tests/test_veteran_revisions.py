@@ -7,34 +7,16 @@ and asserts what the player reads and what the judge holds."""
 from __future__ import annotations
 
 import pytest
-from mailkit import InProcessJudge, addr, new_game, only_reply
+from mailkit import GERMANY_ORDERS as ORDERS
+from mailkit import GERMANY_SIGNON as SIGNON
+from mailkit import GERMANY_STORED as STORED
+from mailkit import judge_with_game_g1  # noqa: F401 (the fixture judge)
+from mailkit import reply_to as send
+from mailkit import standing_orders as stored
 
 from judge.engine.errors import OrderSyntaxError
 from judge.engine.parse import parse_order
 from judge.variants import get_variant
-
-GERMANY = addr("GERMANY")
-SIGNON = "SIGNON GERMANY g1 pw-germany\n"
-ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
-STORED = ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
-
-
-@pytest.fixture
-def judge(tmp_path):
-    j = InProcessJudge(tmp_path)
-    new_game(j)
-    return j
-
-
-def stored(judge, power="GERMANY"):
-    """The orders that stand for ``power`` (the lines in error and replaced left out)."""
-    game = judge.store.game("g1")
-    return [x["order"] for x in judge.store.order_sets(game["id"], game["phase"]).get(power)
-            or [] if x.get("order")]
-
-
-def send(judge, body, to=GERMANY):
-    return only_reply(judge.send(to, body), to)
 
 
 # ------------------------------------------- 1: a typo in one line of a revision
