@@ -189,6 +189,10 @@ def test_stab_a_power_named_before_a_hidden_unit_is_neither_confirmed_nor_denied
                        extra={"retreats": "with_orders"})
         said.append([(x["order"], x["error"]) for x in
                      read_order_lines(VARIANT, pos, "GERMANY", lines)])
+        if owner:  # adjudicated on the whole board (an order stored unchecked while the
+            # units are being placed): whose unit it is is not told there either
+            order = parse_order(VARIANT.board, "A MUN S French A BUR")
+            assert str(VARIANT.rules.check(pos, "GERMANY", order)) == "A MUN S A BUR"
     assert all(x == said[0] for x in said), said
     assert said[0][0] == ("A MUN S A BUR", None)
     # a unit of the player's own, named as another power's: that the player knows
