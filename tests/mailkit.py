@@ -20,6 +20,8 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from judge.mail.reading import _header, body_text, parse_bytes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -314,6 +316,39 @@ def new_game(judge: InProcessJudge, name: str = "g1", start: bool = True) -> lis
     for p in POWERS:
         judge.send(addr(p), f"SIGNON {p} {name} pw-{p.lower()}")
     return judge.send(GM, f"MASTER {name} masterpw\nSTART") if start else []
+
+
+# The tests of a player's mail (tests/test_veteran_*.py) write as Germany's player in game g1.
+GERMANY = addr("GERMANY")
+GERMANY_SIGNON = "SIGNON GERMANY g1 pw-germany\n"
+GERMANY_ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
+GERMANY_STORED = ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
+
+
+@pytest.fixture(name="judge")
+def judge_with_game_g1(tmp_path: Path) -> InProcessJudge:
+    """The fixture ``judge`` of a test module that imports this: a judge in process whose
+    game g1 has started (:func:`new_game`)."""
+    judge = InProcessJudge(tmp_path)
+    new_game(judge)
+    return judge
+
+
+def stored_lines(judge: InProcessJudge, power: str = "GERMANY", game: str = "g1") -> list[dict]:
+    """``power``'s lines stored for the current phase of ``game``, as read ([] when none)."""
+    row = judge.store.game(game)
+    return judge.store.order_sets(row["id"], row["phase"]).get(power) or []
+
+
+def standing_orders(judge: InProcessJudge, power: str = "GERMANY", game: str = "g1"
+                    ) -> list[str]:
+    """The orders that stand for ``power`` (the lines in error and replaced left out)."""
+    return [x["order"] for x in stored_lines(judge, power, game) if x.get("order")]
+
+
+def reply_to(judge: InProcessJudge, body: str, to: str = GERMANY) -> Got:
+    """Send ``body`` from ``to``; the judge's one reply to it."""
+    return only_reply(judge.send(to, body), to)
 
 SPRING = {
     "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],

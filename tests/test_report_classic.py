@@ -378,7 +378,7 @@ def test_standard_and_stackem_reports_by_mail_open_with_the_classic_part(tmp_pat
         # the phase whose results follow, with its deadline (the classic judges wrote the
         # header before the phase advanced); the next phase closes the block
         assert lines[1].startswith(":: Deadline: S1901M "), m.body
-        assert "Movement results for Spring of 1901.  (cl1.001)" in lines
+        assert "Movement results for Spring of 1901. (cl1.001)" in lines  # njudge: one space
         assert "The next phase of 'cl1' will be Movement for Fall of 1901." in lines
         assert "Austria: Army Vienna, No Order Processed." in lines
         assert m.body.index(SEPARATOR) < m.body.index("has been adjudicated")

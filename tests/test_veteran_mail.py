@@ -5,29 +5,21 @@ words. Each test sends real mail to the judge in process and reads its reply."""
 from __future__ import annotations
 
 import pytest
-from mailkit import GM, InProcessJudge, addr, new_game, only_reply
-
-GERMANY = addr("GERMANY")
-SIGNON = "SIGNON GERMANY g1 pw-germany\n"
-ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
-
-
-@pytest.fixture
-def judge(tmp_path):
-    j = InProcessJudge(tmp_path)
-    new_game(j)
-    return j
+from mailkit import (
+    GERMANY,
+    GM,
+    judge_with_game_g1,  # noqa: F401 (the fixture judge)
+    standing_orders,
+    stored_lines,
+)
+from mailkit import GERMANY_ORDERS as ORDERS
+from mailkit import GERMANY_SIGNON as SIGNON
+from mailkit import reply_to as send
 
 
 def stored(judge, power="GERMANY"):
-    game = judge.store.game("g1")
-    return [x["order"] for x in judge.store.order_sets(game["id"], game["phase"]).get(power)
-            or [] if x.get("order")], judge.store.order_sets(game["id"], game["phase"]).get(
-        power)
-
-
-def send(judge, body, to=GERMANY):
-    return only_reply(judge.send(to, body), to)
+    """The orders that stand for ``power``, and its lines as stored."""
+    return standing_orders(judge, power), stored_lines(judge, power)
 
 
 # ------------------------------------------------- 1: a mistyped command

@@ -36,6 +36,17 @@ def test_help_names_the_variants_create_takes(tmp_path):
         assert re.search(rf"\b{name}\b", body), name
 
 
+def test_help_says_the_rule_of_replacing_orders_with_its_exception(tmp_path):
+    # HELP said only "the orders in a mail replace your earlier orders", but a line in error
+    # that names a unit keeps that unit's earlier order (keep_earlier_orders), and a mail
+    # with no usable order leaves the stored ones standing
+    judge = InProcessJudge(tmp_path)
+    body = " ".join(judge.send("someone@x.test", "HELP")[0].body.split())
+    assert "The orders in a mail replace your earlier orders for the phase, but a line in " \
+           "error keeps the earlier order of the unit it names, and a mail with no usable " \
+           "order changes nothing." in body, body
+
+
 def test_map_with_a_phase_alone_is_the_signed_on_games_phase(tmp_path):
     judge = InProcessJudge(tmp_path)
     new_game(judge, "mp1")

@@ -8,29 +8,23 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from mailkit import GM, InProcessJudge, addr, new_game, only_reply
-
-GERMANY = addr("GERMANY")
-SIGNON = "SIGNON GERMANY g1 pw-germany\n"
-ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
-STORED = ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
-
-
-@pytest.fixture
-def judge(tmp_path):
-    j = InProcessJudge(tmp_path)
-    new_game(j)
-    return j
+from mailkit import (
+    GERMANY,
+    GM,
+    InProcessJudge,
+    addr,
+    judge_with_game_g1,  # noqa: F401 (the fixture judge)
+    stored_lines,
+)
+from mailkit import GERMANY_ORDERS as ORDERS
+from mailkit import GERMANY_SIGNON as SIGNON
+from mailkit import GERMANY_STORED as STORED
+from mailkit import reply_to as send
 
 
 def stored(judge, power="GERMANY"):
-    game = judge.store.game("g1")
-    return [x.get("order") for x in
-            judge.store.order_sets(game["id"], game["phase"]).get(power) or []]
-
-
-def send(judge, body, to=GERMANY):
-    return only_reply(judge.send(to, body), to)
+    """Each stored line's order (None for a line in error)."""
+    return [x.get("order") for x in stored_lines(judge, power)]
 
 
 # njudge's data/syntax: "Multiple orders can be entered on one line by separating them with

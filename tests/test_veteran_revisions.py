@@ -7,34 +7,16 @@ and asserts what the player reads and what the judge holds."""
 from __future__ import annotations
 
 import pytest
-from mailkit import InProcessJudge, addr, new_game, only_reply
+from mailkit import GERMANY_ORDERS as ORDERS
+from mailkit import GERMANY_SIGNON as SIGNON
+from mailkit import GERMANY_STORED as STORED
+from mailkit import judge_with_game_g1  # noqa: F401 (the fixture judge)
+from mailkit import reply_to as send
+from mailkit import standing_orders as stored
 
 from judge.engine.errors import OrderSyntaxError
 from judge.engine.parse import parse_order
 from judge.variants import get_variant
-
-GERMANY = addr("GERMANY")
-SIGNON = "SIGNON GERMANY g1 pw-germany\n"
-ORDERS = "A BER - KIE\nA MUN - RUH\nF KIE - DEN\n"
-STORED = ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"]
-
-
-@pytest.fixture
-def judge(tmp_path):
-    j = InProcessJudge(tmp_path)
-    new_game(j)
-    return j
-
-
-def stored(judge, power="GERMANY"):
-    """The orders that stand for ``power`` (the lines in error and replaced left out)."""
-    game = judge.store.game("g1")
-    return [x["order"] for x in judge.store.order_sets(game["id"], game["phase"]).get(power)
-            or [] if x.get("order")]
-
-
-def send(judge, body, to=GERMANY):
-    return only_reply(judge.send(to, body), to)
 
 
 # ------------------------------------------- 1: a typo in one line of a revision
@@ -76,6 +58,41 @@ def test_a_kept_order_is_kept_again_by_the_next_revision(judge):
     assert "Every unit has an order." in r.flat and not r.subject.startswith("[ERROR]"), r.body
 
 
+def test_the_kept_note_is_said_once_in_the_reply_to_the_mail_with_the_typo(judge):
+    send(judge, SIGNON + "A BER - KIE\nA MUN - TYR\nF KIE - HOL")
+    r = send(judge, SIGNON + "A MUN - Tryol\nF KIE - DEN")
+    assert "A MUN - TYR <-- your earlier order, kept" in r.flat, r.body
+    # later the kept order is an order like any other: the note was about that mail
+    r = send(judge, SIGNON + "STATUS")
+    assert "your earlier order, kept" not in r.flat, r.body
+    assert "\n  A MUN - TYR\n" in r.body, r.body
+    r = send(judge, SIGNON + "F KIE - HOL")  # a revision with no typo: no note either
+    assert "kept" not in r.flat, r.body
+
+
+def test_a_revision_with_a_typo_reads_each_of_its_lines_once(judge, monkeypatch):
+    """Keeping an earlier order reads the mail's lines once (it read them three times: to
+    find the lines in error, with the earlier orders before them, and beside them)."""
+    from collections import Counter
+
+    from judge.engine.variant import Variant
+    from judge.games.game import submit_orders
+
+    send(judge, SIGNON + "A BER - KIE\nA MUN - TYR\nF KIE - HOL")
+    reads: Counter[str] = Counter()
+    read_order = Variant.read_order
+
+    def counted(self, position, power, text):
+        reads[text] += 1
+        return read_order(self, position, power, text)
+
+    monkeypatch.setattr(Variant, "read_order", counted)
+    status = submit_orders(judge.store, judge.store.game("g1"), "GERMANY",
+                           ["A MUN - Tryol", "F KIE - DEN"], None)
+    assert [x["order"] for x in status.lines] == [None, "A MUN - TYR", "F KIE - DEN"]
+    assert reads["A MUN - Tryol"] == 1 and reads["F KIE - DEN"] == 1, reads
+
+
 # ------------------------------------------- 2: a line a later order replaced
 def test_a_repeated_identical_order_is_no_error(judge):
     r = send(judge, SIGNON + "A BER - KIE\nA BER - KIE\nA MUN - RUH\nF KIE - DEN")
@@ -115,6 +132,71 @@ def test_a_support_naming_the_units_nationality_is_stored(judge):
     r = send(judge, SIGNON + "A MUN S French A Par-Bur\nA BER - KIE\nF KIE - DEN")
     assert not r.subject.startswith("[ERROR]"), r.body
     assert stored(judge) == ["A MUN S A PAR - BUR", "A BER - KIE", "F KIE - DEN"]
+
+
+# njudge refuses a support or convoy whose unit is not as it names it (po_get.c reads the
+# unit's type and place and the order is an error when they do not match); the power written
+# before it was read and never checked: "S English A PAR" was taken for the French army.
+@pytest.mark.parametrize(("line", "reason"), [
+    ("A MUN S English A PAR - BUR", "A PAR is France's, not England's"),
+    ("A MUN S Russia A PAR", "A PAR is France's, not Russia's"),
+    ("A MUN S French A BER", "A BER is yours, not France's"),
+])
+def test_a_support_naming_the_wrong_power_is_an_error_line(judge, line, reason):
+    r = send(judge, SIGNON + line + "\nA BER - KIE\nF KIE - DEN")
+    assert r.subject.startswith("[ERROR]"), r.body
+    assert f"{line} <-- ERROR: {reason}" in r.flat, r.body
+    assert stored(judge) == ["A BER - KIE", "F KIE - DEN"]
+
+
+def test_a_convoy_naming_the_wrong_power_is_refused_and_the_right_one_read():
+    from judge.engine.errors import OrderError
+    from judge.engine.orders import Unit
+    from judge.engine.position import Phase, Position
+
+    variant = get_variant("standard")
+    pos = Position("standard", Phase("S", 1901, "M"),
+                   [Unit("ENGLAND", "F", "NTH"), Unit("FRANCE", "A", "LON")],
+                   {"ENGLAND": {"LON"}, "FRANCE": {"PAR"}})
+    with pytest.raises(OrderError, match="A LON is France's, not England's"):
+        variant.read_order(pos, "ENGLAND", "F NTH C English A LON - NWY")
+    read = variant.read_order(pos, "ENGLAND", "F NTH C French A LON - NWY")
+    assert str(read) == "F NTH C A LON - NWY"
+    # what is stored is the order itself: the word written is checked, not kept
+    assert variant.order_to_data(read) == variant.order_to_data(
+        variant.read_order(pos, "ENGLAND", "F NTH C A LON - NWY"))
+
+
+def test_stab_a_power_named_before_a_hidden_unit_is_neither_confirmed_nor_denied():
+    """Stab! hides the other powers' units: a support naming the supported unit's power
+    reads the same whoever owns the unit there, or when none stands there (the support is
+    void at adjudication, never told); only the player's own units are checked."""
+    from stabkit import VARIANT
+
+    from judge.engine.orders import Unit
+    from judge.engine.position import Phase, Position
+    from judge.games.game import read_order_lines
+
+    centres = {"GERMANY": {"MUN", "BER"}, "FRANCE": {"PAR", "BRE", "MAR"}}
+    lines = ["A MUN S French A BUR", "A BER S Italian A MUN - SIL", "A KIE S English A RUH"]
+    said = []
+    for owner in ("FRANCE", "ITALY", "ENGLAND", None):
+        units = [Unit("GERMANY", "A", "MUN"), Unit("GERMANY", "A", "BER"),
+                 Unit("GERMANY", "A", "KIE")]
+        if owner:
+            units += [Unit(owner, "A", "BUR"), Unit(owner, "A", "RUH")]
+        pos = Position("stab", Phase("F", 1901, "M"), units, centres,
+                       extra={"retreats": "with_orders"})
+        said.append([(x["order"], x["error"]) for x in
+                     read_order_lines(VARIANT, pos, "GERMANY", lines)])
+        if owner:  # adjudicated on the whole board (an order stored unchecked while the
+            # units are being placed): whose unit it is is not told there either
+            order = parse_order(VARIANT.board, "A MUN S French A BUR")
+            assert str(VARIANT.rules.check(pos, "GERMANY", order)) == "A MUN S A BUR"
+    assert all(x == said[0] for x in said), said
+    assert said[0][0] == ("A MUN S A BUR", None)
+    # a unit of the player's own, named as another power's: that the player knows
+    assert said[0][1] == (None, "A MUN is yours, not Italy's")
 
 
 def test_a_word_for_no_power_before_the_supported_unit_says_how_to_write_it():

@@ -51,11 +51,15 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class UnitRef:
-    """A unit as an order names it: type (``None`` when not written) and location."""
+    """A unit as an order names it: type (``None`` when not written) and location; for a
+    supported or convoyed unit, ``power``: the power the line says it is (``S French A PAR``),
+    for the rules to check against the unit there, never part of the order's text nor of
+    its equality (an order checked and stored has none)."""
 
     kind: str | None
     location: str
     province: str = field(init=False, repr=False, compare=False)
+    power: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "province", province_of(self.location))

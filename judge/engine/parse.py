@@ -521,34 +521,42 @@ class _Reader:
             i += 1
         return True, route, i
 
-    def nationality(self, i: int) -> int:
+    def nationality(self, i: int) -> tuple[int, str | None]:
         """Past a power's name or adjective written before a supported or convoyed unit
         (``S French A PAR - BUR``, ``C England: A LON - NWY``), as standard rules write
-        another power's unit: read and not checked (an order names a unit by its place, and
-        a hidden game must not answer whose unit stands there). A place that starts with
+        another power's unit; returns where the unit starts and the power named, which the
+        variant's rules check against the unit there as far as the player may know it (a
+        hidden game does not answer whose unit stands there). A place that starts with
         such a word (``English Channel``) stays the place. A word that is neither, before a
         unit's type, is refused saying how a power is written (the same for every such
         word: a Gunboat pseudonym confirms no one)."""
         k = self.key(i)
         if k is None or i + 1 >= self.n:
-            return i
-        if _power_word(self.board, k) is not None:
+            return i, None
+        power = _power_word(self.board, k)
+        if power is not None:
             if self.key(i + 1) in _KINDS or (
                     self.place_at(i) is None and self.place_at(i + 1) is not None):
-                return i + 1
-            return i
+                return i + 1, power
+            return i, None
         if self.key(i + 1) in _KINDS and k not in _STOP and self.place_at(i) is None:
             example = self.board.powers[0].title() if self.board.powers else "its name"
             raise OrderSyntaxError(
                 f"unknown place '{self.toks[i].text}' (a unit's power is written as its name "
                 f"or adjective, such as {example}, or left out)")
-        return i
+        return i, None
+
+    def named_unit(self, i: int, after: str) -> tuple[UnitRef, int]:
+        """A supported or convoyed unit at ``i``, with the power written before it if any."""
+        i, power = self.nationality(i)
+        target, i = self.unit(i, after)
+        return (UnitRef(target.kind, target.location, power=power) if power else target), i
 
     def support(self, unit: UnitRef, i: int) -> Order:
         word = self.toks[i].text
         if i + 1 >= self.n:
             raise OrderSyntaxError(f"no unit to support after '{word}'")
-        target, i = self.unit(self.nationality(i + 1), word)
+        target, i = self.named_unit(i + 1, word)
         if i >= self.n:
             return SupportHold(unit, target)
         k = self.key(i)
@@ -569,7 +577,7 @@ class _Reader:
         word = self.toks[i].text
         if i + 1 >= self.n:
             raise OrderSyntaxError(f"no army to convoy after '{word}'")
-        target, i = self.unit(self.nationality(i + 1), word)
+        target, i = self.named_unit(i + 1, word)
         k = self.key(i)
         if self.is_move(i) or (k is not None and k not in _STOP and self.place_at(i)):
             dest, i = self.destination(i)

@@ -17,6 +17,7 @@ from typing import Any
 from judge.engine.board import province_of
 from judge.engine.parse import leading_unit
 from judge.engine.position import Position
+from judge.engine.variant import OrderLine
 from judge.games import ahead
 from judge.games.auth import hash_password, verify_password
 from judge.games.errors import GameError
@@ -295,20 +296,24 @@ def set_aside(entry: dict, later: str) -> None:
     entry["order"] = entry["data"] = None
 
 
-def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) -> list[dict]:
+def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str],
+                     known: dict[str, OrderLine] | None = None) -> list[dict]:
     """Read a power's lines, keeping exactly the orders the adjudicator obeys: a later order
     to the same unit replaces an earlier one, as the variant counts orders per unit
     (Variant.replaced_orders: where a variant stacks units, a space takes as many orders as
     it holds units); in an adjustment phase, the builds or removals due, as the variant
     counts them (Variant.refused_adjustments), else one order per space and per build or
-    removal due, the first ones written."""
+    removal due, the first ones written. ``known``: the lines already read against this
+    position for this power, by their text, and where the lines read now are kept (one mail's
+    lines read again in another order are not read twice)."""
     out: list[dict] = []
     # the flow is the game's variant's (``variant`` is made from the game), never looked up
     # by the position: a variant played on another's board reads with its own flow
     special = flow_of(variant.name).read_lines(variant, pos, power, texts)
     if special is not None:  # the variant's plug-in reads (and replaces) lines its own way
         return special
-    read = variant.read_orders(pos, power, texts)
+    read = variant.read_orders(pos, power, texts) if known is None else \
+        _read_each_once(variant, pos, power, texts, known)
     kind = pos.phase.kind
     refused = variant.refused_adjustments(
         pos, power, [ol.order for ol in read if ol.order is not None]) if kind == "A" else None
@@ -351,11 +356,28 @@ def read_order_lines(variant: Any, pos: Position, power: str, texts: list[str]) 
     return out
 
 
+def _read_each_once(variant: Any, pos: Position, power: str, texts: list[str],
+                    known: dict[str, OrderLine]) -> list[OrderLine]:
+    """``variant.read_orders(pos, power, texts)``, reading only the lines not in ``known``
+    (and keeping them there): Variant.read_orders reads each line alone, so a line reads the
+    same wherever it stands among others."""
+    out = []
+    for line in texts:
+        text = line.strip()
+        if not text:
+            continue
+        if text not in known:
+            known[text] = variant.read_orders(pos, power, [text])[0]
+        out.append(known[text])
+    return out
+
+
 KEPT_NOTE = "your earlier order, kept"
 
 
 def keep_earlier_orders(variant: Any, pos: Position, power: str, texts: list[str],
-                        lines: list[dict], earlier: list[dict]) -> list[dict]:
+                        lines: list[dict], earlier: list[dict],
+                        known: dict[str, OrderLine] | None = None) -> list[dict]:
     """``lines`` (``texts`` read) with the earlier orders that lines in error keep. A mail's
     orders replace the power's set, but a line in error never leaves a unit it names with
     less than it had: when a line that cannot be used starts with a unit whose order in the
@@ -364,7 +386,9 @@ def keep_earlier_orders(variant: Any, pos: Position, power: str, texts: list[str
     own reading and its count of orders per unit (Variant.replaced_orders), so the set
     stored is exactly what the adjudicator obeys. Each kept order is stored after the line
     in error, whose reason says so ("A MUN keeps its earlier order A MUN - TYR"). Only the
-    power's own stored orders are looked at: nothing is said about another power's unit."""
+    power's own stored orders are looked at: nothing is said about another power's unit.
+    ``known``: the readings ``lines`` came from (:func:`read_order_lines`), so that the mail's
+    lines, read again among the earlier orders, are not read again."""
     if pos.phase.kind not in "MR" or not earlier:
         return lines
     board_of = getattr(variant.rules, "board_of", None)
@@ -384,7 +408,8 @@ def keep_earlier_orders(variant: Any, pos: Position, power: str, texts: list[str
                 wanted.append((at, entry))
     if not wanted:
         return lines
-    again = read_order_lines(variant, pos, power, [e["text"] for _, e in wanted] + texts)
+    again = read_order_lines(variant, pos, power, [e["text"] for _, e in wanted] + texts,
+                             known)
     kept, rest = again[:len(wanted)], again[len(wanted):]
     if len(rest) != len(lines):  # pragma: no cover (the same lines read the same way)
         return lines
@@ -407,7 +432,7 @@ def keep_earlier_orders(variant: Any, pos: Position, power: str, texts: list[str
     # stored beside its line when that reads the same (a stack's count of orders may depend
     # on where a line stands), else before the mail's lines, as it was read
     if [x.get("order") for x in read_order_lines(variant, pos, power,
-                                                  [x["text"] for x in beside])] \
+                                                  [x["text"] for x in beside], known)] \
             == [x.get("order") for x in beside]:
         return beside
     return [x for x in kept if x.get("order")] + rest
@@ -520,11 +545,23 @@ def submit_orders(s: Store, game: dict, power: str, texts: list[str], inbox_id: 
     if not units and not count:
         raise GameError(f"{power.title()} has nothing to order in {pos.phase.long_name} "
                         f"of game {game['name']}")
+    known: dict[str, OrderLine] = {}  # each line read once, however often it is arranged
     lines = keep_earlier_orders(variant, pos, power, texts,
-                                read_order_lines(variant, pos, power, texts),
-                                s.order_set(game["id"], game["phase"], power) or [])
-    s.save_order_set(game["id"], game["phase"], power, lines, inbox_id)
-    return order_status(s, game, power, pos)
+                                read_order_lines(variant, pos, power, texts, known),
+                                s.order_set(game["id"], game["phase"], power) or [], known)
+    # "your earlier order, kept" is said in the reply to this mail only: stored, a kept order
+    # is an order like any other, shown plainly by a later STATUS
+    s.save_order_set(game["id"], game["phase"], power,
+                     [_without_kept_note(x) for x in lines], inbox_id)
+    status = order_status(s, game, power, pos)
+    status.lines = lines
+    return status
+
+
+def _without_kept_note(line: dict) -> dict:
+    if line.get("note") != KEPT_NOTE:
+        return line
+    return {k: v for k, v in line.items() if k != "note"}
 
 
 def clear_orders(s: Store, game: dict, power: str) -> None:

@@ -7,9 +7,10 @@ module turns the events of one adjudicated phase (the ones a reader may see) int
 * the ``::`` header naming the phase whose results follow (the classic judges wrote it before
   the phase advanced), coded as the Mapper reads it: DPjudge's ``F1901B`` for the winter
   adjustments (``W1901A``), the other phases as they are (``F1901M``, ``F1901R``);
-* the heading, ``Movement results for Spring of 1901.  (game.001)`` (``Retreat results``,
-  ``Adjustment results for Winter of 1901.``), with the game's turn number (the phases
-  adjudicated so far, this one included) after its name;
+* the heading, ``Movement results for Spring of 1901. (game.001)`` (``Retreat results for
+  Fall of 1901.  (game.003)``, ``Adjustment results for Winter of 1901.  (game.004)``: two
+  spaces there, as njudge prints them), with the game's turn number (the phases adjudicated
+  so far, this one included) after its name;
 * the orders that stood, power by power, in the classic words (``Austria: Army Vienna ->
   Trieste.``; a convoyed army with its route, ``Army Yorkshire -> North Sea -> Norway.``, as
   the player wrote it or as the convoy orders give it) with the classic result marks (``(*bounce*)``, ``(*cut*)``, ``(*void*)``,
@@ -355,7 +356,11 @@ def classic_context(variant: Any, names: ClassicNames, game: str, before: Positi
     phase, nxt = before.phase, after.phase
     season = SEASONS[phase.season]
     number = f"{game}.{turn:03d}" if turn else game
-    heading = f"{_HEADING[phase.kind]} results for {season} of {phase.year}.  ({number})"
+    # njudge prints one space before the number after a movement heading and two after the
+    # others (its st_movement.c, st_retreat.c and st_build.c; its mail_format.html: "a dot, a
+    # space" for movement)
+    gap = " " if phase.kind == "M" else "  "
+    heading = f"{_HEADING[phase.kind]} results for {season} of {phase.year}.{gap}({number})"
     dislodged_at = {province_of(e.fields["unit"].split()[-1])
                     for e in seen if e.kind == "dislodged"}
     per_power: dict[str, list[str]] = {}

@@ -245,6 +245,13 @@ class StabRules(StandardRules):
             raise OrderSyntaxError("write a condition as 'IF F PIC R ENG: <order>'")
         return parse_unit(b, m.group(1)), province_of(parse_location(b, m.group(2)))
 
+    def check_named_power(self, ref: UnitRef, unit: Unit, power: str) -> None:
+        """Only a unit of the player's own named as another power's is refused: whose any
+        other unit is stays hidden, in the reply (a line is read against a blind board) and
+        at adjudication (a line stored unchecked while the units are placed)."""
+        if unit.power == power:
+            super().check_named_power(ref, unit, power)
+
     def check_place(self, position: Position, power: str, order: Place) -> Place:
         """One placement line checked on its own (the set is checked by
         :meth:`placement_errors`)."""

@@ -55,7 +55,7 @@ _TYPE_NAME = {ARMY: "an army", FLEET: "a fleet"}
 def _ref_for(ref: UnitRef, unit: Unit) -> UnitRef:
     """``ref`` made exact for ``unit`` (type filled in, coast corrected); ``ref`` itself when
     it already is, so that an order already in canonical form is not rebuilt."""
-    if ref.kind == unit.kind and ref.location == unit.location:
+    if ref.kind == unit.kind and ref.location == unit.location and ref.power is None:
         return ref
     return UnitRef(unit.kind, unit.location)
 
@@ -194,7 +194,7 @@ class StandardRules:
                              f"not {_TYPE_NAME[ref.kind]}")
         return unit
 
-    def _target(self, at: dict[str, Unit], ref: UnitRef, verb: str) -> Unit:
+    def _target(self, at: dict[str, Unit], ref: UnitRef, verb: str, power: str) -> Unit:
         prov = ref.province
         unit = at.get(prov)
         if unit is None:
@@ -202,7 +202,18 @@ class StandardRules:
         if ref.kind and ref.kind != unit.kind:
             raise OrderError(f"the unit in {self.name(prov)} is {_TYPE_NAME[unit.kind]}, "
                              f"not {_TYPE_NAME[ref.kind]}")
+        self.check_named_power(ref, unit, power)
         return unit
+
+    def check_named_power(self, ref: UnitRef, unit: Unit, power: str) -> None:
+        """The power a line names before a supported or convoyed unit (``S French A PAR``)
+        must own it, or the line is an error, as njudge refuses a unit not as the order names
+        it. A unit whose owner the player cannot know is not checked: Stab!'s hidden board
+        stands a unit of no power (``?``) wherever a line names one not the player's."""
+        if ref.power is None or ref.power == unit.power or unit.power not in self.board.powers:
+            return
+        owner = "yours" if unit.power == power else f"{unit.power.title()}'s"
+        raise OrderError(f"{unit} is {owner}, not {ref.power.title()}'s")
 
     def convoy_reach(self, origin: str) -> frozenset[str]:
         """Coastal provinces an army in ``origin`` could reach through a chain of seas."""
@@ -262,7 +273,7 @@ class StandardRules:
         if isinstance(order, Move):
             return self._check_move(at, unit, ref, order)
         if isinstance(order, SupportHold):
-            target = self._target(at, order.target, "support")
+            target = self._target(at, order.target, "support", power)
             if target.province == unit.province:
                 raise OrderError("a unit cannot support itself")
             if not b.can_reach(unit.kind, unit.location, target.province):
@@ -273,7 +284,7 @@ class StandardRules:
                 return order
             return SupportHold(ref, tref)
         if isinstance(order, SupportMove):
-            target = self._target(at, order.target, "support")
+            target = self._target(at, order.target, "support", power)
             dest = province_of(order.destination)
             if target.province == unit.province:
                 raise OrderError("a unit cannot support its own move")
@@ -297,7 +308,7 @@ class StandardRules:
             raise OrderError("only fleets can convoy")
         if not b.is_sea(unit.province):
             raise OrderError(f"a fleet can convoy only at sea, not in {self.name(unit.province)}")
-        target = self._target(at, order.target, "convoy")
+        target = self._target(at, order.target, "convoy", power)
         if target.kind != ARMY:
             raise OrderError("only armies can be convoyed")
         dest = province_of(order.destination)
