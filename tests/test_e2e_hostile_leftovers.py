@@ -1,0 +1,71 @@
+"""Issue 23's leftovers (session 30), through the real mail servers: one mailbox however its
+domain is spelt (IDN, punycode, non-ASCII case), what a reply to a confirmation request says
+(yes confirms, no declines), a request folded into a digest confirmed by replying to the
+digest, and a user's word quoted back cut short."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from gmkit import FakeClock, LiveJudge, to
+from mailkit import send_smtp, unique
+
+
+@pytest.fixture
+def judge(judge_mailbox, smtp_sink, tmp_path):
+    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
+    yield j
+    j.close()
+
+
+def open_game(j: LiveJudge, g: str) -> None:
+    j.send(f"gm.{g}@players.test", f"CREATE {g} gm-{g}\nOPEN")
+    j.pump()
+
+
+def players(j: LiveJudge, g: str) -> dict[str, str]:
+    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
+
+
+def code(reply) -> str:
+    m = re.search(r"CONFIRM (\w{16})", reply.flat)
+    assert m, reply.body
+    return m.group(1)
+
+
+def send_utf8(j: LiveJudge, frm: str, body: str, subject: str = "") -> None:
+    """A mail whose From is an internationalised address (RFC 6532: UTF-8 in the header),
+    from an ASCII envelope sender (the test relay has no SMTPUTF8)."""
+    raw = (f"From: {frm}\r\nTo: {j.address}\r\nSubject: {subject or unique('m')}\r\n"
+           f"Message-ID: <{unique('u')}@players.test>\r\nMIME-Version: 1.0\r\n"
+           "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n"
+           f"\r\n{body}\r\n").encode("utf-8")
+    send_smtp(j.env["MAILTEST_HOST"], int(j.env["MAILTEST_SMTP_PORT"]), frm, j.address, raw,
+              mail_from="bounces@players.test")
+    j.expected += 1
+
+
+# ------------------------------------------------------------------ one mailbox
+PUNY = "bob@xn--bcher-kva.example"
+
+
+def test_an_idn_domain_and_its_punycode_are_one_mailbox(judge):
+    """``bob@xn--bcher-kva.example``, ``bob@bücher.example`` and ``bob@BÜCHER.example`` are
+    one host's one mailbox: a forged sign-on from each spelling asked it once (SQLite's
+    NOCASE folds ASCII only, so each spelling had its own one-request-a-day), and the code
+    answered from any spelling confirms them all, seated at the one address mailed."""
+    for g in ("idn1", "idn2", "idn3"):
+        open_game(judge, g)
+    judge.send(PUNY, "JOIN idn1 Italy pw-italy", subject="join")
+    [asked] = to(judge.pump(), PUNY)
+    send_utf8(judge, "bob@bücher.example", "JOIN idn2 France pw-france")
+    send_utf8(judge, "Bob <bob@BÜCHER.Example>", "JOIN idn3 Russia pw-russia")
+    assert judge.pump() == []  # they wait with the first: one request a day to the mailbox
+    send_utf8(judge, "bob@Bücher.example", f"CONFIRM {code(asked)}")
+    [done] = judge.pump()
+    assert done.rcpt == PUNY  # the spelling recorded is the one every server delivers
+    assert "You have joined game idn1 as Italy" in done.flat, done.body
+    assert "You have joined game idn3 as Russia" in done.flat, done.body
+    assert [players(judge, g) for g in ("idn1", "idn2", "idn3")] == [
+        {"ITALY": PUNY}, {"FRANCE": PUNY}, {"RUSSIA": PUNY}]
