@@ -40,7 +40,7 @@ def send_utf8(j: LiveJudge, frm: str, body: str, subject: str = "") -> None:
     raw = (f"From: {frm}\r\nTo: {j.address}\r\nSubject: {subject or unique('m')}\r\n"
            f"Message-ID: <{unique('u')}@players.test>\r\nMIME-Version: 1.0\r\n"
            "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n"
-           f"\r\n{body}\r\n").encode("utf-8")
+           f"\r\n{body}\r\n").encode()
     send_smtp(j.env["MAILTEST_HOST"], int(j.env["MAILTEST_SMTP_PORT"]), frm, j.address, raw,
               mail_from="bounces@players.test")
     j.expected += 1
@@ -69,3 +69,19 @@ def test_an_idn_domain_and_its_punycode_are_one_mailbox(judge):
     assert "You have joined game idn3 as Russia" in done.flat, done.body
     assert [players(judge, g) for g in ("idn1", "idn2", "idn3")] == [
         {"ITALY": PUNY}, {"FRANCE": PUNY}, {"RUSSIA": PUNY}]
+
+
+# ------------------------------------------------------------------ a word quoted back
+def test_a_word_the_judge_does_not_know_is_quoted_back_cut_short(judge):
+    """``LIST <50 KB name>`` quoted the name whole in its error (the line itself is quoted
+    cut to 200 characters): a forged mail made the judge mail a victim up to reply_max_bytes
+    of the attacker's text. Every error quotes a user's word cut to 40 characters."""
+    judge.send("gm.cut1@players.test", "CREATE cut1 gm-cut1\nOPEN")
+    judge.pump()
+    huge = "Z" + "q" * 50_000
+    judge.send("w@players.test", f"LIST {huge}\nOBSERVE cut1x{huge}\nLIST cut1 {huge}\n"
+               f"MASTER cut1 gm-cut1\nSET ZONE {huge}\nSET DEADLINE {huge}")
+    [reply] = to(judge.pump(), "w@players.test")
+    longest = max(len(m) for m in re.findall(r"Zq+|q{20,}", reply.body))
+    assert longest <= 200, longest  # the quoted lines, at most
+    assert len(reply.body) < 4000, reply.body[:3000]
