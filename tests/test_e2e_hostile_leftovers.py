@@ -6,6 +6,7 @@ digest, and a user's word quoted back cut short."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from gmkit import FakeClock, LiveJudge, to
@@ -85,3 +86,64 @@ def test_a_word_the_judge_does_not_know_is_quoted_back_cut_short(judge):
     longest = max(len(m) for m in re.findall(r"Zq+|q{20,}", reply.body))
     assert longest <= 200, longest  # the quoted lines, at most
     assert len(reply.body) < 4000, reply.body[:3000]
+
+
+# ------------------------------------------------------------------ answering a request
+NEWBIE = "newbie@elsewhere.test"
+
+
+def test_a_reply_saying_no_declines_and_an_unclear_one_is_told_how(judge):
+    """Any reply to a confirmation request confirmed it, "No, I never asked for this" too:
+    the person who did not ask was signed up. Now its first line decides: YES (or nothing)
+    confirms, NO drops the request, anything else is told how to confirm."""
+    for g in ("yn1", "yn2"):
+        open_game(judge, g)
+    judge.send(NEWBIE, "OBSERVE yn1", subject="watch")
+    [asked] = to(judge.pump(), NEWBIE)
+    assert "reply YES to this mail" in asked.flat and "reply NO" in asked.flat, asked.body
+    judge.send(NEWBIE, "No, I never asked for this.\n\n> " + asked.body.splitlines()[0],
+               subject="Re: watch", In_Reply_To=asked["Message-ID"])
+    [declined] = to(judge.pump(), NEWBIE)
+    assert "Declined: nothing was done" in declined.flat, declined.body
+    assert not judge.store.all("SELECT * FROM observers")
+    judge.send(NEWBIE, f"CONFIRM {code(asked)}")  # the request is gone
+    [late] = to(judge.pump(), NEWBIE)
+    assert "is not a confirmation code" in late.flat and not judge.store.all(
+        "SELECT * FROM observers")
+
+    judge.send(NEWBIE, "JOIN yn2 Italy pw-italy", subject="join")
+    [asked] = to(judge.pump(), NEWBIE)
+    judge.send(NEWBIE, "what is this about?", subject="Re: join", In_Reply_To=asked["Message-ID"])
+    [unclear] = to(judge.pump(), NEWBIE)
+    assert "Not confirmed" in unclear.flat and "reply YES" in unclear.flat, unclear.body
+    assert players(judge, "yn2") == {}
+    judge.send(NEWBIE, "Yes, that was me.", subject="Re: join", In_Reply_To=asked["Message-ID"])
+    [done] = to(judge.pump(), NEWBIE)
+    assert "You have joined game yn2 as Italy" in done.flat, done.body
+    assert players(judge, "yn2") == {"ITALY": NEWBIE}
+
+
+def test_a_request_folded_into_a_digest_is_confirmed_by_replying_to_the_digest(
+        judge_mailbox, smtp_sink, tmp_path):
+    """The per-address mail ceiling folds the reply carrying a confirmation request into a
+    digest: that reply never went out, so nothing could answer it, and only CONFIRM <code>
+    worked. The digest carries the request: replying YES to it confirms."""
+    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False,
+                  mail_per_hour=2)
+    try:
+        open_game(j, "dg1")
+        for k in range(2):  # the two mails of the hour
+            j.send(NEWBIE, "HELP", subject=f"help {k}")
+            assert len(to(j.pump(), NEWBIE)) == 1
+        j.send(NEWBIE, "JOIN dg1 Italy pw-italy", subject="join")
+        assert to(j.pump(), NEWBIE) == []  # held for the digest
+        [digest] = [m for _, m in j.advance(j.clock() + timedelta(minutes=11))
+                    if m.rcpt == NEWBIE]
+        assert digest.subject.startswith("[DIGEST]") and "CONFIRM" in digest.flat
+        j.advance(j.clock() + timedelta(hours=1))  # the ceiling's hour is over
+        j.send(NEWBIE, "yes", subject="Re: digest", In_Reply_To=digest["Message-ID"])
+        [done] = to(j.pump(), NEWBIE)
+        assert "You have joined game dg1 as Italy" in done.flat, done.body
+        assert players(j, "dg1") == {"ITALY": NEWBIE}
+    finally:
+        j.close()

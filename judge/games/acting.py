@@ -425,15 +425,15 @@ class Actor:
         return False
 
     def _commands(self, ses: _Session) -> list[Command]:
-        """The mail's commands. A reply to an OBSERVE confirmation request confirms it
-        (double opt-in), whatever it says; a subject UNOBSERVE or CONFIRM (what a
+        """The mail's commands. A reply to a confirmation request answers it by its first
+        line (observers.confirm_by_reply: YES or nothing confirms, NO drops it); a subject UNOBSERVE or CONFIRM (what a
         List-Unsubscribe mailto sends) is acted on whatever the mail program put in the
         body; a mail with an empty body may hold its command in the subject ("HELP")."""
         ib = ses.inbound
         commands = parse_lines(ib.lines)
         for text in observers.confirm_by_reply(self.s, [ib.in_reply_to, *ib.references],
                                                ib.sender, self.clock(),
-                                               signup.taker(self, ses)):
+                                               signup.taker(self, ses), ib.lines):
             ses.say(None, text)
         if ses.items and all(c.name == "ORDER" for c in commands):
             commands = []
