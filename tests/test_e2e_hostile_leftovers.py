@@ -1,16 +1,30 @@
 """Issue 23's leftovers (session 30), through the real mail servers: one mailbox however its
 domain is spelt (IDN, punycode, non-ASCII case), what a reply to a confirmation request says
 (yes confirms, no declines), a request folded into a digest confirmed by replying to the
-digest, and a user's word quoted back cut short."""
+digest, a user's word quoted back cut short, and no password kept in a part the judge
+cannot read as text."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import io
 import re
+import signal
+import sqlite3
+import time
+import zipfile
 from datetime import timedelta
+from email import encoders
+from email.mime.base import MIMEBase
+from email.mime.multipart import MIMEMultipart
+from email.mime.text import MIMEText
 
 import pytest
 from gmkit import FakeClock, LiveJudge, to
-from mailkit import send_smtp, unique
+from mailkit import JudgeProcess, compose, confirmed, free_port, send_smtp, unique, write_config
+from test_e2e_intake_security import mime
+from test_mail_masking import password_forms
 
 
 @pytest.fixture
@@ -147,3 +161,99 @@ def test_a_request_folded_into_a_digest_is_confirmed_by_replying_to_the_digest(
         assert players(j, "dg1") == {"ITALY": NEWBIE}
     finally:
         j.close()
+
+
+# ------------------------------------------------------------------ binary attachments
+def wide_forms(secret: str) -> set[bytes]:
+    """The password as UTF-16 (either order) and UTF-32, as written and in base64 at each
+    of the 3 alignments (what test_mail_masking.password_forms does for UTF-8)."""
+    forms: set[bytes] = set()
+    for charset in ("utf-16-le", "utf-16-be", "utf-32-le"):
+        data = secret.encode(charset)
+        forms.add(data)
+        for k in range(3):
+            coded = base64.b64encode(b"\0" * k + data)
+            forms.add(coded[-(-8 * k // 6):8 * (k + len(data)) // 6])
+    return forms
+
+
+def attached(name: str, ctype: str, data: bytes) -> MIMEBase:
+    part = MIMEBase(*ctype.split("/"))
+    part.set_payload(data)
+    encoders.encode_base64(part)
+    part.add_header("Content-Disposition", "attachment", filename=name)
+    return part
+
+
+def test_no_password_is_left_in_an_attachment_the_judge_cannot_read(tmp_path):
+    """A password in a part the judge does not read as text (a zip, UTF-16 sent as
+    application/octet-stream or as text/plain with no charset) was kept in the stored mail
+    for good: the masking looks for the password's bytes, and a zip or UTF-16 does not hold
+    them. Such a part is not kept at all; after the judge acted and was killed, no byte of
+    any file holds any of the passwords in any form."""
+    port = free_port()
+    cfg = write_config(tmp_path, f'[intake]\nmode = "smtp"\nlisten = "127.0.0.1:{port}"\n')
+    judge = JudgeProcess(cfg, tmp_path).start()
+    tag = unique("")
+    gm, game = "gm@players.test", unique("g")
+    pw = {"ENGLAND": f"zip{tag}x", "FRANCE": f"wide{tag}x", "ITALY": f"bare{tag}x",
+          "GERMANY": f"only{tag}x"}
+    mails = [compose(gm, "judge@localhost", f"CREATE {game} gm-{tag}\nOPEN", subject="new")]
+    for power, (name, ctype, data) in {
+        "ENGLAND": ("orders.zip", "application/zip", None),
+        "FRANCE": ("orders.txt", "application/octet-stream", "utf-16"),
+        "ITALY": ("orders.txt", "text/plain", "utf-16-le"),
+    }.items():
+        line = f"SIGNON {power} {game} {pw[power]}"
+        if data is None:
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+                z.writestr("orders.txt", line + "\n")
+            payload = buffer.getvalue()
+        else:
+            payload = (line + "\n").encode(data)
+        outer = MIMEMultipart()
+        outer.attach(MIMEText(line, "plain", "us-ascii"))
+        outer.attach(attached(name, ctype, payload))
+        mails.append(mime(f"{power[0].lower()}@players.test", "judge@localhost", power, outer))
+    # a mail whose password is only in an attachment: the judge never read it at all
+    line = f"SIGNON GERMANY {game} {pw['GERMANY']}"
+    outer = MIMEMultipart()
+    outer.attach(MIMEText("HELP", "plain", "us-ascii"))
+    outer.attach(attached("notes.bin", "application/octet-stream", line.encode("utf-16")))
+    mails.append(mime("g@players.test", "judge@localhost", "help", outer))
+    db = tmp_path / "judge.db"
+    try:
+        judge.wait_log("SMTP receiver listening")
+        confirmed(db, gm, *[f"{p[0].lower()}@players.test" for p in pw])
+        for raw in mails:
+            send_smtp("127.0.0.1", port, "sender@players.test", "judge@localhost", raw)
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
+                left = con.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
+                done = con.execute("SELECT count(*) FROM inbox").fetchone()[0]
+                queued = con.execute("SELECT count(*) FROM outbox WHERE state != 'sent'"
+                                     ).fetchone()[0]
+                signed = con.execute("SELECT count(*) FROM players").fetchone()[0]
+                kept = [bytes(r[0]) for r in con.execute("SELECT raw FROM inbox")]
+            if done == len(mails) and not left and not queued:
+                break
+            assert time.monotonic() < deadline, judge.log.read_text()
+            time.sleep(0.2)
+        assert signed == 3  # the body's sign-ons were read and used
+        # what was not kept is named, with its type and size
+        assert sum(b"(application/zip, " in raw for raw in kept) == 1, kept
+        time.sleep(1.0)  # the sender's last steps
+    finally:
+        judge.stop(signal.SIGKILL)
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p != cfg]
+    found = []
+    for secret in pw.values():
+        forms = password_forms(secret) | wide_forms(secret)
+        for path in files:
+            data = path.read_bytes()
+            joined = data.replace(b"\r", b"").replace(b"\n", b"")  # base64 across lines
+            found += [(secret, form, path.name) for form in forms
+                      if form in data or form in joined]
+    assert found == []

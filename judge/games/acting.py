@@ -36,7 +36,7 @@ from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment, new_message_id
 from judge.mail.intake import store_message
-from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
+from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, text_only, unread_copy
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, body_text, command_lines, read_message
 from judge.storage import Store, iso, now_utc
@@ -263,15 +263,16 @@ class Actor:
         return replytoken.tokens_in(raw)
 
     def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
-        """The stored copy of an acted-on mail keeps no password and no reply token (same
-        transaction); of a mail refused unread for its size, only the headers are kept."""
+        """The stored copy of an acted-on mail keeps no password, no reply token and no part
+        the judge cannot read as text (same transaction); of a mail refused unread for its
+        size, only the headers are kept."""
         if "raw" not in row:
             return
         masked = row["raw"]
         if row.get("size", 0) > self.cfg.max_message_bytes:
             masked = unread_copy(masked, row["size"])
-        elif not (lines or self._tokens):
-            return
+        else:  # a part it cannot read as text (a zip, UTF-16) is not kept: beyond masking
+            masked = text_only(masked)
         if lines:
             secrets = _secrets(lines)
             masked = mask_raw(masked, lines, secrets, set(secrets))
