@@ -9,8 +9,9 @@ class GameError(Exception):
 
 
 QUOTED_CHARS = 40  # a user's word quoted back in an error is cut to this many characters
-# a Python repr of a string, as the errors write a user's word: '...' or "..." (escapes too)
-_QUOTED = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
+# a Python repr of a string, as the errors write a user's word: '...' or "..." (escapes
+# too), its quotes not inside a word (an apostrophe, "player's ... player's", is no quote)
+_QUOTED = re.compile(r"""(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")(?!\w)""")
 
 
 def cut_quoted(text: str) -> str:
