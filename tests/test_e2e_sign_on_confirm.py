@@ -45,7 +45,7 @@ def test_a_forged_join_asks_once_and_seats_no_one(judge):
     [reply] = to(judge.pump(), VICTIM)
     assert "Italy" not in players(judge, g)
     assert "has not yet shown this judge that it reads its mail" in reply.flat, reply.body
-    assert "reply to this mail" in reply.flat and len(code(reply)) >= 16
+    assert "reply YES to this mail" in reply.flat and len(code(reply)) >= 16
     # the order after it is not lost silently
     assert "waits for this address to confirm; send your orders again" in reply.flat
 

@@ -36,7 +36,7 @@ from judge.games.settings import zone
 from judge.mail import guard, replytoken
 from judge.mail.compose import Attachment, new_message_id
 from judge.mail.intake import store_message
-from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
+from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, text_only, unread_copy
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, body_text, command_lines, read_message
 from judge.storage import Store, iso, now_utc
@@ -263,15 +263,16 @@ class Actor:
         return replytoken.tokens_in(raw)
 
     def _mask_stored(self, row: dict, lines: list[tuple[str, str]]) -> None:
-        """The stored copy of an acted-on mail keeps no password and no reply token (same
-        transaction); of a mail refused unread for its size, only the headers are kept."""
+        """The stored copy of an acted-on mail keeps no password, no reply token and no part
+        the judge cannot read as text (same transaction); of a mail refused unread for its
+        size, only the headers are kept."""
         if "raw" not in row:
             return
         masked = row["raw"]
         if row.get("size", 0) > self.cfg.max_message_bytes:
             masked = unread_copy(masked, row["size"])
-        elif not (lines or self._tokens):
-            return
+        else:  # a part it cannot read as text (a zip, UTF-16) is not kept: beyond masking
+            masked = text_only(masked)
         if lines:
             secrets = _secrets(lines)
             masked = mask_raw(masked, lines, secrets, set(secrets))
@@ -425,15 +426,15 @@ class Actor:
         return False
 
     def _commands(self, ses: _Session) -> list[Command]:
-        """The mail's commands. A reply to an OBSERVE confirmation request confirms it
-        (double opt-in), whatever it says; a subject UNOBSERVE or CONFIRM (what a
+        """The mail's commands. A reply to a confirmation request answers it by its first
+        line (observers.confirm_by_reply: YES or nothing confirms, NO drops it); a subject UNOBSERVE or CONFIRM (what a
         List-Unsubscribe mailto sends) is acted on whatever the mail program put in the
         body; a mail with an empty body may hold its command in the subject ("HELP")."""
         ib = ses.inbound
         commands = parse_lines(ib.lines)
         for text in observers.confirm_by_reply(self.s, [ib.in_reply_to, *ib.references],
                                                ib.sender, self.clock(),
-                                               signup.taker(self, ses)):
+                                               signup.taker(self, ses), ib.lines):
             ses.say(None, text)
         if ses.items and all(c.name == "ORDER" for c in commands):
             commands = []

@@ -23,6 +23,7 @@ until it answers the code in CREATE's reply (role master).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -343,9 +344,38 @@ def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = No
     return "\n".join(said + done)
 
 
+# the first word of a reply to a request that says yes, or no (docs/commands.md, CONFIRM)
+_YES = frozenset({"yes", "y", "ok", "okay", "confirm", "confirmed", "sure"})
+_NO = frozenset({"no", "n", "not", "nope", "stop", "cancel", "decline", "unsubscribe",
+                 "never", "wrong"})
+
+
+def reply_says(lines: list[str], tokens: set[str]) -> str:
+    """What a reply to a confirmation request answers, by the first line its sender wrote
+    (``lines``: quotes and signature dropped): ``yes`` (none, or one whose first word is
+    YES, OK, CONFIRM... or the request's code), ``no`` (NO, STOP, "not me"...), ``command``
+    (a CONFIRM line with a code: that command does it), else ``""``. Any reply at all
+    confirmed, "not me, stop this" too: the person who did not ask was signed up."""
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if not first:
+        return "yes"
+    words = re.findall(r"[^\W_]+", first.casefold())
+    if not words:
+        return ""
+    if words[0] == "confirm" and len(words) > 1 and re.fullmatch(r"[0-9a-f]{16}", words[1]):
+        return "command"
+    if words[0] in _YES or words[0] in tokens:
+        return "yes"
+    return "no" if words[0] in _NO else ""
+
+
 def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime,
-                     take_sign_on: TakeSignOn | None = None) -> list[str]:
-    """A reply from ``address`` to a confirmation request confirms it; what was done."""
+                     take_sign_on: TakeSignOn | None = None,
+                     lines: list[str] | None = None) -> list[str]:
+    """A reply from ``address`` to a confirmation request (``message_ids``: its In-Reply-To
+    and References) answers it by its first line (:func:`reply_says`): yes confirms it, no
+    drops it (with the sign-ons that waited for the address), anything else is told how to
+    confirm; what the reply to it says."""
     ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
     if not ids or not address:
         return []
@@ -355,6 +385,22 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
                  f"{_SIGN_ONS_SQL[1:]}", (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
     if not rows:
         return []
+    says = reply_says(lines or [], {row["token"] for row in rows})
+    if says == "command":
+        return []
+    if says == "no":
+        for row in rows:
+            s.execute("DELETE FROM observer_requests WHERE token = ?", (row["token"],))
+        if any(row["role"] in SIGN_ONS for row in rows):  # and those that waited with it
+            s.execute(f"DELETE FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
+                      "address = ?", (address,))
+        return [f"Declined: nothing was done for {address}, and the request is dropped; the "
+                "judge sends this address nothing more about it."]
+    if says != "yes":
+        return [f"Not confirmed: a reply to the judge's confirmation request confirms it when "
+                f"its first line is YES (or it is empty), and this one's was not. To confirm, "
+                f"reply YES, or send the line CONFIRM {rows[0]['token']}; reply NO to drop "
+                "the request."]
     said = [_take(s, row, now) for row in rows if row["role"] not in SIGN_ONS]
     if any(row["role"] in SIGN_ONS for row in rows):
         said.append(f"Confirmed: {address} reads its mail; from now on its sign-ons act at "

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from judge.engine.ahead import is_header
+from judge.games.errors import cut_quoted
 from judge.games.flow import FlowContext
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ class MailSession:
 
     def say(self, cmd: Command | None, text: str, *, error: bool = False, kind: str = "text",
             data: Any = None) -> None:
+        if error:  # the word it could not use, quoted back cut short (errors.cut_quoted)
+            text = cut_quoted(text)
         self.items.append({"echo": cmd.masked if cmd else "", "text": text, "error": error,
                            "kind": kind, "data": data})
         if error:

@@ -117,7 +117,7 @@ def time_help(now: datetime | None, tz: str) -> str:
         return TIME_HELP
     try:
         local = now.astimezone(ZoneInfo(tz))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
         local = now.astimezone(UTC)
     day = (local + timedelta(days=1)).strftime("%Y-%m-%d")
     return TIME_HELP.replace("2026-11-25 18:00", f"{day} 18:00", 1)
@@ -128,7 +128,7 @@ def day_ahead(now: datetime, tz: str, days: int) -> str:
     example of a date must still be to come when the reader copies it."""
     try:
         local = now.astimezone(ZoneInfo(tz))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
         local = now.astimezone(UTC)
     return (local + timedelta(days=days)).strftime("%Y-%m-%d")
 
@@ -165,7 +165,7 @@ def written_zone(text: str) -> timezone | ZoneInfo:
     for name in (t, "/".join(part.title() for part in t.split("/"))):
         try:
             return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
             continue
     raise GameError(f"{t!r} is not a time zone (write e.g. CET, UTC, +01:00 or Europe/London)")
 
@@ -246,7 +246,7 @@ def parse_setting(key: str, words: list[str]) -> tuple[str, Any]:
     if k in ("ZONE", "TIMEZONE", "TZ"):
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
             raise GameError(f"SET ZONE: {value!r} is not a time zone (write e.g. "
                             "Europe/Paris, America/New_York or UTC)") from None
         return "zone", value

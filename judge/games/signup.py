@@ -105,12 +105,12 @@ def sign_on(actor: FlowContext, ses: MailSession, game: dict, role: str,
     what = _what(role, game, power)
     return result, (
         f"Not yet done: {sender} has not yet shown this judge that it reads its mail, so "
-        f"{what} waits until it does. To confirm, reply to this mail (the reply may be "
-        f"empty), or send the line CONFIRM {token}, within {O.CONFIRM_DAYS} days; then it is "
+        f"{what} waits until it does. To confirm, reply YES to this mail (or an empty "
+        f"reply), or send the line CONFIRM {token}, within {O.CONFIRM_DAYS} days; then it is "
         "done, and from then on your sign-ons act at once. Until then the seat is not yours "
         "and nothing else is sent to this address. Orders sent with this sign-on are not "
-        "kept: send them again once you have confirmed. If you did not send this, ignore "
-        "this mail: nothing more will come.")
+        "kept: send them again once you have confirmed. If you did not send this, reply NO "
+        "or ignore this mail: nothing more will come.")
 
 
 def _what(role: str, game: dict, power: str | None) -> str:

@@ -218,6 +218,46 @@ def _headers_only(raw: bytes, note: bytes = REMOVED) -> bytes:
     return b"\r\n".join(kept) + b"\r\nContent-Type: text/plain; charset=us-ascii" + sep + note
 
 
+_WIDE_CHARSETS = ("utf-16", "utf-32", "utf16", "utf32", "ucs-2", "ucs2", "ucs-4", "ucs4")
+
+
+def _readable(part: Message) -> bool:
+    """A leaf part the judge reads as text, so its masking can find a password in it: a
+    text part (or one with no type) whose bytes are text in its charset (no NUL byte unless
+    the charset is a wide one: UTF-16 sent as text/plain with no charset is no text to the
+    judge, nor to the masking)."""
+    if part.get_content_maintype() not in ("text", ""):
+        return False
+    charset = (part.get_content_charset() or "").lower()
+    return charset.startswith(_WIDE_CHARSETS) or b"\0" not in _decoded(part)
+
+
+def text_only(raw: bytes) -> bytes:
+    """``raw`` with every part the judge cannot read as text (an image, a zip, a PDF, UTF-16
+    sent as ``application/octet-stream``) replaced by a one-line note of its type and size;
+    unchanged when it has none. The judge reads text parts only, so a password in any other
+    part is beyond its masking (a zip, UTF-16: the password's bytes are not there to find)
+    and stayed on disk for good; what it cannot read it does not keep. A mail the parser
+    cannot read is kept as it is (the password masking's own fallbacks apply to it)."""
+    try:
+        msg = message_from_bytes(raw, policy=compat32)
+        dropped = [part for part in msg.walk() if not part.is_multipart()
+                   and part.get_content_maintype() != "message" and not _readable(part)]
+        if not dropped:
+            return raw
+        for part in dropped:
+            what = part.get_content_type()
+            size = len(_decoded(part))
+            for name in [k for k in part if k.lower().startswith("content-")]:
+                del part[name]
+            part["Content-Type"] = "text/plain; charset=us-ascii"
+            part.set_payload(f"[A part of this mail ({what}, {size} bytes) was not kept: the "
+                             "judge reads only text, and keeps only what it reads.]\r\n")
+        return msg.as_bytes(policy=compat32)
+    except Exception:
+        return raw
+
+
 # the most of a mail refused for its size that is looked at for its headers
 # (judge.games.acting reads no more of it either)
 UNREAD_HEAD_BYTES = 262144

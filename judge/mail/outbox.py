@@ -245,6 +245,13 @@ class Outbox:
                                   "limit": self.cfg.mail_per_hour,
                                   "wait": self.cfg.digest_minutes})
         marks = ", ".join("?" * len(ids))
+        # a confirmation request folded in is answered by replying to the digest: it is
+        # what reached the address, under its own secret Message-ID (the folded mail's
+        # never went out). Only requests to this mailbox: the digest is mailed to it alone.
+        self.store.execute(
+            "UPDATE observer_requests SET message_id = (SELECT message_id FROM outbox WHERE "
+            f"id = ?) WHERE message_id IN (SELECT message_id FROM outbox WHERE id IN ({marks}))",
+            (oid, *ids))
         self.store.execute(f"UPDATE outbox SET state = 'folded', last_error = ? WHERE id IN "
                            f"({marks}) AND state = 'held'", (f"folded into digest {oid}", *ids))
         self.store.execute(f"UPDATE mail_ceiling SET how = 'folded' WHERE outbox_id IN "
