@@ -4,6 +4,9 @@ private side. Positions are small and written out; orders use the seed's notatio
 from __future__ import annotations
 
 import pytest
+from mailkit import Got
+from stabkit import PLUGIN as STAB_FLOW
+from stabkit import check_report, sections
 from test_stab_leak import check_public
 
 from judge.engine.errors import OrderError
@@ -544,3 +547,25 @@ def test_oracle_reads_rule_6_over_the_turn_sent_in_one_mail():
                   public.replace("NMR: ITALY", "NMR: GERMANY, ITALY")):
         with pytest.raises(AssertionError):
             check_report(steps, None, mail(wrong), str)
+
+
+# ------------------------------------------- the oracle: a power that loses its last unit
+def test_oracle_reads_a_winter_that_leaves_a_power_no_unit():
+    """bench/season.py seed 30303, gunboat7 Winter 1903: Italy, with A(Tus) and no centre,
+    has it removed; the notice says "Your units: none." and the season's oracle (stabkit's
+    check_report) read "none" as a unit and flagged the correct report as a leak."""
+    units = {"AUSTRIA": ["A BUD", "A PIE", "F ROM", "A VEN"], "ITALY": ["A TUS"],
+             "FRANCE": ["A BRE", "F MAR", "A PAR"]}
+    centres = {"AUSTRIA": ["BUD", "NAP", "ROM", "TRI", "VEN", "VIE"],
+               "FRANCE": ["BRE", "MAR", "PAR", "SPA"]}
+    start = position(units, "W", centres)
+    start = Position("stab", Phase("W", 1903, "A"), start.units, start.centres,
+                     extra=start.extra)
+    steps = STAB_FLOW.adjudicate(VARIANT, start, [])
+    _, private = render(stab_turn_events(RULES, steps))
+    assert private["ITALY"].splitlines()[-2:] == ["You removed A(Tus).", "Your units: none."]
+    body = ("Stab! game g: Winter 1903 has been adjudicated.\n\nStab! g: Winter 1903\n\n"
+            f"Private: for you only\n{private['ITALY']}\n\nNext phase: Spring 1904 Movement\n")
+    got = Got(f"To: italy@p.test\nSubject: g: Winter 1903 report\n\n{body}".encode())
+    assert sections(got.body)[1].endswith("Your units: none.")
+    check_report(steps, "ITALY", got, lambda p: p)
