@@ -118,3 +118,23 @@ def test_a_master_cannot_name_what_is_no_address(judge):
     out = gm(judge, g, "REPLACE Italy @elsewhere.test newpw1")
     [reply] = [m for m in out if m.rcpt == gm_addr(g)]
     assert "is not one plain mail address" in reply.flat, reply.body
+
+
+def test_a_list_or_seat_request_is_confirmed_by_replying_yes(judge):
+    """A reply to any confirmation request answers it by its first line; the list and seat
+    requests said only "send CONFIRM <code>" and so hid the simpler way, and NO."""
+    g = "ask1"
+    new_game(judge, g, ["REMINDER OFF"])
+    lister, seated = "list@elsewhere.test", VICTIM
+    for command, who in ((f"SET LIST {lister}", lister),
+                         (f"REPLACE Italy {seated} newpw1", seated)):
+        [request] = to(gm(judge, g, command), who)
+        assert "replying YES to this mail" in request.flat, request.body
+        assert "reply NO or ignore this mail" in request.flat, request.body
+        judge.send(who, "Yes, that was us.", subject=f"Re: {request.subject}",
+                   In_Reply_To=request.msg["Message-ID"])
+        got = to(judge.pump(), who)
+        [answer] = [m for m in got if m.subject.startswith("Re: Confirm:")]
+        assert "Confirmed" in answer.flat and "ERROR" not in answer.body, answer.body
+    out = gm(judge, g, "PROCESS")
+    assert to(out, lister) and to(out, seated), [(m.rcpt, m.subject) for m in out]

@@ -24,7 +24,7 @@ from judge.commands.spec import Command, Reply
 from judge.config import Config
 from judge.engine.ahead import AheadError, condition_word, is_header, read_phase
 from judge.games import ahead as AH
-from judge.games import deadlines, notices, observers, replysignon, reporting, signup
+from judge.games import deadlines, gmtools, notices, observers, replysignon, reporting, signup
 from judge.games import flow as flows
 from judge.games import game as G
 from judge.games.commands import PASSWORD_COMMANDS, parse_lines, table
@@ -432,13 +432,15 @@ class Actor:
         body; a mail with an empty body may hold its command in the subject ("HELP")."""
         ib = ses.inbound
         commands = parse_lines(ib.lines)
-        for text in observers.confirm_by_reply(self.s, [ib.in_reply_to, *ib.references],
-                                               ib.sender, self.clock(),
-                                               signup.taker(self, ses), ib.lines):
+        answered = observers.confirm_by_reply(
+            self.s, [ib.in_reply_to, *ib.references], ib.sender, self.clock(),
+            signup.taker(self, ses), ib.lines, gmtools.seat_taker(self, ses))
+        for text in answered:
             ses.say(None, text)
         if ses.items and all(c.name == "ORDER" for c in commands):
             commands = []
-        subject = parse_lines([_base_subject(ib.subject)])
+        # a reply's subject is the request's own ("Re: Confirm: ..."), not a command
+        subject = [] if answered else parse_lines([_base_subject(ib.subject)])
         # every password the mail carries, body or subject, is masked wherever it is echoed
         self._password_lines = _password_lines(commands + subject)
         name = subject[0].name if subject else ""

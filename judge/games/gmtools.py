@@ -349,7 +349,9 @@ def _list_request(actor: CommandContext, ses: MailSession, game: dict, address: 
             f"(within {O.CONFIRM_DAYS} days).", "text", None)
 
 
-def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+def seat_taker(actor: CommandContext, ses: MailSession) -> O.TakeSeat:
+    """What takes the seat a REPLACE offered, once its address confirms (CONFIRM <code> or a
+    reply to the request)."""
     now = actor.clock()
 
     def take_seat(game: dict, row: dict) -> str:
@@ -362,7 +364,12 @@ def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 f"sign on with SIGNON {power.title()} {game['name']} <password> (the "
                 "password the master gave you). Everyone has been told.")
 
-    return O.confirm(actor.s, cmd.args[0], now, take_seat, U.taker(actor, ses)), "text", None
+    return take_seat
+
+
+def confirm(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
+    return O.confirm(actor.s, cmd.args[0], actor.clock(), seat_taker(actor, ses),
+                     U.taker(actor, ses)), "text", None
 
 
 def unobserve(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
@@ -668,11 +675,16 @@ def replace_player(actor: CommandContext, ses: MailSession, cmd: Command) -> Rep
         return (f"{address} was asked less than a day ago to confirm a seat or a game's "
                 f"list (in game {game['name']} or another); nothing more is sent to it until "
                 f"it answers. {now_played} meanwhile.", "text", None)
-    ses.later.append(lambda: actor.outbox.queue(
-        kind="notice", to=address, subject=f"Confirm: a seat in Diplomacy game {game['name']}",
-        template="seat_confirm.txt.j2",
-        context={"game": game["name"], "token": token, "days": O.CONFIRM_DAYS,
-                 "power": power}, game_id=game["id"]))
+    def send() -> None:
+        mid = new_message_id(actor.cfg.domain)  # a reply to it answers it, as CONFIRM does
+        actor.outbox.queue(
+            kind="notice", to=address, subject=f"Confirm: a seat in Diplomacy game {game['name']}",
+            template="seat_confirm.txt.j2",
+            context={"game": game["name"], "token": token, "days": O.CONFIRM_DAYS,
+                     "power": power}, game_id=game["id"], message_id=mid)
+        O.request_sent(actor.s, token, mid)
+
+    ses.later.append(send)
     return (f"A confirmation request has been sent to {address}: it plays {power.title()} in "
             f"game {game['name']}, with the password you gave, once someone there sends back "
             f"the code in it (within {O.CONFIRM_DAYS} days); then everyone is told. Until "

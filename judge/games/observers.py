@@ -371,7 +371,8 @@ def reply_says(lines: list[str], tokens: set[str]) -> str:
 
 def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime,
                      take_sign_on: TakeSignOn | None = None,
-                     lines: list[str] | None = None) -> list[str]:
+                     lines: list[str] | None = None,
+                     take_seat: TakeSeat | None = None) -> list[str]:
     """A reply from ``address`` to a confirmation request (``message_ids``: its In-Reply-To
     and References) answers it by its first line (:func:`reply_says`): yes confirms it, no
     drops it (with the sign-ons that waited for the address), anything else is told how to
@@ -381,7 +382,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
         return []
     marks = ",".join("?" * len(ids))
     rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
-                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', 'master', "
+                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', 'master', 'seat', "
                  f"{_SIGN_ONS_SQL[1:]}", (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
     if not rows:
         return []
@@ -401,7 +402,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
                 f"its first line is YES (or it is empty), and this one's was not. To confirm, "
                 f"reply YES, or send the line CONFIRM {rows[0]['token']}; reply NO to drop "
                 "the request."]
-    said = [_take(s, row, now) for row in rows if row["role"] not in SIGN_ONS]
+    said = [_take(s, row, now, take_seat) for row in rows if row["role"] not in SIGN_ONS]
     if any(row["role"] in SIGN_ONS for row in rows):
         said.append(f"Confirmed: {address} reads its mail; from now on its sign-ons act at "
                     "once.")
