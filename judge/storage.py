@@ -326,8 +326,8 @@ MIGRATIONS: list[str] = [
     ALTER TABLE observer_requests ADD COLUMN password_hash TEXT;
     """,
     # 16: the ceiling on all mail to one address (judge/mail/outbox.py, [judge] mail_per_hour):
-    # each message queued, on the judge's clock (the outbox's created is the wall clock, and
-    # games on a test's or a benchmark's virtual clock must not pass an hourly ceiling), and
+    # each message queued, on the judge's clock (the outbox's created was the wall clock then,
+    # and games on a test's or a benchmark's virtual clock must not pass an hourly ceiling), and
     # what became of it: counted, held past the ceiling, folded into a digest, or the digest
     """
     CREATE TABLE mail_ceiling (
