@@ -96,9 +96,8 @@ def make_config(d: Path, port: int) -> Any:
     cfg = Config(database=str(d / "judge.db"), base_dir=d)
     cfg.intake.mode, cfg.intake.listen = "smtp", f"127.0.0.1:{port}"
     cfg.outbound.mode, cfg.outbound.maildir = "maildir", "outgoing"
-    # the ceiling of replies an hour counts the judge's (virtual) hours, but the simulated
-    # players and masters write each wave of mail at one virtual moment, more than a person
-    # would in an hour: the ceilings are not what a season tests, so they are out of reach
+    # the ceiling of replies an hour counts the judge's (virtual) hours; the simulated players
+    # do not model it (the invariants expect a reply to every mail), so it is out of reach
     cfg.replies_per_hour = 1_000_000
     cfg.limits.games_per_day = 1000
     cfg.default_settle = "10m"
