@@ -18,7 +18,7 @@ from mailkit import Got, Sink, compose, free_port, imap_config, send_smtp, uniqu
 
 from judge.config import load_config
 from judge.service import Service
-from judge.storage import Store
+from judge.storage import Store, iso
 
 
 class VirtualJudge:
@@ -86,6 +86,11 @@ def test_the_reply_ceiling_counts_the_judges_hours_and_replies_are_dated_by_them
         j.send(player, "LIST", f"list {k}")
         (reply,) = j.sink.wait(lambda m, k=k: m.rcpt == player and m.subject == f"Re: list {k}")
         assert parsedate_to_datetime(reply["Date"]) == j.clock()
+        # what the judge stored of it is stamped with its time too (not `sent`: the sender
+        # writes that once the sink has the mail)
+        stamps = j.store.one("SELECT i.received, i.acted, o.created FROM inbox i JOIN "
+                             "outbox o ON o.inbox_id = i.id ORDER BY i.id DESC LIMIT 1")
+        assert set(stamps.values()) == {iso(j.clock())}
         j.clock.set(j.clock() + timedelta(hours=1, minutes=1))
     j.answers(player, 5)
 
