@@ -117,9 +117,9 @@ class _TakingTurns(Store):
     ``after_commit`` is called after each of them commits (the service wakes the painter:
     a game's mail is rendered as soon as its transaction is done, not after the batch)."""
 
-    def __init__(self, path: Any, turns: _Turns,
+    def __init__(self, path: Any, turns: _Turns, clock: Callable[[], datetime],
                  after_commit: Callable[[], None] | None = None) -> None:
-        super().__init__(path)
+        super().__init__(path, clock)
         self.turns = turns
         self.after_commit = after_commit
 
@@ -344,16 +344,19 @@ class _Painter:
 class Service:
     def __init__(self, cfg: Config, clock: Callable[[], datetime] | None = None,
                  chance: Chance = system_chance) -> None:
-        """``clock`` injects the judge's notion of now (tests); None is the wall clock.
+        """``clock`` injects the judge's notion of now (tests, the season simulator); None is
+        the wall clock. It is the one clock of the judge: its deadlines, its ceilings, the
+        times every store it opens writes, its mail's Date (time.monotonic() measures only the
+        machine's waits: timeouts, retries of a locked database, the archive's yield).
         ``chance`` injects the random source of the games' draws (a Dipnomicy game's
         countries, Gunboat's pseudonyms: judge.games.flow.Chance); a simulator seeds it to
         play the same games again, the judge for real draws from the system's randomness.
         Secrets (codes, tokens, passwords' salts) never come from it."""
         self.cfg = cfg
-        self.now = clock
+        self.now = clock or now_utc
         self.chance = chance
         cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
-        store = Store(cfg.database_path)  # create / migrate before anything else runs
+        store = Store(cfg.database_path, self.now)  # create / migrate before anything else runs
         if not cfg.archive.on:  # what the painter kept for an archive now off is let go
             release_pictures(store)
         store.close()
@@ -370,9 +373,9 @@ class Service:
         self._actors: list[Actor] = []
         self._turns = _Turns()  # the two actors' transactions take turns
         if cfg.intake.mode == "smtp":
-            self.intake = SmtpReceiver(cfg, self.worker.wake)
+            self.intake = SmtpReceiver(cfg, self.worker.wake, self.now)
         elif cfg.intake.mode == "imap":
-            self.intake = ImapIntake(cfg, self.worker.wake)
+            self.intake = ImapIntake(cfg, self.worker.wake, self.now)
         poll = self.intake.poke.set if isinstance(self.intake, ImapIntake) else None
         self.clock = Clock(self.deadlines.wake, self.sender.wake, poll,
                            cfg.intake.poll_seconds, now=clock,
@@ -380,8 +383,8 @@ class Service:
 
     # worker: act on the inbox; deadlines: act on due games (each with its own connection)
     def _actor(self) -> Actor:
-        store = _TakingTurns(self.cfg.database_path, self._turns, self.painter.wake)
-        actor = Actor(store, self.cfg, self.now or now_utc, self.chance)
+        store = _TakingTurns(self.cfg.database_path, self._turns, self.now, self.painter.wake)
+        actor = Actor(store, self.cfg, self.now, self.chance)
         actor.outbox.defer_pictures = True  # the painter draws them
         actor.outbox.defer_render = True  # and renders the mail other than replies
         self._actors.append(actor)
@@ -407,10 +410,10 @@ class Service:
             self.sender.wake()
 
     def _painter_setup(self) -> _Painter:
-        store = _TakingTurns(self.cfg.database_path, self._turns)
+        store = _TakingTurns(self.cfg.database_path, self._turns, self.now)
         # tells a game's master of its mail that could not be rendered; that mail of its
         # own is rendered at once (not deferred: it cannot come back to the painter)
-        actor = Actor(store, self.cfg, self.now or now_utc, self.chance)
+        actor = Actor(store, self.cfg, self.now, self.chance)
         return _Painter(store, self._released, stopping=self.painter.stopping,
                         failed=functools.partial(self._render_failed, actor))
 
@@ -428,7 +431,7 @@ class Service:
             self.archive.wake()
 
     def _archive_setup(self) -> Store:
-        store = _TakingTurns(self.cfg.database_path, self._turns)
+        store = _TakingTurns(self.cfg.database_path, self._turns, self.now)
         try:  # a new (or emptied) folder is written whole; then only what changes
             if not (self.cfg.archive_path / "index.html").exists():
                 archive.rebuild(store, self.cfg, self.cfg.archive_path)
@@ -453,7 +456,7 @@ class Service:
             self.archive.stopping.wait(self.ARCHIVE_EVERY)
 
     def _sender_setup(self) -> Sender:
-        return Sender(self.cfg, Store(self.cfg.database_path))
+        return Sender(self.cfg, Store(self.cfg.database_path, self.now))
 
     def _sender_step(self, sender: Sender) -> None:
         sender.flush()

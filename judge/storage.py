@@ -326,8 +326,8 @@ MIGRATIONS: list[str] = [
     ALTER TABLE observer_requests ADD COLUMN password_hash TEXT;
     """,
     # 16: the ceiling on all mail to one address (judge/mail/outbox.py, [judge] mail_per_hour):
-    # each message queued, on the judge's clock (the outbox's created is the wall clock, and
-    # games on a test's or a benchmark's virtual clock must not pass an hourly ceiling), and
+    # each message queued, on the judge's clock (the outbox's created was the wall clock then,
+    # and games on a test's or a benchmark's virtual clock must not pass an hourly ceiling), and
     # what became of it: counted, held past the ceiling, folded into a digest, or the digest
     """
     CREATE TABLE mail_ceiling (
@@ -423,8 +423,12 @@ def content_hash(raw: bytes) -> str:
 class Store:
     """One connection to the judge's database (open one per thread)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], datetime] = now_utc) -> None:
         self.path = str(path)
+        # the judge's clock, which every time this connection stores is read from: whoever
+        # opens the store gives it (judge serve its injected clock, so that a test's or the
+        # season simulator's virtual time is the time in every row); the wall clock otherwise
+        self.clock = clock
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
                                check_same_thread=False)
         self.db = sqlite_utils.Database(conn)
@@ -556,13 +560,14 @@ class Store:
         cur = self.execute(
             "INSERT OR IGNORE INTO inbox (key, received, source, mail_from, size, raw) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (key, iso(now_utc()), source, mail_from, len(raw), raw),
+            (key, iso(self.clock()), source, mail_from, len(raw), raw),
         )
         return cur.lastrowid if cur.rowcount else None
 
     # The SMTP receiver must answer within a second or two even while the worker holds the
     # database (a big mail being acted on, a backlog): it tries the inbox for up to
-    # SPOOL_WAIT seconds and otherwise writes the mail, synced, to the spool folder beside
+    # SPOOL_WAIT seconds (real seconds, time.monotonic(): the SMTP client's wait, whatever the
+    # judge's clock says) and otherwise writes the mail, synced, to the spool folder beside
     # the database, which the worker moves into the inbox before it reads the inbox.
     SPOOL_WAIT = 1.0
 
@@ -637,7 +642,7 @@ class Store:
 
     def finish_inbox(self, inbox_id: int, state: str, note: str = "") -> None:
         self.execute("UPDATE inbox SET state = ?, acted = ?, note = ? WHERE id = ?",
-                     (state, iso(now_utc()), note, inbox_id))
+                     (state, iso(self.clock()), note, inbox_id))
 
     def replace_inbox_raw(self, inbox_id: int, raw: bytes) -> None:
         """The stored copy with its passwords masked (the size column keeps the size read);
@@ -677,7 +682,7 @@ class Store:
                        message_id: str, raw: bytes, inbox_id: int | None = None,
                        game_id: int | None = None, state: str = "pending") -> int:
         """``state`` 'waiting': not to be sent before its picture is attached (migration 9)."""
-        now = iso(now_utc())
+        now = iso(self.clock())
         cur = self.execute(
             "INSERT INTO outbox (created, inbox_id, game_id, kind, mail_from, rcpt, subject, "
             "message_id, raw, next_attempt, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -702,11 +707,11 @@ class Store:
         not_in = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
         return self.all("SELECT * FROM outbox WHERE state = 'pending' AND next_attempt <= ?"
                         f"{not_in} ORDER BY kind IN ('reply', 'limit') DESC, id LIMIT ?",
-                        (iso(now or now_utc()), *skip, limit))
+                        (iso(now or self.clock()), *skip, limit))
 
     def mark_sent(self, outbox_id: int) -> None:
         self.execute("UPDATE outbox SET state = 'sent', sent = ?, attempts = attempts + 1 "
-                     "WHERE id = ?", (iso(now_utc()), outbox_id))
+                     "WHERE id = ?", (iso(self.clock()), outbox_id))
 
     def mark_failed_attempt(self, outbox_id: int, error: str, next_attempt: datetime,
                             final: bool = False) -> None:
@@ -751,7 +756,7 @@ class Store:
               power: str | None = None) -> None:
         self.execute("INSERT INTO audit (at, inbox_id, address, game, power, command, outcome) "
                      "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     (iso(now_utc()), inbox_id, address, game, power, command, outcome))
+                     (iso(self.clock()), inbox_id, address, game, power, command, outcome))
 
     # ----------------------------------------------------------------- games
     def game(self, name: str) -> dict | None:
@@ -774,7 +779,7 @@ class Store:
     def save_position(self, game_id: int, phase: str, position: dict) -> None:
         self.execute("INSERT OR REPLACE INTO positions (game_id, phase, position, created) "
                      "VALUES (?, ?, ?, ?)",
-                     (game_id, phase, json.dumps(position), iso(now_utc())))
+                     (game_id, phase, json.dumps(position), iso(self.clock())))
 
     def order_set(self, game_id: int, phase: str, power: str) -> list[dict] | None:
         row = self.one("SELECT lines FROM orders WHERE game_id = ? AND phase = ? AND power = ?",
@@ -792,7 +797,7 @@ class Store:
         versions have no ``data``)."""
         self.execute("INSERT OR REPLACE INTO orders (game_id, phase, power, lines, updated, "
                      "inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
-                     (game_id, phase, power, json.dumps(lines), iso(now_utc()), inbox_id))
+                     (game_id, phase, power, json.dumps(lines), iso(self.clock()), inbox_id))
 
     def clear_order_set(self, game_id: int, phase: str, power: str) -> None:
         self.execute("DELETE FROM orders WHERE game_id = ? AND phase = ? AND power = ?",
@@ -829,7 +834,7 @@ class Store:
         used one too: the player's latest word for the phase)."""
         self.execute("INSERT OR REPLACE INTO pending_orders (game_id, power, phase, lines, "
                      "updated, inbox_id) VALUES (?, ?, ?, ?, ?, ?)",
-                     (game_id, power, phase, json.dumps(lines), iso(now_utc()), inbox_id))
+                     (game_id, power, phase, json.dumps(lines), iso(self.clock()), inbox_id))
 
     def mark_pending_used(self, block_id: int, phase: str | None) -> None:
         """``phase``: the phase whose start used the block; None makes it pending again."""

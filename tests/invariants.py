@@ -8,7 +8,6 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from datetime import UTC, datetime
 from email import message_from_bytes
 from email.policy import default as default_policy
 from typing import Any
@@ -20,11 +19,6 @@ def _body(raw: bytes) -> str:
     msg = message_from_bytes(raw, policy=default_policy)
     part = msg.get_body(preferencelist=("plain",))
     return part.get_content() if part is not None else ""
-
-
-def _iso(text: str) -> datetime:
-    t = datetime.fromisoformat(text)
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def check_season(season: Any) -> dict:
@@ -126,7 +120,7 @@ def check_season(season: Any) -> dict:
             rcpt = r["rcpt"].lower()
             seat_request = r["kind"] == "notice" and r["subject"].startswith("Confirm: a seat")
             first = season.first_wrote.get(rcpt)
-            before = first is None or _iso(r["created"]) < _iso(first)
+            before = first is None or r["id"] <= first
             if seat_request and rcpt in season.named:
                 asked[rcpt] += 1
                 if asked[rcpt] > 1 and before:
@@ -134,7 +128,7 @@ def check_season(season: Any) -> dict:
                       f"before it wrote: {r['subject']!r}")
             elif rcpt not in allowed or (before and rcpt not in confirmed):
                 v(by_gid.get(r["game_id"]), f"mail to a stranger {r['rcpt']}: {r['kind']} "
-                  f"{r['subject']!r} at {r['created']} (it first wrote at {first})")
+                  f"{r['subject']!r} at {r['created']} (it first wrote after outbox {first})")
             if r["state"] != "sent":
                 v(by_gid.get(r["game_id"]), f"outbox {r['id']} never sent: {r['state']}")
         # 8. exactly the mails the run made: every sent row is one Maildir file

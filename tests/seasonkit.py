@@ -96,8 +96,8 @@ def make_config(d: Path, port: int) -> Any:
     cfg = Config(database=str(d / "judge.db"), base_dir=d)
     cfg.intake.mode, cfg.intake.listen = "smtp", f"127.0.0.1:{port}"
     cfg.outbound.mode, cfg.outbound.maildir = "maildir", "outgoing"
-    # the ceiling of replies an hour counts real hours (judge/games/acting.py _reply): a season
-    # on a virtual clock sends a year of mail in seconds, so it is set out of reach
+    # the ceiling of replies an hour counts the judge's (virtual) hours; the simulated players
+    # do not model it (the invariants expect a reply to every mail), so it is out of reach
     cfg.replies_per_hour = 1_000_000
     cfg.limits.games_per_day = 1000
     cfg.default_settle = "10m"
@@ -514,7 +514,9 @@ class Season:
         self.violations: list[dict] = []
         self.sent: list[dict] = []  # every mail sent to the judge: id, from, game
         self.wrote: set[str] = set()  # addresses that wrote to the judge
-        self.first_wrote: dict[str, str] = {}  # address -> when it first wrote (real time)
+        # address -> the last outbox row queued before it first wrote (what the judge sent it
+        # up to there went to a stranger): by row, as the judge's clock may stand still
+        self.first_wrote: dict[str, int] = {}
         self.named: set[str] = set()  # addresses a master named (REPLACE)
         self.mail_no = 0
         self.games: list[SimGame] = []
@@ -567,9 +569,13 @@ class Season:
         return mid
 
     def deliver(self, frm: str, raw: bytes, record: dict) -> None:
-        # the outbox is stamped in real time (judge/storage.py queue_outbound): so is this,
-        # before the judge can hear it
-        self.first_wrote.setdefault(frm.lower(), datetime.now(UTC).isoformat())
+        if frm.lower() not in self.first_wrote:  # read before the judge can hear it
+            c = self.db()
+            try:
+                last = c.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
+            finally:
+                c.close()
+            self.first_wrote[frm.lower()] = int(last)
         for attempt in range(50):
             try:
                 with smtplib.SMTP("127.0.0.1", self.judge.port, timeout=30) as c:

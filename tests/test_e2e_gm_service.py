@@ -4,6 +4,7 @@ fires when the test moves the clock and tells the scheduler, never by waiting fo
 from __future__ import annotations
 
 from datetime import timedelta
+from email.utils import parsedate_to_datetime
 
 from gmkit import START, FakeClock, addr, gm_addr
 from mailkit import POWERS, compose, confirmed, imap_config, send_smtp, write_config
@@ -45,6 +46,8 @@ def test_service_processes_at_the_injected_clocks_deadline(judge_mailbox, smtp_s
         assert service.clock.advance() == [store.game(g)["id"]]  # wakes the worker thread
         got = smtp_sink.wait(lambda m: m.subject == f"{g} - S1901M results", count=8)
         assert "Deadline: Wed 25 Nov 2026 10:00 UTC (in 1 day)" in got[0].body
+        # rendered by the painter's pool after the transaction, dated by the judge's clock
+        assert {parsedate_to_datetime(m["Date"]) for m in got} == {deadline}
         assert parse_iso(store.game(g)["deadline"]) == deadline + timedelta(days=1)
         store.close()
     finally:

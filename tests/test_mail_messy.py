@@ -269,10 +269,10 @@ def test_a_robot_answering_the_judge_is_not_answered_forever(judge):
 
 
 @pytest.mark.parametrize("offset", [timedelta(days=30), -timedelta(days=30)])
-def test_the_robot_guard_counts_real_time_whatever_the_games_clock(tmp_path, offset):
+def test_the_robot_guard_counts_the_judges_clock_ahead_or_behind(tmp_path, offset):
     """The judge's clock is game time (a test or a simulator moves it); the replies the guard
-    counts are stamped in real time, so it counts them in real time too (it compared game
-    time with real stamps: never tripped with the clock ahead, always with it behind)."""
+    counts are stamped by that clock, and it counts them by it (it once compared game time
+    with wall-clock stamps: never tripped with the clock ahead, always with it behind)."""
     from judge.games.acting import Actor
     from judge.storage import now_utc
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import logging
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 
@@ -348,6 +349,25 @@ def test_ten_thousand_creates_make_three_games_and_say_why(judge):
     r = reply_to(judge.send("spammer@evil.test", "CREATE more passw0rd"), "spammer@evil.test")
     assert "games_per_day" in r.flat
     assert judge.store.one("SELECT count(*) AS n FROM games")["n"] == per_day
+
+
+def test_the_day_of_games_per_day_is_the_judges(judge):
+    """The games an address created in the last 24 hours are counted on the judge's clock
+    (a test's, the season simulator's): a day later on it, the address may create again (the
+    games' created was the wall clock's, and so was the day counted: refused still)."""
+    from gmkit import FakeClock
+
+    judge.actor.clock = clock = FakeClock()
+    per_day = judge.cfg.limits.games_per_day
+    body = "\n".join(f"CREATE day{i} password{i}" for i in range(per_day))
+    r = reply_to(judge.send("busy@gm.test", body), "busy@gm.test")
+    assert "games_per_day" not in r.flat
+    clock.set(clock() + timedelta(hours=23))
+    r = reply_to(judge.send("busy@gm.test", "CREATE later passw0rd"), "busy@gm.test")
+    assert "games_per_day" in r.flat
+    clock.set(clock() + timedelta(hours=1, seconds=1))
+    r = reply_to(judge.send("busy@gm.test", "CREATE later passw0rd"), "busy@gm.test")
+    assert "games_per_day" not in r.flat and judge.store.game("later") is not None
 
 
 def test_press_over_the_limit_is_refused_whole(judge):

@@ -39,7 +39,7 @@ from judge.mail.intake import store_message
 from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, text_only, unread_copy
 from judge.mail.outbox import Outbox
 from judge.mail.reading import Inbound, body_text, command_lines, read_message
-from judge.storage import Store, iso, now_utc
+from judge.storage import Store, iso
 
 # a master's commands that change a game and tell everyone: each may adjudicate a phase and
 # mail every player, so one mail of 998 PROCESS lines built ~8,000 mails and held the
@@ -146,14 +146,17 @@ class Actor:
     """Acts on the inbox and on due games; one per thread (it owns a Store)."""
 
     def __init__(self, store: Store, cfg: Config,
-                 clock: Callable[[], datetime] = now_utc,
+                 clock: Callable[[], datetime] | None = None,
                  chance: flows.Chance = flows.system_chance) -> None:
+        """``clock``: the judge's; None is the store's (the wall clock unless its opener
+        gave one)."""
         self.s = store
         self.cfg = cfg
         self.chance = chance  # a game's draws (countries, pseudonyms): a simulator seeds them
         flows.prepare_storage(store)  # the tables the variants' flows declare
+        clock = clock or store.clock
         self.outbox = Outbox(store, cfg, clock, zone_of=zone)
-        self.clock = clock  # the outbox's too (the property below)
+        self.clock = clock  # the outbox's and the store's too (the property below)
         self.stopping = threading.Event()
         # (line, masked line) of the mail being acted on: to mask its stored copy
         self._password_lines: list[tuple[str, str]] = []
@@ -167,11 +170,13 @@ class Actor:
 
     @clock.setter
     def clock(self, clock: Callable[[], datetime]) -> None:
-        # one clock for the acting and the mail it writes: a clock moved by a test or a
-        # simulator after the actor was built must reach the deadlines the templates write
-        # ("in 7 days") and the hourly ceiling the outbox counts on, not only the games
+        # one clock for the acting, the mail it writes and the rows it stores: a clock moved
+        # by a test or a simulator after the actor was built must reach the deadlines the
+        # templates write ("in 7 days"), the hourly ceilings and the loop guard (they count
+        # the outbox's rows by the times stored in them), not only the games
         self._clock = clock
         self.outbox.clock = clock
+        self.s.clock = clock
 
     # -------------------------------------------------------------- inbox
     def process_inbox(self, limit: int = 500) -> int:
@@ -380,9 +385,8 @@ class Actor:
 
     def _looping(self, address: str) -> bool:
         """An address that only ever gets error replies, fast: a robot answering the judge.
-        Real time, like the outbox's ``created`` it counts (the injectable clock is game
-        time: a simulator's clock days ahead would never see a loop)."""
-        since = now_utc() - self.LOOP_WINDOW
+        Fast by the judge's clock, which stamped the outbox's ``created`` it counts."""
+        since = self.clock() - self.LOOP_WINDOW
         return self.s.recent_error_replies(address, since) >= self.LOOP_LIMIT
 
     def _reply(self, row: dict, inbound: Inbound, *, subject: str, template: str,
@@ -391,11 +395,11 @@ class Actor:
                drawings: list[tuple[str, str]] | None = None) -> bool:
         """Queue a reply to the author unless the address has had its replies for this hour
         (guard.reply_gate): then the one final notice, or nothing. True when it was queued.
-        The hour is real time, like the outbox's ``created`` it is counted on (the judge's
-        injectable clock is game time). A mail that signed on to a seat (``seats``) is a
-        player's, in a hurry before a deadline maybe: its replies are bounded by the ceiling
-        on all mail to the address instead (mail_per_hour, then a digest: the outbox)."""
-        now = now_utc()
+        The hour is the judge's clock's, which stamped the outbox's ``created`` it counts (a
+        season on a virtual clock counts its virtual hours). A mail that signed on to a seat
+        (``seats``) is a player's, in a hurry before a deadline maybe: its replies are bounded
+        by the ceiling on all mail to the address instead (mail_per_hour, then a digest)."""
+        now = self.clock()
         gate = "reply" if seats else guard.reply_gate(self.s, inbound.sender, now,
                                                        self.cfg.replies_per_hour)
         # the mail's Message-ID and References thread the reply, unless one holds a password

@@ -27,7 +27,7 @@ from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
 from judge.games.mapcmd import MailMaps, map_command
 from judge.games.settings import day_ahead, in_utc, phase_lengths, read_time, time_help, zone
-from judge.storage import iso, now_utc, parse_iso
+from judge.storage import iso, parse_iso
 from judge.text import deadline_text
 from judge.variants import variant_names
 
@@ -155,7 +155,7 @@ def master(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     name, password, *rest = cmd.args
     limit = actor.cfg.limits.games_per_day
-    if actor.s.games_created_by(ses.inbound.sender, now_utc() - timedelta(days=1)) >= limit:
+    if actor.s.games_created_by(ses.inbound.sender, actor.clock() - timedelta(days=1)) >= limit:
         raise GameError(f"not created: {ses.inbound.sender} has created {limit} game(s) in "
                         "the last 24 hours, the most one address may ([limits] "
                         "games_per_day); nothing was created, try again tomorrow")

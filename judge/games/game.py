@@ -25,7 +25,7 @@ from judge.games.flow import Chance, flow_of, game_settings, system_chance
 from judge.games.phaseclock import begin_phase, deadline_moved
 from judge.games.settings import phase_lengths, zone
 from judge.games.turn import Turn, stored_orders  # noqa: F401 (read from here too)
-from judge.storage import Store, iso, now_utc, parse_iso
+from judge.storage import Store, iso, parse_iso
 from judge.variants import get_variant, variant_names
 
 
@@ -102,7 +102,7 @@ def create_game(s: Store, name: str, password: str, variant: str,
               "movement_seconds, retreat_seconds, adjustment_seconds, created, settings) "
               "VALUES (?, ?, 'forming', ?, ?, ?, ?, ?, ?, ?)",
               (name, variant.lower(), hash_password(password), address, m, r, a,
-               iso(now_utc()), json.dumps(settings or {})))
+               iso(s.clock()), json.dumps(settings or {})))
     game = s.game(name)
     assert game is not None
     return game
@@ -221,7 +221,7 @@ def join_game(s: Store, game: dict, power_text: str, password: str, address: str
     s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) "
               "VALUES (?, ?, ?, ?, ?)",
               (game["id"], power, address, password_hash or hash_password(password),
-               iso(now_utc())))
+               iso(s.clock())))
     return power
 
 

@@ -39,7 +39,8 @@ def new_message_id(domain: str) -> str:
     as its code. ``email.utils.make_msgid`` draws its 64 bits from the ``random`` module's
     Mersenne Twister, whose state about 312 of the judge's Message-IDs give away (the
     replies to anyone's HELPs): the next ones were predicted and a forged reply "from" the
-    victim confirmed what it never asked for."""
+    victim confirmed what it never asked for. Its time part is the machine's, not the
+    judge's clock: it keeps the IDs apart across restarts whatever a virtual clock says."""
     return f"<{int(time.time() * 100)}.{secrets.token_hex(16)}@{domain}>"
 
 
@@ -164,9 +165,11 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
                   auto: str = "auto-replied",
                   attachments: list[Attachment] | None = None,
                   headers: dict[str, str] | None = None,
-                  message_id: str = "") -> tuple[bytes, str]:
+                  message_id: str = "", date: str = "") -> tuple[bytes, str]:
     """An RFC 5322 message (bytes, CRLF) and its Message-ID; with ``attachments`` it is
-    multipart/mixed, otherwise a single text part as before.
+    multipart/mixed, otherwise a single text part as before. ``date``: its Date header, the
+    judge's clock when it was queued (the outbox gives it); empty only for a message whose
+    parts were stored before they kept it (a judge upgraded with mail waiting): now then.
 
     Every header value is cleaned (:func:`clean_header`): no control characters, a Subject of
     at most SUBJECT_CHARS, only well-formed Message-IDs in In-Reply-To and References, so no
@@ -181,7 +184,7 @@ def build_message(*, from_addr: str, from_name: str, to: str, subject: str, body
     msg["From"] = formataddr((clean_header(from_name, 100), from_addr))
     msg["To"] = clean_header(to, 900)
     msg["Subject"] = _encoded(clean_header(subject))
-    msg["Date"] = format_datetime(now_utc())
+    msg["Date"] = date or format_datetime(now_utc())
     message_id = message_id or new_message_id(domain)
     msg["Message-ID"] = message_id
     in_reply_to = clean_msgid(in_reply_to)

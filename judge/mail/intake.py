@@ -16,13 +16,14 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any
 
 from judge.check import connection_error
 from judge.config import Config
-from judge.storage import Store, content_hash
+from judge.storage import Store, content_hash, now_utc
 
 log = logging.getLogger("judge.intake")
 
@@ -63,15 +64,17 @@ def delivered_to(rcpt_tos: list[str]) -> bytes:
 
 
 class _Handler:
-    def __init__(self, cfg: Config, on_stored: Callable[[], None]) -> None:
+    def __init__(self, cfg: Config, on_stored: Callable[[], None],
+                 clock: Callable[[], datetime]) -> None:
         self.cfg = cfg
         self.on_stored = on_stored
+        self.clock = clock  # the judge's: a mail's time of receipt
         self._store: Store | None = None
 
     @property
     def store(self) -> Store:
         if self._store is None:  # opened in the receiver's own thread
-            self._store = Store(self.cfg.database_path)
+            self._store = Store(self.cfg.database_path, self.clock)
         return self._store
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
@@ -105,10 +108,11 @@ class _Handler:
 class SmtpReceiver:
     """The built-in receiver: accepts mail on ``[intake] listen`` into the inbox."""
 
-    def __init__(self, cfg: Config, on_stored: Callable[[], None]) -> None:
+    def __init__(self, cfg: Config, on_stored: Callable[[], None],
+                 clock: Callable[[], datetime] = now_utc) -> None:
         from aiosmtpd.controller import Controller
 
-        self.handler = _Handler(cfg, on_stored)
+        self.handler = _Handler(cfg, on_stored, clock)
         # accept far more than the judge reads, so that an oversized mail gets a reply
         limit = max(64 * 1024 * 1024, cfg.max_message_bytes * 4)
         self.controller = Controller(self.handler, hostname=cfg.intake.listen_host,
@@ -136,15 +140,18 @@ class ImapIntake(threading.Thread):
     BATCH = 200
     BATCH_BYTES = 16 * 1024 * 1024
 
-    def __init__(self, cfg: Config, on_stored: Callable[[], None]) -> None:
+    def __init__(self, cfg: Config, on_stored: Callable[[], None],
+                 clock: Callable[[], datetime] = now_utc) -> None:
         super().__init__(name="imap-intake", daemon=True)
         self.cfg = cfg
         self.on_stored = on_stored
+        self.clock = clock  # the judge's: a mail's time of receipt
         self.stopping = threading.Event()
         self.poke = threading.Event()
         self.connected = threading.Event()
         self.client: Any = None
-        # a message that could not be stored: uid -> (when to try again, the wait before)
+        # a message that could not be stored: uid -> (when to try again, the wait before),
+        # in time.monotonic() seconds: the machine's retry of its own failure, not game time
         self._retry: dict[int, tuple[float, float]] = {}
 
     def stop(self) -> None:
@@ -152,7 +159,7 @@ class ImapIntake(threading.Thread):
         self.poke.set()
 
     def run(self) -> None:
-        store = Store(self.cfg.database_path)
+        store = Store(self.cfg.database_path, self.clock)
         backoff = 1.0
         while not self.stopping.is_set():
             try:

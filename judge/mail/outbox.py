@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from email.utils import format_datetime
 from functools import partial
 
 from judge.config import REPLY_MIN_BYTES, Config
@@ -108,7 +109,8 @@ class Outbox:
         how = "held" if over else DIGEST_KIND if kind == DIGEST_KIND else "counted"
         if over:  # kept whole, as text, for the digest: no picture is drawn for it
             picture, attachments, drawings = None, None, None
-        extra: dict = {"now": self.clock()}
+        now = self.clock()
+        extra: dict = {"now": now}
         if kind in TOKEN_KINDS:
             tag = replytoken.tag_for(self.store, self.cfg, to, game_id, seats)
             if tag:
@@ -125,7 +127,8 @@ class Outbox:
                    "subject": subject, "domain": self.cfg.domain,
                    "in_reply_to": in_reply_to, "references": references,
                    "auto": "auto-replied" if kind in REPLY_KINDS else "auto-generated",
-                   "headers": headers, "message_id": message_id}
+                   "headers": headers, "message_id": message_id,
+                   "date": format_datetime(now)}  # the judge's time, however late it is built
         if self.defer_render and kind not in REPLY_KINDS and not attachments:
             message_id = message_id or new_message_id(self.cfg.domain)
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
@@ -439,14 +442,15 @@ def plain_message(store: Store, outbox_id: int) -> bytes:
     (``unrendered.txt.j2``: it could not be built, its master is told, the results are in
     HISTORY), with the headers it would have had (those of the outbox row alone when even
     the job cannot be read)."""
-    row = store.one("SELECT o.rcpt, o.subject, o.message_id, o.mail_from, g.name FROM outbox o "
-                    "LEFT JOIN games g ON g.id = o.game_id WHERE o.id = ?", (outbox_id,))
+    row = store.one("SELECT o.rcpt, o.subject, o.message_id, o.mail_from, o.created, g.name "
+                    "FROM outbox o LEFT JOIN games g ON g.id = o.game_id WHERE o.id = ?",
+                    (outbox_id,))
     if row is None:
         raise LookupError(f"outbox {outbox_id} is gone")
     message = {"from_addr": row["mail_from"], "from_name": "", "to": row["rcpt"],
                "subject": row["subject"], "message_id": row["message_id"],
                "domain": row["mail_from"].rpartition("@")[2] or "localhost",
-               "auto": "auto-generated"}
+               "auto": "auto-generated", "date": format_datetime(parse_iso(row["created"]))}
     job = store.one("SELECT job FROM outbox_jobs WHERE outbox_id = ?", (outbox_id,))
     try:
         message = {**message, **pickle.loads(job["job"])["message"]} if job else message

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from judge.config import Config
 from judge.mail.compose import clean_header
-from judge.storage import Store, iso, now_utc
+from judge.storage import Store, iso
 
 TOKEN_CHARS = 26  # 128 bits in base32
 _SEAT = r"([A-Za-z][A-Za-z0-9_-]{0,29})\.([A-Za-z_]{1,40})\.([A-Za-z2-7]{26})"
@@ -77,7 +77,7 @@ def _judge_key(store: Store, cfg: Config) -> bytes:
     row = store.one("SELECT value FROM reply_keys WHERE name = 'judge'")
     if row is None:
         store.execute("INSERT OR IGNORE INTO reply_keys (name, value, created) VALUES "
-                      "('judge', ?, ?)", (secrets.token_bytes(32).hex(), iso(now_utc())))
+                      "('judge', ?, ?)", (secrets.token_bytes(32).hex(), iso(store.clock())))
         row = store.one("SELECT value FROM reply_keys WHERE name = 'judge'")
     assert row is not None
     return bytes.fromhex(row["value"])
@@ -96,7 +96,7 @@ def _current_secret(store: Store, game_id: int, power: str) -> str:
         return str(row["secret"])
     secret = secrets.token_hex(16)
     store.execute("INSERT INTO reply_secrets (game_id, power, secret, created) VALUES "
-                  "(?, ?, ?, ?)", (game_id, power, secret, iso(now_utc())))
+                  "(?, ?, ?, ?)", (game_id, power, secret, iso(store.clock())))
     return secret
 
 
@@ -104,7 +104,7 @@ def revoke(store: Store, game_id: int, power: str, why: str) -> bool:
     """The seat's reply address stops working (its next mail carries a new one); False when
     it had none yet."""
     cur = store.execute("UPDATE reply_secrets SET revoked = ?, why = ? WHERE game_id = ? AND "
-                        "power = ? AND revoked IS NULL", (iso(now_utc()), why, game_id, power))
+                        "power = ? AND revoked IS NULL", (iso(store.clock()), why, game_id, power))
     return bool(cur.rowcount)
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from judge.config import Config
 from judge.mail.ledger import Ledger, ledger_path
-from judge.storage import Store, iso, now_utc, parse_iso
+from judge.storage import Store, iso, parse_iso
 
 log = logging.getLogger("judge.sender")
 
@@ -114,12 +114,18 @@ def address_problem(addr: str) -> str:
 
 class Sender:
     def __init__(self, cfg: Config, store: Store,
-                 clock: Callable[[], datetime] = now_utc) -> None:
+                 clock: Callable[[], datetime] | None = None) -> None:
+        """``clock``: the judge's; None is the store's (read at each use: an actor on the
+        same store may be given another), the clock the outbox's rows are stamped by: a row
+        is due when its next attempt, at first its ``created``, is reached on it."""
         self.cfg = cfg
         self.store = store
-        self.clock = clock
+        self._clock = clock
         self.ledger = Ledger(ledger_path(store.path))
         self._tls: tuple[tuple[str, tuple[int, int, int] | None], ssl.SSLContext] | None = None
+
+    def clock(self) -> datetime:
+        return (self._clock or self.store.clock)()
 
     def close(self) -> None:
         self._fold()
