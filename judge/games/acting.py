@@ -70,6 +70,9 @@ def _base_subject(subject: str) -> str:
 # HELP x100 in a victim's name was a 400-fold amplifier: issue 23). MAP draws each distinct
 # picture once already (mapcmd.MailMaps).
 QUESTIONS = frozenset({"HELP", "LIST", "STATUS", "HISTORY", "SUMMARY", "WHOIS", "PREVIEW"})
+# Questions whose answer does not depend on the words after them: 'HELP 1' ... 'HELP 100' is
+# the same question asked 100 times.
+_WORDS_IGNORED = frozenset({"HELP"})
 
 
 def _asked_again(asked: set[tuple], ses: _Session, cmd: Command) -> bool:
@@ -78,7 +81,8 @@ def _asked_again(asked: set[tuple], ses: _Session, cmd: Command) -> bool:
     if cmd.name not in QUESTIONS or cmd.error:
         return False
     power = (ses.current.game["id"], ses.current.power) if ses.current else None
-    key = (cmd.name, tuple(a.upper() for a in cmd.args), power,
+    words = () if cmd.name in _WORDS_IGNORED else tuple(a.upper() for a in cmd.args)
+    key = (cmd.name, words, power,
            ses.master["id"] if ses.master else None)
     if key in asked:
         return True
