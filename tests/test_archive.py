@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -715,3 +716,30 @@ def test_broadcast_press_is_archived_only_when_observers_are_sent_it(tmp_path) -
            "ENDPRESS", "press")
     update(j.store, j.cfg)
     assert b"frobozz" not in b"\n".join(files(tmp_path / "site").values())
+
+
+def test_a_nul_in_the_path_is_not_found_not_a_server_error(tmp_path, caplog) -> None:
+    """GET /index.html%00 (WhiteNoise decodes it to a NUL, os.path.realpath raises on it)
+    was a 500 and a 30-line traceback in the judge's log, for anyone who asks, as often as
+    they ask: it is a page the archive does not have."""
+    import http.client
+
+    from mailkit import free_port
+
+    from judge.archive.web import ArchiveServer
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<!DOCTYPE html><title>x</title>")
+    server = ArchiveServer(site, f"127.0.0.1:{free_port()}")
+    server.start()
+    try:
+        for path in ("/index.html%00", "/%00", "/game/%00/index.html"):
+            host, port = server.address.rsplit(":", 1)
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request("GET", path)
+            assert conn.getresponse().status == 404, path
+            conn.close()
+    finally:
+        server.stop()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
