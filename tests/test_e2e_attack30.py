@@ -4,7 +4,7 @@ servers: a player's or a stranger's mail, and what the judge mailed back."""
 from __future__ import annotations
 
 import pytest
-from gmkit import FakeClock, LiveJudge, to
+from gmkit import FakeClock, LiveJudge, addr, new_game, to
 
 VICTIM = "victim@elsewhere.test"
 
@@ -26,3 +26,29 @@ def test_help_with_words_after_it_is_answered_once_too(judge):
     [reply] = to(judge.pump(), VICTIM)
     assert len(reply.raw) < len(once.raw) + 12_000, len(reply.raw)
     assert reply.flat.count("answered above") == 99, reply.flat[-600:]
+
+
+def test_absences_end_to_end_are_one_absence_for_the_longest(judge):
+    """SET ABSENCE is at most the game's ABSENCE (14 days) long, but each line was measured
+    alone: six of them end to end in one mail moved the deadline 84 days (any number, as
+    long as the player likes), and told nobody else. Absences of one power less than the
+    longest apart count as one: the second is refused, the deadline stays."""
+    g = "ab1"
+    new_game(judge, g, ["REMINDER OFF"])
+    judge.pump()
+    judge.send(addr(g, "FRANCE"), f"SIGNON FRANCE {g} pw-france\n"
+               "SET ABSENCE 2026-11-25 TO 2026-12-08\n"
+               "SET ABSENCE 2026-12-09 TO 2026-12-22\n"
+               "SET ABSENCE 2026-12-23 TO 2027-01-05\n"
+               "SET ABSENCE 2027-01-15 TO 2027-01-20")
+    [r] = to(judge.pump(), addr(g, "FRANCE"))
+    assert "The current deadline moves to Wed 09 Dec 2026" in r.flat, r.body
+    assert "ERROR: with the absence of France from Wed 25 Nov 2026 00:00 UTC to Wed 23 Dec" \
+        in r.flat, r.body
+    assert "absences less than 14 days apart count as one" in r.flat, r.body
+    # 14 days after the first ends is another absence; 9 days after that one ends is not
+    assert "Absence of France recorded: Wed 23 Dec 2026" in r.flat, r.body
+    assert "ERROR: with the absence of France from Wed 23 Dec 2026 00:00 UTC to Thu 21 Jan" \
+        in r.flat, r.body
+    assert "Deadline: Wed 09 Dec 2026" in r.flat, r.body
+    assert judge.store.one("SELECT count(*) AS n FROM absences")["n"] == 2
