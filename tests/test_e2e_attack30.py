@@ -3,8 +3,11 @@ servers: a player's or a stranger's mail, and what the judge mailed back."""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import pytest
-from gmkit import FakeClock, LiveJudge, addr, new_game, to
+from gmkit import FakeClock, LiveJudge, addr, gm_addr, new_game, to
 
 VICTIM = "victim@elsewhere.test"
 
@@ -52,3 +55,54 @@ def test_absences_end_to_end_are_one_absence_for_the_longest(judge):
         in r.flat, r.body
     assert "Deadline: Wed 09 Dec 2026" in r.flat, r.body
     assert judge.store.one("SELECT count(*) AS n FROM absences")["n"] == 2
+
+
+NEWBIE = "newbie@elsewhere.test"
+
+
+def _open(j: LiveJudge, g: str) -> None:
+    j.send(gm_addr(g), f"CREATE {g} gm-{g}\nOPEN")
+    j.pump()
+
+
+def _seats(j: LiveJudge, g: str) -> dict[str, str]:
+    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
+
+
+def test_confirming_ones_own_sign_on_does_not_do_a_forged_one(judge):
+    """A forged JOIN in a new address's name got it one request, which it ignored, as the
+    request says. Two days later the address joins a game itself and answers that game's
+    request: every sign-on waiting for the address was done, the forged one too, with the
+    forger's password (it played Italy in fg1, a game it never asked for, and the forger
+    could sign on for it). A confirmation does what the mail it answers asked."""
+    _open(judge, "fg1")
+    _open(judge, "fg2")
+    judge.send(NEWBIE, "JOIN fg1 Italy forger-pw", subject="forged")
+    [forged] = to(judge.pump(), NEWBIE)
+    assert "your sign-on to Italy in game fg1" in forged.flat, forged.body
+    judge.clock.set(judge.clock() + timedelta(days=2))
+    judge.send(NEWBIE, "JOIN fg2 England my-own-pw", subject="mine")
+    [asked] = to(judge.pump(), NEWBIE)
+    assert "your sign-on to England in game fg2" in asked.flat, asked.body
+    judge.send(NEWBIE, "", subject="Re: mine", In_Reply_To=asked["Message-ID"])
+    [done] = to(judge.pump(), NEWBIE)
+    assert "You have joined game fg2 as England" in done.flat, done.body
+    assert "fg1" not in done.flat, done.body
+    assert _seats(judge, "fg2") == {"ENGLAND": NEWBIE}
+    assert _seats(judge, "fg1") == {}
+
+
+def test_confirming_an_observe_does_not_do_a_forged_sign_on(judge):
+    """The same through OBSERVE: confirming it did the forged JOIN waiting for the address."""
+    _open(judge, "fo1")
+    _open(judge, "fo2")
+    judge.send(NEWBIE, "JOIN fo1 Italy forger-pw", subject="forged")
+    judge.pump()
+    judge.clock.set(judge.clock() + timedelta(days=2))
+    judge.send(NEWBIE, "OBSERVE fo2", subject="watch")
+    [asked] = to(judge.pump(), NEWBIE)
+    judge.send(NEWBIE, "CONFIRM " + re.search(r"CONFIRM\s+(\w+)", asked.flat).group(1))
+    [done] = to(judge.pump(), NEWBIE)
+    assert "now observes game fo2" in done.flat, done.body
+    assert "fo1" not in done.flat, done.body
+    assert _seats(judge, "fo1") == {}
