@@ -106,3 +106,21 @@ def test_confirming_an_observe_does_not_do_a_forged_sign_on(judge):
     assert "now observes game fo2" in done.flat, done.body
     assert "fo1" not in done.flat, done.body
     assert _seats(judge, "fo1") == {}
+
+
+def test_a_line_with_an_odd_character_keeps_its_units_earlier_order(judge):
+    """A typo in a revision keeps that unit's earlier order, but a line with a character the
+    order reader has no use for (a minus sign U+2212 for the hyphen, a thumbs-up, '#') was
+    not read at all, not even for its unit: the unit lost its order and held."""
+    g = "od1"
+    new_game(judge, g, ["REMINDER OFF"])
+    judge.pump()
+    italy = addr(g, "ITALY")
+    judge.send(italy, f"SIGNON ITALY {g} pw-italy\nA VEN - TYR\nA ROM - APU\nF NAP - ION")
+    judge.pump()
+    judge.send(italy, f"SIGNON ITALY {g} pw-italy\nA VEN\u2212PIE\nA ROM - APU \U0001f44d\n"
+               "F NAP H")
+    [r] = to(judge.pump(), italy)
+    assert "A VEN keeps its earlier order A VEN - TYR" in r.flat, r.body
+    assert "A ROM keeps its earlier order A ROM - APU" in r.flat, r.body
+    assert "Units without orders" not in r.flat, r.body
