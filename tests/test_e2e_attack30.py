@@ -124,3 +124,20 @@ def test_a_line_with_an_odd_character_keeps_its_units_earlier_order(judge):
     assert "A VEN keeps its earlier order A VEN - TYR" in r.flat, r.body
     assert "A ROM keeps its earlier order A ROM - APU" in r.flat, r.body
     assert "Units without orders" not in r.flat, r.body
+
+
+def test_a_code_copied_with_the_comma_after_it_confirms(judge):
+    """The request says 'send the line CONFIRM <code>, within 7 days' (OBSERVE's: 'send
+    CONFIRM <code>.'): copying the line with its comma or full stop was refused as a code
+    never sent, with how to ask again for an observer, a list or a seat, not a sign-on."""
+    _open(judge, "cc1")
+    judge.send(NEWBIE, "JOIN cc1 Italy my-own-pw", subject="join")
+    [asked] = to(judge.pump(), NEWBIE)
+    code = re.search(r"CONFIRM\s+(\w+),", asked.flat).group(1)
+    judge.send(NEWBIE, f"CONFIRM {code},")
+    [done] = to(judge.pump(), NEWBIE)
+    assert "You have joined game cc1 as Italy" in done.flat, done.body
+    assert _seats(judge, "cc1") == {"ITALY": NEWBIE}
+    judge.send(NEWBIE, "CONFIRM 0123456789abcdef")
+    [wrong] = to(judge.pump(), NEWBIE)
+    assert "a sign-on by sending it again" in wrong.flat, wrong.body

@@ -337,12 +337,14 @@ def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = No
     sign-ons that waited for it are done (``take_sign_on``)."""
     row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ? AND "
                 f"role != '{WITHDRAWN}'",
-                (token.strip().lower(), iso(now - timedelta(days=CONFIRM_DAYS))))
+                # copied with the comma or full stop the request's sentence puts after it
+                (token.strip().strip(".,;:!?'\"()<>[]").lower(),
+                 iso(now - timedelta(days=CONFIRM_DAYS))))
     if row is None:
         raise G.GameError(f"{token!r} is not a confirmation code the judge sent in the last "
                           f"{CONFIRM_DAYS} days: a request to observe or to be a game's list "
                           "is made again by OBSERVE or SET LIST; a seat by its game's "
-                          "master's REPLACE")
+                          "master's REPLACE; a sign-on by sending it again")
     said = [] if row["role"] in SIGN_ONS else [_take(s, row, now, take_seat)]
     done = _proven(s, row["address"], now, row["role"], take_sign_on, [row])
     if row["role"] in SIGN_ONS:
