@@ -257,18 +257,24 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"[intake] listen: expected HOST:PORT with a port from 1 to 65535, "
                           f"got {listen!r}")
     _check_archive(cfg.archive)
-    if cfg.archive.on:  # everything in the folder is served to the world
-        folder = cfg.archive_path.resolve()
-        private = [(cfg.database_path.name, cfg.database_path)]
-        if cfg.outbound.mode == "maildir":
-            private.append(("outbound maildir", cfg.maildir_path))
-        for what, path in private:
-            if path.resolve().is_relative_to(folder):
-                raise ConfigError(f"[archive] folder: {what} would be on the web ({path} is "
-                                  f"inside {folder}): give the archive a folder of its own, "
-                                  f"e.g. \"archive\"")
+    if cfg.archive.on:
+        check_archive_folder(cfg, cfg.archive_path, "[archive] folder")
     if "@" not in cfg.address:
         raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
+
+
+def check_archive_folder(cfg: Config, folder: Path, what_folder: str) -> None:
+    """Everything in the archive's folder is served to the world (by `judge serve` or the
+    host's web server): never the one holding the database or the outbound Maildir."""
+    folder = folder.resolve()
+    private = [(cfg.database_path.name, cfg.database_path)]
+    if cfg.outbound.mode == "maildir":
+        private.append(("outbound maildir", cfg.maildir_path))
+    for what, path in private:
+        if path.resolve().is_relative_to(folder):
+            raise ConfigError(f"{what_folder}: {what} would be on the web ({path} is "
+                              f"inside {folder}): give the archive a folder of its own, "
+                              f"e.g. \"archive\"")
 
 
 def _check_archive(archive: ArchiveConfig) -> None:

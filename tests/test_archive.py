@@ -375,6 +375,29 @@ def test_a_folder_holding_the_database_or_maildir_is_refused(tmp_path) -> None:
     assert load_config(cfg).archive_path == tmp_path / "state" / "site"
 
 
+def test_judge_archive_out_refuses_the_databases_folder(tmp_path) -> None:
+    """[archive] folder refuses the database's folder (it would put judge.db on the web), but
+    `judge archive --out .` beside the database wrote the pages there, for the host to serve
+    the folder, database and all: the same refusal, nothing written."""
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "judge.toml").write_text('[judge]\ndatabase = "judge.db"\n')
+    from judge.storage import Store
+
+    Store(state / "judge.db").close()
+    for out in (".", str(tmp_path)):
+        done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", out,
+                               "--config", "judge.toml"], cwd=state, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode != 0, (out, done.stdout)
+        assert "judge.db would be on the web" in done.stderr, done.stderr
+    assert not (state / "index.html").exists() and not (tmp_path / "index.html").exists()
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", "site",
+                           "--config", "judge.toml"], cwd=state, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and (state / "site" / "index.html").is_file(), done.stderr
+
+
 def test_every_page_is_readable_by_a_web_server_of_another_user(tmp_path) -> None:
     """The systemd unit runs the judge with UMask=0027; nginx or Caddy runs as another user.
     Files were made 0644, but the folders the judge made (game/, game/NAME/) were 0750 under
