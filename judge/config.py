@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, field
 
-from judge.durations import EXAMPLES, parse_duration
+from judge.durations import EXAMPLES, LONGEST, TOO_LONG, parse_duration
 
 
 class ConfigError(ValueError):
@@ -248,6 +248,8 @@ def _check(cfg: Config) -> None:
                                       f"({EXAMPLES})")
                 if seconds == 0 and extra["duration"] == "positive":
                     raise ConfigError(f"{_where(name, key)}: must be longer than zero")
+                if seconds > LONGEST:
+                    raise ConfigError(f"{_where(name, key)}: {value!r} is too long: {TOO_LONG}")
             if extra.get("secret") and value.strip() and set(value.strip()) <= {".", "…"}:
                 raise ConfigError(f"{_where(name, key)}: still the example's placeholder "
                                   f"{value!r}: write the real secret (or remove the line)")

@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from gmkit import FakeClock, LiveJudge, addr, gm_addr, new_game, to
+from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, new_game, to
 
 VICTIM = "victim@elsewhere.test"
 
@@ -141,3 +141,27 @@ def test_a_code_copied_with_the_comma_after_it_confirms(judge):
     judge.send(NEWBIE, "CONFIRM 0123456789abcdef")
     [wrong] = to(judge.pump(), NEWBIE)
     assert "a sign-on by sending it again" in wrong.flat, wrong.body
+
+
+def test_durations_past_a_year_are_refused_not_an_internal_error(judge):
+    """'DEADLINE 99999999d', 'SET GRACE 99999999d' and 'DEADLINE 9999-12-31 23:59' with a
+    grace overflowed Python's dates: the master's whole mail was an internal error. 'SET
+    MOVEMENT 99999999d' was accepted, and the next PROCESS, or the deadline, failed on it (the
+    game paused, every player told it was delayed). Each is refused, saying the longest."""
+    g = "du1"
+    new_game(judge, g, ["REMINDER OFF"])
+    judge.pump()
+    out = gm(judge, g, "DEADLINE 99999999d\nSET GRACE 99999999d\nDEADLINE 9999-12-31 23:59\n"
+                       "SET MOVEMENT 99999999d\nSET RETREAT 400d\nDEADLINES 2d 1d 999999d\n"
+                       "DEADLINE 9999-12-31 23:59 -12:00")
+    [r] = to(out, gm_addr(g))
+    assert "error of its own" not in r.flat, r.body
+    assert r.flat.count("at most 365 days") == 6, r.body
+    assert "'9999-12-31 23:59 -12:00' is not a date and time" in r.flat, r.body
+    out = gm(judge, g, "PROCESS")
+    assert to(out, addr(g, "FRANCE"), lambda m: "S1901M results" in m.subject), \
+        [m.subject for m in out]
+    assert judge.game(g)["movement_seconds"] == 48 * 3600
+    judge.send(gm_addr("du2"), "CREATE du2 gm-du2 DEADLINES 99999999d")
+    [r] = to(judge.pump(), gm_addr("du2"))
+    assert "at most 365 days" in r.flat and judge.store.game("du2") is None, r.body

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from judge import reports
 from judge.commands.spec import Command, Handler, Reply
-from judge.durations import parse_duration
+from judge.durations import LONGEST, TOO_LONG, parse_duration
 from judge.engine.events import visible_events
 from judge.engine.position import phase_code
 from judge.games import ahead as AH
@@ -135,6 +135,8 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         if not seconds:
             raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h or "
                             "2 days)")
+        if seconds > LONGEST:
+            raise GameError(f"SET {key}: too long: {TOO_LONG}")
         column = f"{key.lower()}_seconds"
         s.execute(f"UPDATE games SET {column} = ? WHERE id = ?",  # noqa: S608 (fixed names)
                   (seconds, game["id"]))
