@@ -3,11 +3,13 @@ servers: a player's or a stranger's mail, and what the judge mailed back."""
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import timedelta
 
 import pytest
 from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, new_game, to
+from mailkit import send_smtp
 
 VICTIM = "victim@elsewhere.test"
 
@@ -165,3 +167,20 @@ def test_durations_past_a_year_are_refused_not_an_internal_error(judge):
     judge.send(gm_addr("du2"), "CREATE du2 gm-du2 DEADLINES 99999999d")
     [r] = to(judge.pump(), gm_addr("du2"))
     assert "at most 365 days" in r.flat and judge.store.game("du2") is None, r.body
+
+
+def test_a_header_cannot_write_terminal_escapes_into_the_judges_log(judge, caplog):
+    """The judge logs why it does not answer a mail, with the Auto-Submitted header's value:
+    'auto-replied ESC]0;...BEL ESC[2J' went into the log as it was, to retitle and clear the
+    terminal of the keeper who reads the log with tail -f (and journald keeps it as a blob).
+    The log line has no control character."""
+    caplog.set_level(logging.INFO, logger="judge.acting")
+    raw = (b"From: auto@elsewhere.test\r\nTo: " + judge.address.encode() + b"\r\n"
+           b"Subject: away\r\nMessage-ID: <esc-1@elsewhere.test>\r\n"
+           b"Auto-Submitted: auto-replied\x1b]0;owned\x07\x1b[2J\r\n\r\nHELP\r\n")
+    send_smtp(judge.env["MAILTEST_HOST"], int(judge.env["MAILTEST_SMTP_PORT"]),
+              "auto@elsewhere.test", judge.address, raw)
+    judge.expected += 1
+    assert not judge.pump()
+    [line] = [r.getMessage() for r in caplog.records if "auto-submitted" in r.getMessage()]
+    assert "auto-replied" in line and not re.search("[\x00-\x1f\x7f-\x9f]", line), repr(line)

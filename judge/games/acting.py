@@ -38,7 +38,7 @@ from judge.mail.compose import Attachment, new_message_id
 from judge.mail.intake import store_message
 from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, unread_copy
 from judge.mail.outbox import Outbox
-from judge.mail.reading import Inbound, body_text, command_lines, read_message
+from judge.mail.reading import Inbound, body_text, command_lines, printable, read_message
 from judge.storage import Store, iso, now_utc
 
 # a master's commands that change a game and tell everyone: each may adjudicate a phase and
@@ -211,7 +211,7 @@ class Actor:
                 self._mask_stored(row, self._password_lines)
                 self.s.finish_inbox(row["id"], state, note)
             log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
-                     state, f": {note}" if note else "")
+                     state, f": {printable(note)}" if note else "")  # a mail's words in it
         except Exception as exc:  # a bug must not stop the judge or loop on one message
             self._failed(row, exc)
 
