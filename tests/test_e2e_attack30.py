@@ -184,3 +184,18 @@ def test_a_header_cannot_write_terminal_escapes_into_the_judges_log(judge, caplo
     assert not judge.pump()
     [line] = [r.getMessage() for r in caplog.records if "auto-submitted" in r.getMessage()]
     assert "auto-replied" in line and not re.search("[\x00-\x1f\x7f-\x9f]", line), repr(line)
+
+
+def test_phases_of_no_length_are_refused_by_deadlines_as_by_set(judge):
+    """'SET MOVEMENT 0s' is refused (a phase needs a length), but 'DEADLINES 0s 0s 0s' and
+    'CREATE ... DEADLINES 0s' were taken: every phase's deadline is its start, so each
+    phase is processed as it begins, with no time for anyone to order."""
+    g = "zl1"
+    new_game(judge, g, ["REMINDER OFF"])
+    judge.pump()
+    [r] = to(gm(judge, g, "DEADLINES 0s 0s 0s"), gm_addr(g))
+    assert "longer than zero" in r.flat and r.subject.startswith("[ERROR]"), r.body
+    assert judge.game(g)["movement_seconds"] == 48 * 3600
+    judge.send(gm_addr("zl2"), "CREATE zl2 gm-zl2 DEADLINES 48h 0s 24h")
+    [r] = to(judge.pump(), gm_addr("zl2"))
+    assert "longer than zero" in r.flat and judge.store.game("zl2") is None, r.body

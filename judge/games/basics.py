@@ -176,8 +176,7 @@ def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             if not given:
                 raise GameError("DEADLINES needs durations such as 48h 24h 24h or "
                                 "48 hours, 1 day, 1 day")
-            if max(given) > LONGEST:
-                raise GameError(f"DEADLINES: too long: {TOO_LONG}")
+            _check_lengths(given)
             durations[:len(given)] = given
             i += 1 + used
         elif i == 0 and word not in ("VARIANT", "DEADLINES"):
@@ -270,14 +269,23 @@ def _parse_when(text: str, now: datetime, tz: str) -> datetime:
     return when
 
 
+def _check_lengths(durations: list[int]) -> None:
+    """Phase lengths as SET MOVEMENT takes them: a phase of no length is processed as it
+    begins, with no time for anyone to order."""
+    if durations and min(durations) <= 0:
+        raise GameError("DEADLINES: each phase length must be longer than zero (e.g. 48h "
+                        "24h 24h)")
+    if durations and max(durations) > LONGEST:
+        raise GameError(f"DEADLINES: too long: {TOO_LONG}")
+
+
 def deadlines(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = actor.master_game(ses)
     G.check_not_ended(game, "DEADLINES")
     if lengths := flow_for(game).lengths(actor.s, game):  # its deadlines are its rules'
         raise GameError(lengths)
     durations, _ = read_durations(cmd.args)
-    if durations and max(durations) > LONGEST:
-        raise GameError(f"DEADLINES: too long: {TOO_LONG}")
+    _check_lengths(durations)
     game = G.set_durations(actor.s, game, durations)
     return (phase_lengths(G.get_variant(game["variant"]), game["movement_seconds"],
                           game["retreat_seconds"], game["adjustment_seconds"]), "text", None)
