@@ -206,11 +206,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_archive(args: argparse.Namespace) -> int:
     """Write the whole web archive (every game's public mail, pages and feeds) to --out."""
     from judge.archive.write import rebuild
-    from judge.config import ConfigError, load_config
+    from judge.config import ConfigError, check_archive_folder, load_config
     from judge.storage import Store
 
     try:
         cfg = load_config(args.config)
+        check_archive_folder(cfg, Path(args.out), "--out")  # `--out .` beside judge.db
     except ConfigError as exc:
         return _fail(str(exc))
     if not cfg.database_path.is_file():

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, field
 
-from judge.durations import EXAMPLES, parse_duration
+from judge.durations import EXAMPLES, LONGEST, TOO_LONG, parse_duration
 
 
 class ConfigError(ValueError):
@@ -248,6 +248,8 @@ def _check(cfg: Config) -> None:
                                       f"({EXAMPLES})")
                 if seconds == 0 and extra["duration"] == "positive":
                     raise ConfigError(f"{_where(name, key)}: must be longer than zero")
+                if seconds > LONGEST:
+                    raise ConfigError(f"{_where(name, key)}: {value!r} is too long: {TOO_LONG}")
             if extra.get("secret") and value.strip() and set(value.strip()) <= {".", "…"}:
                 raise ConfigError(f"{_where(name, key)}: still the example's placeholder "
                                   f"{value!r}: write the real secret (or remove the line)")
@@ -257,18 +259,24 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"[intake] listen: expected HOST:PORT with a port from 1 to 65535, "
                           f"got {listen!r}")
     _check_archive(cfg.archive)
-    if cfg.archive.on:  # everything in the folder is served to the world
-        folder = cfg.archive_path.resolve()
-        private = [(cfg.database_path.name, cfg.database_path)]
-        if cfg.outbound.mode == "maildir":
-            private.append(("outbound maildir", cfg.maildir_path))
-        for what, path in private:
-            if path.resolve().is_relative_to(folder):
-                raise ConfigError(f"[archive] folder: {what} would be on the web ({path} is "
-                                  f"inside {folder}): give the archive a folder of its own, "
-                                  f"e.g. \"archive\"")
+    if cfg.archive.on:
+        check_archive_folder(cfg, cfg.archive_path, "[archive] folder")
     if "@" not in cfg.address:
         raise ConfigError(f"[judge] address: not an email address: {cfg.address!r}")
+
+
+def check_archive_folder(cfg: Config, folder: Path, what_folder: str) -> None:
+    """Everything in the archive's folder is served to the world (by `judge serve` or the
+    host's web server): never the one holding the database or the outbound Maildir."""
+    folder = folder.resolve()
+    private = [(cfg.database_path.name, cfg.database_path)]
+    if cfg.outbound.mode == "maildir":
+        private.append(("outbound maildir", cfg.maildir_path))
+    for what, path in private:
+        if path.resolve().is_relative_to(folder):
+            raise ConfigError(f"{what_folder}: {what} would be on the web ({path} is "
+                              f"inside {folder}): give the archive a folder of its own, "
+                              f"e.g. \"archive\"")
 
 
 def _check_archive(archive: ArchiveConfig) -> None:

@@ -22,6 +22,11 @@ _JOINER = re.compile(r"[\s,]+(?:and\s+)?")
 
 EXAMPLES = "e.g. 48h, 2d, 90m, 48 hours, 2 days, 1 day 12 hours"
 
+# The longest duration a game takes (a phase, a grace, a deadline ahead): 99999999d was read,
+# and adding it to a date overflowed Python's dates in the middle of a mail or a phase.
+LONGEST = 365 * 86400
+TOO_LONG = "a game's durations and deadlines are at most 365 days (ahead)"
+
 
 def parse_duration(text: str) -> int | None:
     """The duration ``text`` in seconds, or None when it is not one."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -372,6 +373,29 @@ def test_a_folder_holding_the_database_or_maildir_is_refused(tmp_path) -> None:
             load_config(cfg)
     cfg.write_text('[judge]\ndatabase = "judge.db"\n[archive]\nfolder = "site"\n')
     assert load_config(cfg).archive_path == tmp_path / "state" / "site"
+
+
+def test_judge_archive_out_refuses_the_databases_folder(tmp_path) -> None:
+    """[archive] folder refuses the database's folder (it would put judge.db on the web), but
+    `judge archive --out .` beside the database wrote the pages there, for the host to serve
+    the folder, database and all: the same refusal, nothing written."""
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "judge.toml").write_text('[judge]\ndatabase = "judge.db"\n')
+    from judge.storage import Store
+
+    Store(state / "judge.db").close()
+    for out in (".", str(tmp_path)):
+        done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", out,
+                               "--config", "judge.toml"], cwd=state, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode != 0, (out, done.stdout)
+        assert "judge.db would be on the web" in done.stderr, done.stderr
+    assert not (state / "index.html").exists() and not (tmp_path / "index.html").exists()
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "archive", "--out", "site",
+                           "--config", "judge.toml"], cwd=state, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and (state / "site" / "index.html").is_file(), done.stderr
 
 
 def test_every_page_is_readable_by_a_web_server_of_another_user(tmp_path) -> None:
@@ -815,3 +839,30 @@ def test_a_master_who_plays_a_power_leaves_the_archive_the_observers_view(tmp_pa
     assert "Private" not in everything and "private notice" not in everything.lower()
     assert "You play" not in everything and "pw-" not in everything
     assert master not in everything and "master-mp" not in everything
+
+
+def test_a_nul_in_the_path_is_not_found_not_a_server_error(tmp_path, caplog) -> None:
+    """GET /index.html%00 (WhiteNoise decodes it to a NUL, os.path.realpath raises on it)
+    was a 500 and a 30-line traceback in the judge's log, for anyone who asks, as often as
+    they ask: it is a page the archive does not have."""
+    import http.client
+
+    from mailkit import free_port
+
+    from judge.archive.web import ArchiveServer
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<!DOCTYPE html><title>x</title>")
+    server = ArchiveServer(site, f"127.0.0.1:{free_port()}")
+    server.start()
+    try:
+        for path in ("/index.html%00", "/%00", "/game/%00/index.html"):
+            host, port = server.address.rsplit(":", 1)
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request("GET", path)
+            assert conn.getresponse().status == 404, path
+            conn.close()
+    finally:
+        server.stop()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -54,6 +54,8 @@ class _Archive(WhiteNoise):  # type: ignore[misc]
         self.real_root = os.path.realpath(folder)
 
     def _ours(self, path: str) -> bool:
+        if "\0" in path:  # /index.html%00: no file has one (realpath raised: a 500)
+            return False
         asked = os.path.relpath(os.path.abspath(path), self.root)
         real = os.path.realpath(path)
         # the archive writes no symlink: one (of the file or a folder above it) is refused,

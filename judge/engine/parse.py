@@ -714,6 +714,10 @@ def leading_unit(board: Board, text: str, phase_kind: str = "M") -> str | None:
     ``A MUN - Tryol``, ``WAR`` for ``2A WAR - Ukrx`` (a count before the unit's type, as a
     variant that stacks units writes it); None when the line starts with no place."""
     src = _LEAD_RE.sub("", text, count=1)
+    # as far as it reads: a character no order has (a minus sign U+2212 for the hyphen, a
+    # thumbs-up) ends it
+    bad = next((m.start() for m in _TOKEN_RE.finditer(src) if m.lastgroup == "bad"), None)
+    src = src if bad is None else src[:bad]
     try:
         toks, _ = _strip_power(board, src, _tokenize(src))
         if not toks:

@@ -38,7 +38,7 @@ from judge.mail.compose import Attachment, new_message_id
 from judge.mail.intake import store_message
 from judge.mail.masking import UNREAD_HEAD_BYTES, mask_raw, mask_tokens, text_only, unread_copy
 from judge.mail.outbox import Outbox
-from judge.mail.reading import Inbound, body_text, command_lines, read_message
+from judge.mail.reading import Inbound, body_text, command_lines, printable, read_message
 from judge.storage import Store, iso
 
 # a master's commands that change a game and tell everyone: each may adjudicate a phase and
@@ -70,6 +70,9 @@ def _base_subject(subject: str) -> str:
 # HELP x100 in a victim's name was a 400-fold amplifier: issue 23). MAP draws each distinct
 # picture once already (mapcmd.MailMaps).
 QUESTIONS = frozenset({"HELP", "LIST", "STATUS", "HISTORY", "SUMMARY", "WHOIS", "PREVIEW"})
+# Questions whose answer does not depend on the words after them: 'HELP 1' ... 'HELP 100' is
+# the same question asked 100 times.
+_WORDS_IGNORED = frozenset({"HELP"})
 
 
 def _asked_again(asked: set[tuple], ses: _Session, cmd: Command) -> bool:
@@ -78,7 +81,8 @@ def _asked_again(asked: set[tuple], ses: _Session, cmd: Command) -> bool:
     if cmd.name not in QUESTIONS or cmd.error:
         return False
     power = (ses.current.game["id"], ses.current.power) if ses.current else None
-    key = (cmd.name, tuple(a.upper() for a in cmd.args), power,
+    words = () if cmd.name in _WORDS_IGNORED else tuple(a.upper() for a in cmd.args)
+    key = (cmd.name, words, power,
            ses.master["id"] if ses.master else None)
     if key in asked:
         return True
@@ -212,7 +216,7 @@ class Actor:
                 self._mask_stored(row, self._password_lines)
                 self.s.finish_inbox(row["id"], state, note)
             log.info("inbox %s (%s, %d bytes): %s%s", row["id"], row["source"], row["size"],
-                     state, f": {note}" if note else "")
+                     state, f": {printable(note)}" if note else "")  # a mail's words in it
         except Exception as exc:  # a bug must not stop the judge or loop on one message
             self._failed(row, exc)
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from judge.commands.spec import Command, Reply
-from judge.durations import parse_duration, read_durations
+from judge.durations import LONGEST, TOO_LONG, parse_duration, read_durations
 from judge.engine.ahead import split_blocks
 from judge.games import ahead as AH
 from judge.games import deadlines as D
@@ -176,6 +176,7 @@ def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             if not given:
                 raise GameError("DEADLINES needs durations such as 48h 24h 24h or "
                                 "48 hours, 1 day, 1 day")
+            _check_lengths(given)
             durations[:len(given)] = given
             i += 1 + used
         elif i == 0 and word not in ("VARIANT", "DEADLINES"):
@@ -252,16 +253,30 @@ def _parse_when(text: str, now: datetime, tz: str) -> datetime:
     """A duration from now (``36h``, ``2 days``) or a time, in the game's zone ``tz``
     unless a zone is written after it."""
     seconds = parse_duration(text.lstrip("+"))
+    if seconds is not None and seconds > LONGEST:
+        raise GameError(f"{text!r} is too far: {TOO_LONG}")
     if seconds is not None:
         return now + timedelta(seconds=seconds)
     if not re.match(r"\d{4}-", text.strip()):
         raise GameError(f"{text!r} is neither a duration (36h, 2 days) nor a time "
                         f"({time_help(now, tz)})")
     when = read_time(text, tz, now=now)
+    if when > now + timedelta(seconds=LONGEST):
+        raise GameError(f"{text!r} is too far: {TOO_LONG}")
     if when <= now:
         raise GameError(f"{deadline_text(when, now, tz).split(' (')[0]}{in_utc(when, tz)} "
                         "has already passed")
     return when
+
+
+def _check_lengths(durations: list[int]) -> None:
+    """Phase lengths as SET MOVEMENT takes them: a phase of no length is processed as it
+    begins, with no time for anyone to order."""
+    if durations and min(durations) <= 0:
+        raise GameError("DEADLINES: each phase length must be longer than zero (e.g. 48h "
+                        "24h 24h)")
+    if durations and max(durations) > LONGEST:
+        raise GameError(f"DEADLINES: too long: {TOO_LONG}")
 
 
 def deadlines(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
@@ -270,6 +285,7 @@ def deadlines(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if lengths := flow_for(game).lengths(actor.s, game):  # its deadlines are its rules'
         raise GameError(lengths)
     durations, _ = read_durations(cmd.args)
+    _check_lengths(durations)
     game = G.set_durations(actor.s, game, durations)
     return (phase_lengths(G.get_variant(game["variant"]), game["movement_seconds"],
                           game["retreat_seconds"], game["adjustment_seconds"]), "text", None)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from judge import reports
 from judge.commands.spec import Command, Handler, Reply
-from judge.durations import parse_duration
+from judge.durations import LONGEST, TOO_LONG, parse_duration
 from judge.engine.events import visible_events
 from judge.engine.position import phase_code
 from judge.games import ahead as AH
@@ -35,7 +35,7 @@ from judge.games.game import GameError
 from judge.mail import replytoken
 from judge.mail.compose import new_message_id
 from judge.mail.reading import plain_address
-from judge.storage import iso
+from judge.storage import iso, parse_iso
 from judge.text import deadline_text
 
 if TYPE_CHECKING:
@@ -135,6 +135,8 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         if not seconds:
             raise GameError(f"SET {key} needs one duration longer than zero (e.g. 48h or "
                             "2 days)")
+        if seconds > LONGEST:
+            raise GameError(f"SET {key}: too long: {TOO_LONG}")
         column = f"{key.lower()}_seconds"
         s.execute(f"UPDATE games SET {column} = ? WHERE id = ?",  # noqa: S608 (fixed names)
                   (seconds, game["id"]))
@@ -221,6 +223,15 @@ def _absence(actor: CommandContext, game: dict, power: str, words: list[str], no
     if (until - start).total_seconds() > longest:
         raise GameError(f"an absence may last at most {reports.duration(longest)} in game "
                         f"{game['name']}; ask the master for more")
+    first, last = _joined_absence(s, game, power, start, until, longest)
+    if (last - first).total_seconds() > longest:
+        raise GameError(
+            f"with the absence of {power.title()} from "
+            f"{deadline_text(first, now, tz).split(' (')[0]} to "
+            f"{deadline_text(last, now, tz).split(' (')[0]}, this one makes one of "
+            f"{reports.duration(int((last - first).total_seconds()))}: absences less than "
+            f"{reports.duration(longest)} apart count as one, at most "
+            f"{reports.duration(longest)} in game {game['name']}; ask the master for more")
     s.execute("INSERT INTO absences (game_id, power, start, until) VALUES (?, ?, ?, ?)",
               (game["id"], power, iso(start), iso(until)))
     recorded = (f"Absence of {power.title()} recorded: "
@@ -240,6 +251,25 @@ def _absence(actor: CommandContext, game: dict, power: str, words: list[str], no
         ) + "."
     return (f"{recorded} No deadline of game {game['name']} falls inside it.{note}", "text",
             None)
+
+
+def _joined_absence(s: Store, game: dict, power: str, start: datetime, until: datetime,
+                    longest: int) -> tuple[datetime, datetime]:
+    """The stretch a new absence makes with ``power``'s others less than ``longest`` apart:
+    each measured alone, absences end to end (or a day apart) held a game for as long as
+    their player liked; between two absences there is now a stretch as long as the longest."""
+    gap = timedelta(seconds=longest)
+    others = [(parse_iso(r["start"]), parse_iso(r["until"])) for r in s.all(
+        "SELECT start, until FROM absences WHERE game_id = ? AND power = ?",
+        (game["id"], power))]
+    first, last = start, until
+    joined = True
+    while joined:
+        joined = False
+        for a, b in others:
+            if a - last < gap and first - b < gap and (a < first or b > last):
+                first, last, joined = min(first, a), max(last, b), True
+    return first, last
 
 
 def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: datetime

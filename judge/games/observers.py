@@ -295,17 +295,25 @@ def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None)
 
 
 def _proven(s: Store, address: str, now: datetime, how: str,
-            take_sign_on: TakeSignOn | None) -> list[str]:
-    """``address`` answered a request: it is confirmed for good, and the sign-ons that
-    waited for it are done now, oldest first (what the reply says of each)."""
+            take_sign_on: TakeSignOn | None, answered: list[dict]) -> list[str]:
+    """``address`` answered the requests ``answered``: it is confirmed for good, and the
+    sign-ons that mail asked about are done now, oldest first (what the reply says of
+    each): the ones it named and those that waited with it, unanswered, in the day after
+    it. Others wait for their own answer: a sign-on forged in the address's name was done
+    when it confirmed its own, or an OBSERVE, with the forger's password."""
     prove(s, address, now, how)
-    if take_sign_on is None:
+    mails = {r["message_id"] for r in answered if r["role"] in SIGN_ONS and r["message_id"]}
+    if take_sign_on is None or not mails:
         return []
-    rows = s.all(f"SELECT * FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
-                 "address = ? AND requested >= ? ORDER BY requested, rowid",
-                 (address, iso(now - timedelta(days=CONFIRM_DAYS))))
-    s.execute(f"DELETE FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND address = ?",
-              (address,))
+    rows, mail = [], None
+    for row in s.all(f"SELECT * FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
+                     "address = ? AND requested >= ? ORDER BY requested, rowid",
+                     (address, iso(now - timedelta(days=CONFIRM_DAYS)))):
+        mail = row["message_id"] or mail  # a silent one waits with the request before it
+        if mail in mails:
+            rows.append(row)
+    s.execute(f"DELETE FROM observer_requests WHERE token IN ({','.join('?' * len(rows))})",
+              [r["token"] for r in rows])
     out = []
     for row in rows:
         game = s.game_by_id(row["game_id"])
@@ -330,14 +338,16 @@ def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = No
     sign-ons that waited for it are done (``take_sign_on``)."""
     row = s.one("SELECT * FROM observer_requests WHERE token = ? AND requested >= ? AND "
                 f"role != '{WITHDRAWN}'",
-                (token.strip().lower(), iso(now - timedelta(days=CONFIRM_DAYS))))
+                # copied with the comma or full stop the request's sentence puts after it
+                (token.strip().strip(".,;:!?'\"()<>[]").lower(),
+                 iso(now - timedelta(days=CONFIRM_DAYS))))
     if row is None:
         raise G.GameError(f"{token!r} is not a confirmation code the judge sent in the last "
                           f"{CONFIRM_DAYS} days: a request to observe or to be a game's list "
                           "is made again by OBSERVE or SET LIST; a seat by its game's "
-                          "master's REPLACE")
+                          "master's REPLACE; a sign-on by sending it again")
     said = [] if row["role"] in SIGN_ONS else [_take(s, row, now, take_seat)]
-    done = _proven(s, row["address"], now, row["role"], take_sign_on)
+    done = _proven(s, row["address"], now, row["role"], take_sign_on, [row])
     if row["role"] in SIGN_ONS:
         said.append(f"Confirmed: {row['address']} reads its mail; from now on its sign-ons "
                     "act at once.")
@@ -406,4 +416,4 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
     if any(row["role"] in SIGN_ONS for row in rows):
         said.append(f"Confirmed: {address} reads its mail; from now on its sign-ons act at "
                     "once.")
-    return said + _proven(s, address, now, rows[0]["role"], take_sign_on)
+    return said + _proven(s, address, now, rows[0]["role"], take_sign_on, rows)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from judge.durations import parse_duration
+from judge.durations import LONGEST, TOO_LONG, parse_duration
 from judge.games.errors import GameError
 from judge.storage import parse_iso
 from judge.text import duration_text
@@ -184,11 +184,11 @@ def read_time(text: str, tz: str, end_of_day: bool = False,
     try:
         local = datetime.strptime(date, "%Y-%m-%d").replace(
             hour=int(hour or 0), minute=int(minute or 0), second=int(second or 0))
-    except ValueError:
+        if hour is None and end_of_day:
+            local += timedelta(days=1)
+        return local.replace(tzinfo=where).astimezone(UTC)
+    except (ValueError, OverflowError):  # 9999-12-31 -12:00 is past the last date there is
         raise GameError(f"{text.strip()!r} is not a date and time ({time_help(now, tz)})") from None
-    if hour is None and end_of_day:
-        local += timedelta(days=1)
-    return local.replace(tzinfo=where).astimezone(UTC)
 
 
 def in_utc(value: str | datetime | None, tz: str) -> str:
@@ -205,6 +205,8 @@ def _duration(key: str, value: str, allow_off: bool = False) -> int:
     seconds = parse_duration(value)
     if seconds is None:
         raise GameError(f"SET {key}: {value!r} is not a duration (e.g. 24h, 2d, 90m)")
+    if seconds > LONGEST:
+        raise GameError(f"SET {key}: {value!r} is too long: {TOO_LONG}")
     return seconds
 
 

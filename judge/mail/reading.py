@@ -304,8 +304,8 @@ def ignore_reason(msg: Message, sender: str, mail_from: str | None, own_address:
     # every copy of the header counts: "Auto-Submitted: no" first and "auto-replied" after
     # it (a responder keeping the original's headers) is an auto-reply
     for auto in _values(msg, "Auto-Submitted"):
-        if auto and not auto.startswith("no"):
-            return f"auto-submitted ({auto})"
+        if auto and not auto.startswith("no"):  # logged and stored: no terminal escapes
+            return f"auto-submitted ({printable(auto)})"
     for precedence in _values(msg, "Precedence"):
         if precedence in ("bulk", "junk", "list", "auto_reply"):
             return f"precedence {precedence}"
