@@ -42,7 +42,7 @@ def test_a_later_games_signon_ends_a_proposal_without_end(tmp_path):
     assert ("ERROR: PROPOSE not taken: no line END came before the line 'SIGNON FRANCE "
             "std ****', which has a password: a line with a password ends the block and is "
             "read as a command. The 2 lines read for it ('Enact the following mutable rule:' to 'A "
-            "support action causes a unit to stay in the territory it holds.') changed "
+            "support action causes a unit to stay i…') changed "
             "nothing; send it again ending with a line holding only END.") in r.flat, r.body
     # the later game's lines were read as that game's
     assert "Signed on as France in game std." in r.flat, r.body

@@ -4,7 +4,7 @@ game's time zone, and notices that name the player's own power."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from email.message import EmailMessage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
@@ -162,20 +162,24 @@ def test_deadline_is_read_in_the_games_zone_unless_a_zone_is_written(judge):
         r = reply(judge.send(GM, f"MASTER g1 masterpw\nDEADLINE {text}"), GM)
         return r, parse_iso(judge.store.game("g1")["deadline"])
 
-    r, when = deadline("2030-01-15 18:00")  # Paris is UTC+1 in January
-    assert when == datetime(2030, 1, 15, 17, 0, tzinfo=UTC)
-    assert "set to Tue 15 Jan 2030 18:00 CET" in r.flat
-    assert "in UTC Tue 15 Jan 2030 17:00 UTC" in r.flat
-    assert deadline("2030-01-15 18:00 UTC")[1] == datetime(2030, 1, 15, 18, 0, tzinfo=UTC)
-    assert deadline("2030-01-15 18:00 CET")[1] == datetime(2030, 1, 15, 17, 0, tzinfo=UTC)
-    assert deadline("2030-01-15 18:00 +03:00")[1] == datetime(2030, 1, 15, 15, 0, tzinfo=UTC)
-    r, when = deadline("2030-07-15 18:00 Europe/London")  # London is UTC+1 in July
-    assert when == datetime(2030, 7, 15, 17, 0, tzinfo=UTC)
-    assert "set to Mon 15 Jul 2030 19:00 CEST" in r.flat  # shown in the game's zone
+    # the next 15 January and 15 July: ahead, and within the year a deadline may be set
+    today = datetime.now(UTC).date()
+    jan, jul = (next(date(y, m, 15) for y in (today.year, today.year + 1)
+                     if date(y, m, 15) > today + timedelta(days=1)) for m in (1, 7))
+    r, when = deadline(f"{jan} 18:00")  # Paris is UTC+1 in January
+    assert when == datetime(jan.year, 1, 15, 17, 0, tzinfo=UTC)
+    assert f"set to {jan:%a} 15 Jan {jan.year} 18:00 CET" in r.flat
+    assert f"in UTC {jan:%a} 15 Jan {jan.year} 17:00 UTC" in r.flat
+    assert deadline(f"{jan} 18:00 UTC")[1] == datetime(jan.year, 1, 15, 18, 0, tzinfo=UTC)
+    assert deadline(f"{jan} 18:00 CET")[1] == datetime(jan.year, 1, 15, 17, 0, tzinfo=UTC)
+    assert deadline(f"{jan} 18:00 +03:00")[1] == datetime(jan.year, 1, 15, 15, 0, tzinfo=UTC)
+    r, when = deadline(f"{jul} 18:00 Europe/London")  # London is UTC+1 in July
+    assert when == datetime(jul.year, 7, 15, 17, 0, tzinfo=UTC)
+    assert f"set to {jul:%a} 15 Jul {jul.year} 19:00 CEST" in r.flat  # in the game's zone
 
-    r, when = deadline("2030-01-15 18:00 Mars/Olympus")
+    r, when = deadline(f"{jan} 18:00 Mars/Olympus")
     assert "'Mars/Olympus' is not a time zone" in r.flat and r.subject.startswith("[ERROR]")
-    assert when == datetime(2030, 7, 15, 17, 0, tzinfo=UTC)  # unchanged
+    assert when == datetime(jul.year, 7, 15, 17, 0, tzinfo=UTC)  # unchanged
 
     before = datetime.now(UTC)
     r, when = deadline("2 days")
