@@ -3,6 +3,7 @@ confirmation request answers, attacked as a forger would use it."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -43,3 +44,44 @@ def test_a_no_to_a_forged_sign_on_keeps_the_victims_own(judge):
     assert "You have joined game rv1 as Italy" in done.flat, done.body
     assert players(judge, "rv1") == {"ITALY": VICTIM}
     assert players(judge, "rv2") == {}
+
+
+NEWBIE = "newbie@elsewhere.test"
+
+
+def test_a_yes_to_a_digest_does_not_confirm_a_forged_request_folded_beside_ones_own(
+        judge_mailbox, smtp_sink, tmp_path):
+    """The ceiling folds the replies of several mails into one digest, each request moved to
+    the digest's Message-ID: a YES to it confirmed them all. A forger's JOIN in a player's
+    name, folded beside the player's own OBSERVE, seated the player with the forger's
+    password when it answered its own request (what d4dc725 stopped for CONFIRM <code>). A
+    reply to a digest carrying the requests of several mails confirms none: each is
+    confirmed by its code."""
+    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False,
+                  mail_per_hour=2)
+    try:
+        open_game(j, "dg1")
+        open_game(j, "dg2")
+        for k in range(2):  # the two mails of the hour
+            j.send(NEWBIE, "HELP", subject=f"help {k}")
+            assert len(to(j.pump(), NEWBIE)) == 1
+        j.send(NEWBIE, "JOIN dg1 France pw-forger", subject="forged")
+        assert to(j.pump(), NEWBIE) == []  # held for the digest
+        j.send(NEWBIE, "OBSERVE dg2", subject="watch")
+        assert to(j.pump(), NEWBIE) == []
+        [digest] = [m for _, m in j.advance(j.clock() + timedelta(minutes=11))
+                    if m.rcpt == NEWBIE]
+        assert "JOIN" in digest.flat or "dg1" in digest.flat, digest.body
+        j.advance(j.clock() + timedelta(hours=1))
+        j.send(NEWBIE, "yes", subject="Re: digest", In_Reply_To=digest["Message-ID"])
+        [answer] = to(j.pump(), NEWBIE)
+        assert players(j, "dg1") == {}, answer.body
+        assert "CONFIRM" in answer.flat, answer.body
+        obs = re.search(r"CONFIRM (\w{16})\.? Nothing is sent", digest.flat)
+        assert obs, digest.body
+        j.send(NEWBIE, f"CONFIRM {obs.group(1)}")
+        [done] = to(j.pump(), NEWBIE)
+        assert "now observes game dg2" in done.flat, done.body
+        assert players(j, "dg1") == {}
+    finally:
+        j.close()

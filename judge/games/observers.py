@@ -410,6 +410,13 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
     says = reply_says(lines or [], {row["token"] for row in rows})
     if says == "command":
         return []
+    mails = {row["inbox_id"] for row in rows}
+    if says in ("yes", "no") and len(mails) > 1:  # a digest of several mails' replies: a
+        # forger's JOIN folded beside one's own OBSERVE was done by the YES meant for it
+        return [f"Not done: the digest this replies to carried the confirmation requests "
+                f"of {len(mails)} mails, and a reply cannot say which it answers. Send the "
+                "line CONFIRM <code> of each request you made (each is in the digest); "
+                f"ignore the others: they expire in {CONFIRM_DAYS} days."]
     if says == "no":  # what the request asked, and what waited with it: not the address's
         # other sign-ons (a forger's JOIN, declined, dropped the player's own before it)
         for row in [*rows, *_waiting_with(s, address, now, rows)]:
