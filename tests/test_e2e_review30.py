@@ -85,3 +85,31 @@ def test_a_yes_to_a_digest_does_not_confirm_a_forged_request_folded_beside_ones_
         assert players(j, "dg1") == {}
     finally:
         j.close()
+
+
+UTF8_BOB = "bob@bücher.example"
+
+
+def test_a_player_seated_before_the_canonical_spelling_is_still_its_power(judge):
+    """Before 56cba8b the judge stored an internationalised domain as written (lower-cased
+    UTF-8); it now reads a sender's as punycode, and compared so, a player seated before the
+    upgrade was a stranger to its own power: its SIGNON was a seat moved to a new address,
+    waiting for a confirmation, and its orders were not kept. The upgrade writes the
+    addresses it stored in the one spelling it now reads."""
+    from gmkit import new_game
+    from test_e2e_hostile_leftovers import send_utf8
+    new_game(judge, "up1")
+    s = judge.store
+    gid = judge.game("up1")["id"]
+    with s.transaction():  # the database as the judge before the upgrade left it
+        s.execute("UPDATE players SET address = ? WHERE game_id = ? AND power = 'FRANCE'",
+                  (UTF8_BOB, gid))
+        s.execute("INSERT INTO confirmed_addresses (address, since, how) VALUES (?, ?, ?)",
+                  (UTF8_BOB, "2026-01-01T00:00:00+00:00", "signon"))
+        s.db.conn.execute("PRAGMA user_version=19")  # the schema of ca3bff5..6c2dc8d
+    s.migrate()  # the judge's next start
+    send_utf8(judge, UTF8_BOB, "SIGNON France up1 pw-france\nA PAR - BUR", subject="orders")
+    [reply] = judge.pump()
+    assert "Not yet done" not in reply.flat, reply.body
+    assert "A PAR - BUR" in reply.flat.upper() or "Paris" in reply.flat, reply.body
+    assert players(judge, "up1")["FRANCE"] == "bob@xn--bcher-kva.example"
