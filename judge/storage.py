@@ -28,6 +28,8 @@ from typing import Any
 
 import sqlite_utils
 
+from judge.addresses import canonical_address
+
 MIGRATIONS: list[str] = [
     # 1: the first schema
     """
@@ -387,6 +389,26 @@ MIGRATIONS: list[str] = [
     ALTER TABLE pictures ADD COLUMN drawn INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE pictures ADD COLUMN png BLOB;
     """,
+    # 20: the addresses stored before the one spelling of a mailbox (judge/addresses.py,
+    # canonical_address: an internationalised domain in punycode, a local part's non-ASCII
+    # letters lower-cased) are written in it, since a sender is read in it and compared so:
+    # a player seated from bob@bücher.example was a stranger to its power after the upgrade,
+    # its SIGNON a seat moved to a new address and its orders not kept. Only a spelling
+    # NOCASE does not fold changes; a row that would repeat one of the new spelling is dropped
+    """
+    UPDATE players SET address = canonical_address(address)
+        WHERE address <> canonical_address(address);
+    UPDATE games SET master_address = canonical_address(master_address)
+        WHERE master_address <> canonical_address(master_address);
+    UPDATE observer_requests SET address = canonical_address(address)
+        WHERE address <> canonical_address(address);
+    UPDATE OR IGNORE observers SET address = canonical_address(address)
+        WHERE address <> canonical_address(address);
+    DELETE FROM observers WHERE address <> canonical_address(address);
+    UPDATE OR IGNORE confirmed_addresses SET address = canonical_address(address)
+        WHERE address <> canonical_address(address);
+    DELETE FROM confirmed_addresses WHERE address <> canonical_address(address);
+    """,
 ]
 
 
@@ -431,6 +453,8 @@ class Store:
         self.clock = clock
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
                                check_same_thread=False)
+        # the one spelling of a mailbox, for the migration that writes older rows in it
+        conn.create_function("canonical_address", 1, canonical_address, deterministic=True)
         self.db = sqlite_utils.Database(conn)
         if self.path != ":memory:":
             self.db.enable_wal()

@@ -294,16 +294,11 @@ def _take(s: Store, row: dict, now: datetime, take_seat: TakeSeat | None = None)
             f"public reports. UNOBSERVE {game['name']} stops them.")
 
 
-def _proven(s: Store, address: str, now: datetime, how: str,
-            take_sign_on: TakeSignOn | None, answered: list[dict]) -> list[str]:
-    """``address`` answered the requests ``answered``: it is confirmed for good, and the
-    sign-ons that mail asked about are done now, oldest first (what the reply says of
-    each): the ones it named and those that waited with it, unanswered, in the day after
-    it. Others wait for their own answer: a sign-on forged in the address's name was done
-    when it confirmed its own, or an OBSERVE, with the forger's password."""
-    prove(s, address, now, how)
+def _waiting_with(s: Store, address: str, now: datetime, answered: list[dict]) -> list[dict]:
+    """The sign-ons of ``address`` the requests ``answered`` asked about, oldest first: the
+    ones they named and those that waited with them, unanswered, in the day after."""
     mails = {r["message_id"] for r in answered if r["role"] in SIGN_ONS and r["message_id"]}
-    if take_sign_on is None or not mails:
+    if not mails:
         return []
     rows, mail = [], None
     for row in s.all(f"SELECT * FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
@@ -312,6 +307,22 @@ def _proven(s: Store, address: str, now: datetime, how: str,
         mail = row["message_id"] or mail  # a silent one waits with the request before it
         if mail in mails:
             rows.append(row)
+    return rows
+
+
+def _proven(s: Store, address: str, now: datetime, how: str,
+            take_sign_on: TakeSignOn | None, answered: list[dict]) -> list[str]:
+    """``address`` answered the requests ``answered``: it is confirmed for good, and the
+    sign-ons that mail asked about are done now, oldest first (what the reply says of
+    each): the ones it named and those that waited with it, unanswered, in the day after
+    it. Others wait for their own answer: a sign-on forged in the address's name was done
+    when it confirmed its own, or an OBSERVE, with the forger's password."""
+    prove(s, address, now, how)
+    if take_sign_on is None:
+        return []
+    rows = _waiting_with(s, address, now, answered)
+    if not rows:
+        return []
     s.execute(f"DELETE FROM observer_requests WHERE token IN ({','.join('?' * len(rows))})",
               [r["token"] for r in rows])
     out = []
@@ -385,7 +396,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
                      take_seat: TakeSeat | None = None) -> list[str]:
     """A reply from ``address`` to a confirmation request (``message_ids``: its In-Reply-To
     and References) answers it by its first line (:func:`reply_says`): yes confirms it, no
-    drops it (with the sign-ons that waited for the address), anything else is told how to
+    drops it (with the sign-ons that waited with it), anything else is told how to
     confirm; what the reply to it says."""
     ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
     if not ids or not address:
@@ -399,12 +410,17 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
     says = reply_says(lines or [], {row["token"] for row in rows})
     if says == "command":
         return []
-    if says == "no":
-        for row in rows:
+    mails = {row["inbox_id"] for row in rows}
+    if says in ("yes", "no") and len(mails) > 1:  # a digest of several mails' replies: a
+        # forger's JOIN folded beside one's own OBSERVE was done by the YES meant for it
+        return [f"Not done: the digest this replies to carried the confirmation requests "
+                f"of {len(mails)} mails, and a reply cannot say which it answers. Send the "
+                "line CONFIRM <code> of each request you made (each is in the digest); "
+                f"ignore the others: they expire in {CONFIRM_DAYS} days."]
+    if says == "no":  # what the request asked, and what waited with it: not the address's
+        # other sign-ons (a forger's JOIN, declined, dropped the player's own before it)
+        for row in [*rows, *_waiting_with(s, address, now, rows)]:
             s.execute("DELETE FROM observer_requests WHERE token = ?", (row["token"],))
-        if any(row["role"] in SIGN_ONS for row in rows):  # and those that waited with it
-            s.execute(f"DELETE FROM observer_requests WHERE role IN {_SIGN_ONS_SQL} AND "
-                      "address = ?", (address,))
         return [f"Declined: nothing was done for {address}, and the request is dropped; the "
                 "judge sends this address nothing more about it."]
     if says != "yes":
