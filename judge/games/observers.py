@@ -398,7 +398,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
                      take_seat: TakeSeat | None = None) -> list[str]:
     """A reply from ``address`` to a confirmation request (``message_ids``: its In-Reply-To
     and References) answers it by its first line (:func:`reply_says`): yes confirms it, no
-    drops it (with the sign-ons that waited for the address), anything else is told how to
+    drops it (with the sign-ons that waited for the address, named), anything else is told how to
     confirm; what the reply to it says."""
     ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
     if not ids or not address:
