@@ -135,7 +135,7 @@ def test_a_code_copied_with_the_comma_after_it_confirms(judge):
     _open(judge, "cc1")
     judge.send(NEWBIE, "JOIN cc1 Italy my-own-pw", subject="join")
     [asked] = to(judge.pump(), NEWBIE)
-    code = re.search(r"CONFIRM\s+(\w+),", asked.flat).group(1)
+    code = re.search(r"CONFIRM\s+(\w+)", asked.flat).group(1)  # on its own line now
     judge.send(NEWBIE, f"CONFIRM {code},")
     [done] = to(judge.pump(), NEWBIE)
     assert "You have joined game cc1 as Italy" in done.flat, done.body

@@ -70,7 +70,7 @@ def test_only_a_seats_player_gets_its_address(judge):
 def test_an_observer_and_the_list_get_no_token(judge):
     new_game(judge, start=False)
     out = judge.send("watcher@players.test", "OBSERVE g1")
-    code = out[0].flat.split("send CONFIRM ")[1].split(".")[0]
+    code = out[0].flat.split("send the line CONFIRM ")[1].split()[0]
     judge.send("watcher@players.test", f"CONFIRM {code}")
     out = judge.send(GM, "MASTER g1 masterpw\nSTART")
     watcher = [m for m in out if m.rcpt == "watcher@players.test"]

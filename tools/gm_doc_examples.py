@@ -235,7 +235,7 @@ def main() -> None:
             "Peace in our time.\nENDPRESS", also=["press from an anonymous power"])
     block("observe")
     out = example(doc, "watcher@example.com", "observe", "OBSERVE spring26")
-    code = out[0].flat.split("send CONFIRM ")[1].split(".")[0]
+    code = out[0].flat.split("send the line CONFIRM ")[1].split()[0]
     example(doc, "watcher@example.com", "confirm", f"CONFIRM {code}")
     example(doc, "watcher2@example.com", "unobserve", "UNOBSERVE spring26")
     block("draw")

@@ -204,8 +204,8 @@ def create(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     token = O.master_request(actor.s, game, ses.inbound.sender, actor.clock(), ses.inbox_id)
     unconfirmed = "" if token is None else (
         f" The game's reports and notices are sent to {ses.inbound.sender} once it confirms "
-        "that it reads its mail (the replies to your mails come meanwhile): reply YES to "
-        f"this mail, or send the line CONFIRM {token}, within {O.CONFIRM_DAYS} days.")
+        f"that it reads its mail (the replies to your mails come meanwhile): within "
+        f"{O.CONFIRM_DAYS} days, reply YES to this mail, or send the line\n\nCONFIRM {token}")
     return (f"Game {game['name']} ({G.get_variant(game['variant']).title}) created; you are "
             f"its master. {lengths}"
             + (f"Settings: {described}. " if described else "")

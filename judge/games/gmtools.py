@@ -331,9 +331,10 @@ def observe(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 "text", None)
     return (f"To receive game {game['name']}'s public reports"
             f"{' and broadcast press' if S.load(game)['observerpress'] else ''} at {address}, "
-            f"confirm: reply YES to this mail, or send CONFIRM {token}. Nothing is sent to "
-            f"this address until then; the request expires in {O.CONFIRM_DAYS} days. If you "
-            "did not ask for this, reply NO or ignore this mail.", "text", None)
+            f"confirm: reply YES to this mail, or send the line\n\nCONFIRM {token}\n\n"
+            f"Nothing is sent to this address until then; the request expires in "
+            f"{O.CONFIRM_DAYS} days. If you did not ask for this, reply NO or ignore this "
+            "mail.", "text", None)
 
 
 def _named_address(written: str, what: str) -> str:

@@ -325,7 +325,7 @@ def _proven(s: Store, address: str, now: datetime, how: str,
         return []
     s.execute(f"DELETE FROM observer_requests WHERE token IN ({','.join('?' * len(rows))})",
               [r["token"] for r in rows])
-    out = []
+    out, done = [], []
     for row in rows:
         game = s.game_by_id(row["game_id"])
         assert game is not None
@@ -336,9 +336,22 @@ def _proven(s: Store, address: str, now: datetime, how: str,
         try:
             with s.db.atomic():  # one that cannot be done any more leaves no trace
                 out.append(take_sign_on(game, row))
+            done.append(_sign_on_named(game, row))
         except G.GameError as exc:
             out.append(f"Your sign-on to game {game['name']} could not be done now: {exc}.")
+    if len(done) > 1:  # some waited unanswered: a forged one among them is seen, and left
+        out.append(f"This confirmation did {len(done)} sign-ons: {', '.join(done)} (the "
+                   "request's, and those sent from this address in the day after it, which "
+                   "waited with it without a reply). If one of them was not yours, ask that "
+                   "game's master to EJECT the power: a player does not leave a game by "
+                   "itself, and you do not know the password it was sent with.")
     return out
+
+
+def _sign_on_named(game: dict, row: dict) -> str:
+    """A waiting sign-on as a reply names it: its power and game, never its password."""
+    where = f"in game {game['name']}"
+    return f"{row['power'].title()} {where}" if row["power"] else f"a seat {where}"
 
 
 def confirm(s: Store, token: str, now: datetime, take_seat: TakeSeat | None = None,
@@ -396,7 +409,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
                      take_seat: TakeSeat | None = None) -> list[str]:
     """A reply from ``address`` to a confirmation request (``message_ids``: its In-Reply-To
     and References) answers it by its first line (:func:`reply_says`): yes confirms it, no
-    drops it (with the sign-ons that waited with it), anything else is told how to
+    drops it (with the sign-ons that waited with it, named), anything else is told how to
     confirm; what the reply to it says."""
     ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
     if not ids or not address:
@@ -419,15 +432,27 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
                 f"ignore the others: they expire in {CONFIRM_DAYS} days."]
     if says == "no":  # what the request asked, and what waited with it: not the address's
         # other sign-ons (a forger's JOIN, declined, dropped the player's own before it)
-        for row in [*rows, *_waiting_with(s, address, now, rows)]:
-            s.execute("DELETE FROM observer_requests WHERE token = ?", (row["token"],))
+        gone = {r["token"]: r for r in [*rows, *_waiting_with(s, address, now, rows)]}
+        for token in gone:
+            s.execute("DELETE FROM observer_requests WHERE token = ?", (token,))
+        # named, since one may be the address's own, sent after a forged one's request and
+        # unanswered (the flood bound); with these gone, its next one is asked at once
+        dropped = [_sign_on_named(game, row) for row in gone.values()
+                   if row["role"] in SIGN_ONS
+                   and (game := s.game_by_id(row["game_id"])) is not None]
+        if len(dropped) > 1:
+            return [f"Declined: nothing was done for {address}. These sign-ons, sent from this "
+                    f"address and waiting for it to confirm, are dropped: {', '.join(dropped)}. "
+                    "If one of them was yours, send it again: it gets its own confirmation "
+                    "request at once. The judge sends this address nothing more about the "
+                    "others."]
         return [f"Declined: nothing was done for {address}, and the request is dropped; the "
                 "judge sends this address nothing more about it."]
     if says != "yes":
         return [f"Not confirmed: a reply to the judge's confirmation request confirms it when "
                 f"its first line is YES (or it is empty), and this one's was not. To confirm, "
-                f"reply YES, or send the line CONFIRM {rows[0]['token']}; reply NO to drop "
-                "the request."]
+                f"reply YES, or send the line\n\nCONFIRM {rows[0]['token']}\n\nReply NO to "
+                "drop the request."]
     said = [_take(s, row, now, take_seat) for row in rows if row["role"] not in SIGN_ONS]
     if any(row["role"] in SIGN_ONS for row in rows):
         said.append(f"Confirmed: {address} reads its mail; from now on its sign-ons act at "

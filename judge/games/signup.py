@@ -105,12 +105,15 @@ def sign_on(actor: FlowContext, ses: MailSession, game: dict, role: str,
     what = _what(role, game, power)
     return result, (
         f"Not yet done: {sender} has not yet shown this judge that it reads its mail, so "
-        f"{what} waits until it does. To confirm, reply YES to this mail (or an empty "
-        f"reply), or send the line CONFIRM {token}, within {O.CONFIRM_DAYS} days; then it is "
-        "done, and from then on your sign-ons act at once. Until then the seat is not yours "
-        "and nothing else is sent to this address. Orders sent with this sign-on are not "
-        "kept: send them again once you have confirmed. If you did not send this, reply NO "
-        "or ignore this mail: nothing more will come.")
+        f"{what} waits until it does. To confirm within {O.CONFIRM_DAYS} days, reply YES to "
+        "this mail (or an empty reply), or send the line\n\n"
+        f"CONFIRM {token}\n\n"  # alone on its line: copied whole
+        "Then it is done, and from then on your sign-ons act at once. Until then the seat is "
+        "not yours and nothing else is sent to this address. Other sign-ons sent from this "
+        "address in the next day wait with this one, without a reply: YES does them all, NO "
+        "drops them all and names them (then one sent again is asked about at once). Orders "
+        "sent with this sign-on are not kept: send them again once you have confirmed. If "
+        "you did not send this, reply NO or ignore this mail: nothing more will come.")
 
 
 def _what(role: str, game: dict, power: str | None) -> str:
