@@ -451,7 +451,7 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
     # A Winter draft naming another power's unit: answered as if it were not there.
     r = send_orders("FRANCE", ["REMOVE A MUN", "BUILD A MAR"], "winter draft", True)
     assert "GERMANY" not in r.body.upper(), r.body
-    play(WINTER, "winter")
+    play(WINTER, "winter", first=("FRANCE",))  # the winter draft left France's build standing
     assert "You built A(Mar)." in reports["FRANCE"][-1].body
     assert "built" not in reports["ENGLAND"][-1].body
     return reports

@@ -5,7 +5,8 @@ adjudication)."""
 
 from __future__ import annotations
 
-from mailkit import InProcessBackend, InProcessJudge
+import pytest
+from mailkit import InProcessBackend, InProcessJudge, ReversedRelayBackend
 from stabkit import play_stab_game
 
 
@@ -14,6 +15,17 @@ def test_stab_game_by_mail(tmp_path):
     reports = play_stab_game(InProcessBackend(judge), "stab1", lambda p: f"{p.lower()}@p.test",
                              "gm@p.test", tmp_path / "judge.db")
     assert len(reports["FRANCE"]) == 3 and len(reports["GM"]) == 3
+
+
+@pytest.mark.parametrize("next_season", [False, True])
+def test_stab_game_whatever_order_the_relay_hands_the_mail_over(tmp_path, next_season):
+    """The game over the real servers (test_e2e_stab) sends each phase's mails together:
+    handed to the judge last-sent first, a power whose draft already completed its orders
+    is read after the others (the phase processed early and its mail was read in the next
+    phase: an ERROR reply, the CI failure of stop 29 in Autumn, and the same in Winter)."""
+    judge = InProcessJudge(tmp_path)
+    play_stab_game(ReversedRelayBackend(judge), "rev1", lambda p: f"{p.lower()}@p.test",
+                   "gm@p.test", tmp_path / "judge.db", next_season=next_season)
 
 
 def test_gunboat_stab_names_every_other_power_by_its_pseudonym(tmp_path):
