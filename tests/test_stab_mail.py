@@ -20,9 +20,10 @@ def test_stab_game_by_mail(tmp_path):
 @pytest.mark.parametrize("next_season", [False, True])
 def test_stab_game_whatever_order_the_relay_hands_the_mail_over(tmp_path, next_season):
     """The game over the real servers (test_e2e_stab) sends each phase's mails together:
-    handed to the judge last-sent first, a power whose draft already completed its orders
-    is read after the others (the phase processed early and its mail was read in the next
-    phase: an ERROR reply, the CI failure of stop 29 in Autumn, and the same in Winter)."""
+    handed to the judge last-sent first, France's Winter mail was read after Germany's,
+    which completed the phase with the build France's draft had left: France's was read in
+    Spring (an ERROR reply). One order of many: StabMailGame.play also refuses to send a
+    batch in which a power's orders are already complete (the Autumn's CI failure)."""
     judge = InProcessJudge(tmp_path)
     play_stab_game(ReversedRelayBackend(judge), "rev1", lambda p: f"{p.lower()}@p.test",
                    "gm@p.test", tmp_path / "judge.db", next_season=next_season)
