@@ -14,6 +14,7 @@ from email.header import Header
 from email.mime.base import MIMEBase
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
+from pathlib import Path
 
 from mailkit import (
     JudgeProcess,
@@ -58,7 +59,8 @@ def test_the_reply_reaches_only_the_angle_address(mail_servers, smtp_sink, tmp_p
 
 
 # ------------------------------------------------------------------ passwords on disk
-def passwords_in_files(folder, skip, secrets: list[str]) -> list[tuple[str, bytes, str]]:
+def passwords_in_files(folder: Path, skip: Path, secrets: list[str]
+                       ) -> list[tuple[str, bytes, str]]:
     """(password, the form found, file name) for every form of each password that some
     file under ``folder`` (but ``skip``) holds."""
     found = []
@@ -73,7 +75,8 @@ def passwords_in_files(folder, skip, secrets: list[str]) -> list[tuple[str, byte
     return found
 
 
-def until_no_password(folder, skip, secrets: list[str], timeout: float = 15.0) -> None:
+def until_no_password(folder: Path, skip: Path, secrets: list[str], timeout: float = 15.0
+                      ) -> None:
     """Wait (at most ``timeout``) for the judge's last steps after the mail is acted on:
     the truncating checkpoint of the write-ahead log follows the commit that masked a mail
     (judge/storage.py _scrub_log), and on a loaded machine it came after a fixed pause."""
