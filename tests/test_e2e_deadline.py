@@ -7,6 +7,7 @@ allowed to see the start: a slow start let the first judge process the phase its
 
 from __future__ import annotations
 
+import signal
 import time
 
 from mailkit import (
@@ -39,18 +40,22 @@ def test_deadline_survives_a_restart_and_processes_the_phase(tmp_path):
             if outgoing.is_dir() else []
 
     judge = JudgeProcess(cfg, tmp_path).start()
-    judge.wait_log("SMTP receiver listening")
-    send("gm@players.test", "CREATE dl masterpw DEADLINES 12s 12s 12s\nOPEN")
-    for p in POWERS:
-        send(f"{p.lower()}@players.test", f"SIGNON {p} dl pw-{p.lower()}")
-    send("france@players.test", "SIGNON FRANCE dl pw-france\nA PAR - BUR")
-    send("gm@players.test", "MASTER dl masterpw\nSTART")
-    t0 = time.monotonic()
-    while not any("has started" in m.subject for m in mail()):
-        assert time.monotonic() - t0 < 30, judge.log.read_text()
-        time.sleep(0.05)
-    send("france@players.test", "SIGNON FRANCE dl pw-france\nA PAR - BUR")
-    time.sleep(0.5)
+    try:
+        judge.wait_log("SMTP receiver listening")
+        send("gm@players.test", "CREATE dl masterpw DEADLINES 12s 12s 12s\nOPEN")
+        for p in POWERS:
+            send(f"{p.lower()}@players.test", f"SIGNON {p} dl pw-{p.lower()}")
+        send("france@players.test", "SIGNON FRANCE dl pw-france\nA PAR - BUR")
+        send("gm@players.test", "MASTER dl masterpw\nSTART")
+        t0 = time.monotonic()
+        while not any("has started" in m.subject for m in mail()):
+            assert time.monotonic() - t0 < 30, judge.log.read_text()
+            time.sleep(0.05)
+        send("france@players.test", "SIGNON FRANCE dl pw-france\nA PAR - BUR")
+        time.sleep(0.5)
+    except BaseException:
+        judge.stop(signal.SIGKILL)  # a failure here left the judge running after the test
+        raise
     assert judge.stop() == 0  # SIGTERM: a clean stop
 
     store = Store(tmp_path / "judge.db")
