@@ -416,6 +416,26 @@ class InProcessBackend(Backend):
         return found[-1]
 
 
+class ReversedRelayBackend(InProcessBackend):
+    """An in-process judge that is handed the mails sent since the last wait in the reverse
+    of the order they were sent, as postfix may relay mails sent together: a scripted game
+    that passes with this and with :class:`InProcessBackend` does not depend on the relay's
+    order (the kits' games over the real servers failed in CI on it twice)."""
+
+    def __init__(self, judge: InProcessJudge) -> None:
+        super().__init__(judge)
+        self.queued: list[tuple[str, str, str]] = []
+
+    def send(self, frm: str, body: str, subject: str) -> None:
+        self.queued.append((frm, body, subject))
+
+    def wait(self, rcpt: str, pred: Callable[[Got], bool], timeout: float = 30.0) -> Got:
+        queued, self.queued = self.queued, []
+        for frm, body, subject in reversed(queued):
+            super().send(frm, body, subject)
+        return super().wait(rcpt, pred, timeout)
+
+
 class SinkBackend(Backend):
     """Players send over SMTP (to postfix or the judge's receiver); replies arrive in a sink."""
 

@@ -299,6 +299,18 @@ class StabMailGame:
         finally:
             s.close()
 
+    def ready(self) -> set[str]:
+        """The powers that order in the current phase and whose orders are already complete
+        (a draft did it)."""
+        from judge.games.deadlines import missing_powers, ordering_powers
+
+        s = Store(self.db)
+        try:
+            game = s.game(self.game)
+            return set(ordering_powers(s, game)) - set(missing_powers(s, game))
+        finally:
+            s.close()
+
     def send_orders(self, p: str, lines: list[str], subject: str, errors: bool | None) -> Got:
         """Send ``p``'s lines; its reply names no unit it may not know of, and says the same
         whatever the other powers' units are. ``errors``: whether the reply must say ERROR
@@ -357,6 +369,10 @@ class StabMailGame:
         draft already makes its orders complete must go first: the relay may hand its mail to
         the judge last, after the others' have completed the phase and processed it early."""
         phase = self.phase()
+        # the check that would have caught the autumn's race and the winter's: the others'
+        # mails alone complete the phase, so a ready power's mail may be read after it
+        early = (self.ready() & set(orders)) - set(first)
+        assert not early, f"{sorted(early)}: orders already complete; pass them in first="
         for p in first:
             self.send_orders(p, orders[p], f"{tag} orders", errors)
         self.send_all({p: x for p, x in orders.items() if p not in first}, f"{tag} orders",
@@ -453,7 +469,7 @@ def play_stab_game(b: Backend, game: str, addr: Callable[[str], str], gm: str, d
     # A Winter draft naming another power's unit: answered as if it were not there.
     r = send_orders("FRANCE", ["REMOVE A MUN", "BUILD A MAR"], "winter draft", True)
     assert "GERMANY" not in r.body.upper(), r.body
-    play(WINTER, "winter")
+    play(WINTER, "winter", first=("FRANCE",))  # the winter draft left France's build standing
     assert "You built A(Mar)." in reports["FRANCE"][-1].body
     assert "built" not in reports["ENGLAND"][-1].body
     return reports

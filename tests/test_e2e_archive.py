@@ -70,10 +70,12 @@ listen = "127.0.0.1:{port}"
                         f"judge@{env['MAILTEST_DOMAIN']}")
         game, gm = unique("g"), f"gm@{domain}"
         play_standard_game(b, game, lambda p: f"{p.lower()}@{domain}", gm, timeout=60)
-        b.wait(gm, lambda m: " - W1901A results" in m.subject, 60)
-        reports = [m for m in smtp_sink.messages if m.rcpt == gm and " results" in m.subject]
+        # the master's four reports (the game waited for the players' only: postfix may
+        # relay the master's copy of a phase after the next phase's)
+        reports = smtp_sink.wait(lambda m: m.rcpt == gm and " results" in m.subject, count=4,
+                                 timeout=60)
         phases = [m.subject.split(" - ")[1].split()[0] for m in reports]
-        assert phases == ["S1901M", "F1901M", "F1901R", "W1901A"], phases
+        assert sorted(phases) == sorted(["S1901M", "F1901M", "F1901R", "W1901A"]), phases
         for phase, report in zip(phases, reports, strict=True):
             assert report["List-Archive"] == f"<{BASE}/game/{game}/>"
             assert f"This phase on the web: {BASE}/game/{game}/{phase}.html" in report.body

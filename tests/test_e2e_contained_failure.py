@@ -304,6 +304,22 @@ def test_a_message_that_cannot_be_stored_does_not_hold_up_the_mailbox(
                       ("c@players.test", "LIST")):
         send_smtp(env["MAILTEST_HOST"], int(env["MAILTEST_SMTP_PORT"]), who, address,
                   compose(who, address, body))
+    from imapclient import IMAPClient
+
+    # all three in the mailbox before the first fetch (postfix delivers them in any order,
+    # and a POISON arriving after the others' fetch would never meet the failing store)
+    seen = IMAPClient(env["MAILTEST_HOST"], port=int(env["MAILTEST_IMAP_PORT"]), ssl=False)
+    seen.login("judge", "secret")
+    try:
+        t0 = time.monotonic()
+        while True:
+            seen.select_folder("INBOX", readonly=True)  # again: a fresh view of the folder
+            if len(seen.search(["ALL"])) >= 3:
+                break
+            assert time.monotonic() - t0 < 30, "postfix never delivered the three mails"
+            time.sleep(0.05)
+    finally:
+        seen.logout()
     real = intake.store_message
     monkeypatch.setattr(intake, "store_message", lambda store, raw, *a: (_ for _ in ()).throw(
         RuntimeError("cannot store")) if b"POISON" in raw else real(store, raw, *a))

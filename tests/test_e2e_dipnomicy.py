@@ -81,8 +81,10 @@ def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, sm
                                                                tmp_path):
     """The deadline engine reminds the players whose moves are not in, and tells them when
     the deadline has passed, in Dipnomicy's words, through the real servers: once one player
-    has moved, the SG moves the deadline to 8 seconds away with the reminder 4 seconds before
-    it (the judge wakes for each at its time: 4 s is ample), with a day's grace."""
+    has moved, the SG moves the deadline to 10 seconds away with the reminder 8 seconds before
+    it, with a day's grace. The judge wakes for each at its time; a reminder it wakes for
+    only after the deadline is not sent, so the reminder's lead is how late a loaded machine
+    may wake it (it was 4 s), and the reminder comes 2 s after the SG's mail."""
     env = judge_mailbox
     judge = JudgeProcess(write_config(tmp_path, imap_config(env, tmp_path)), tmp_path).start()
     try:
@@ -113,7 +115,7 @@ def test_dipnomicy_reminder_and_late_notice_over_imap_and_smtp(judge_mailbox, sm
                f"{moves[first]}", "moves")
         ack = b.wait(country[first], subject_has("moves"), 60)
         assert not ack.subject.startswith("[ERROR]"), ack.body
-        b.send(sg, f"MASTER {game} sgpass\nSET REMINDER 4s\nDEADLINE 8s", "reminder soon")
+        b.send(sg, f"MASTER {game} sgpass\nSET REMINDER 8s\nDEADLINE 10s", "reminder soon")
         r = b.wait(sg, subject_has("reminder soon"), 60)
         assert "Deadline of S1901M set to" in r.flat, r.body
         for c, a in country.items():

@@ -80,8 +80,9 @@ def test_eject_replace_act_edit_and_end(judge):
     judge.send("luigi@players.test", f"SIGNON ITALY {g} luigipw\nA VEN H")
     assert "A VEN H" in judge.pump()[0].body
 
-    out = gm(judge, g, "ACT Austria\nA VIE - GAL")
-    assert "You act as Austria" in out[0].flat and "A VIE - GAL" in out[0].body
+    out = gm(judge, g, "ACT Austria\nA VIE - GAL")  # and Austria's player is told
+    reply = to(out, gm_addr(g))[0]
+    assert "You act as Austria" in reply.flat and "A VIE - GAL" in reply.body
     assert judge.store.order_set(judge.game(g)["id"], "S1901M", "AUSTRIA")
 
     out = gm(judge, g, "EDIT ADD France A PIC\nEDIT OWNER BEL France\nEDIT REMOVE F KIE")

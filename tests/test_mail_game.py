@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mailkit import InProcessBackend, InProcessJudge, play_standard_game
+from mailkit import InProcessBackend, InProcessJudge, ReversedRelayBackend, play_standard_game
 
 
 def test_standard_game_to_winter_adjustments(tmp_path):
@@ -11,6 +11,13 @@ def test_standard_game_to_winter_adjustments(tmp_path):
     reports = play_standard_game(b, "ip1", lambda p: f"{p.lower()}@players.test",
                                  "gm@players.test")
     print(reports["FRANCE"].body)
+
+
+def test_standard_game_whatever_order_the_relay_hands_the_mail_over(tmp_path):
+    """The game over the real servers (test_e2e_serve) sends mails together: the same game
+    with each batch handed to the judge last-sent first plays the same."""
+    play_standard_game(ReversedRelayBackend(InProcessJudge(tmp_path)), "rev1",
+                       lambda p: f"{p.lower()}@players.test", "gm@players.test")
 
 
 def test_reports_show_each_reader_only_the_events_it_may_see(tmp_path, monkeypatch):

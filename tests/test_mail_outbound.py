@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import smtplib
 import sqlite3
-import time
 from datetime import timedelta
 
 import pytest
@@ -111,10 +110,15 @@ def test_wrong_login_keeps_the_message_for_a_retry(own_mail_servers, tmp_path):
 
 
 def test_retries_with_backoff_until_the_server_accepts(tmp_path):
+    # the sender's clock is the test's: on the real one, a loaded machine that paused the
+    # test for the 0.3 s of backoff between two flushes made the second one due
+    now = [now_utc()]
     port = free_port()
-    sender, outbox, store = make(tmp_path, mode="smtp", host="127.0.0.1", port=port,
-                                 starttls=False, retry_seconds=0.3)
+    sender, outbox, store = make(tmp_path, clock=lambda: now[0], mode="smtp",
+                                 host="127.0.0.1", port=port, starttls=False,
+                                 retry_seconds=0.3)
     oid = queue_help(outbox, "carol@players.test")
+    now[0] = now_utc()  # the message is due from when it was queued
     assert sender.flush() == 0  # nobody listening
     first = state(store, oid)
     assert first["state"] == "pending" and first["attempts"] == 1 and first["last_error"]
@@ -123,7 +127,7 @@ def test_retries_with_backoff_until_the_server_accepts(tmp_path):
     sink = Sink(port)
     sink.start()
     try:
-        time.sleep(0.4)
+        now[0] += timedelta(seconds=0.4)
         assert sender.flush() == 1
         assert state(store, oid)["state"] == "sent"
         [got] = sink.wait(lambda m: m.rcpt == "carol@players.test")
@@ -297,14 +301,17 @@ def test_temporary_refusal_backs_off_then_delivers(tmp_path):
     replies = ["451 4.7.1 greylisted, try again later"]
     sink, port = refusing_sink(rcpt_reply=lambda a: replies.pop() if replies else None)
     try:
-        sender, outbox, store = make(tmp_path, mode="smtp", host="127.0.0.1", port=port,
-                                     starttls=False, retry_seconds=0.3)
+        now = [now_utc()]  # the test's clock: see test_retries_with_backoff_until_...
+        sender, outbox, store = make(tmp_path, clock=lambda: now[0], mode="smtp",
+                                     host="127.0.0.1", port=port, starttls=False,
+                                     retry_seconds=0.3)
         oid = queue_help(outbox, "grey@players.test")
+        now[0] = now_utc()  # the message is due from when it was queued
         assert sender.flush() == 0
         row = state(store, oid)
         assert row["state"] == "pending" and row["attempts"] == 1 and "451" in row["last_error"]
         assert sender.flush() == 0 and state(store, oid)["attempts"] == 1  # backing off
-        time.sleep(0.4)
+        now[0] += timedelta(seconds=0.4)
         assert sender.flush() == 1
         row = state(store, oid)
         assert row["state"] == "sent" and row["attempts"] == 2 and row["failure"] is None

@@ -5,7 +5,8 @@ adjudication)."""
 
 from __future__ import annotations
 
-from mailkit import InProcessBackend, InProcessJudge
+import pytest
+from mailkit import InProcessBackend, InProcessJudge, ReversedRelayBackend
 from stabkit import play_stab_game
 
 
@@ -14,6 +15,18 @@ def test_stab_game_by_mail(tmp_path):
     reports = play_stab_game(InProcessBackend(judge), "stab1", lambda p: f"{p.lower()}@p.test",
                              "gm@p.test", tmp_path / "judge.db")
     assert len(reports["FRANCE"]) == 3 and len(reports["GM"]) == 3
+
+
+@pytest.mark.parametrize("next_season", [False, True])
+def test_stab_game_whatever_order_the_relay_hands_the_mail_over(tmp_path, next_season):
+    """The game over the real servers (test_e2e_stab) sends each phase's mails together:
+    handed to the judge last-sent first, France's Winter mail was read after Germany's,
+    which completed the phase with the build France's draft had left: France's was read in
+    Spring (an ERROR reply). One order of many: StabMailGame.play also refuses to send a
+    batch in which a power's orders are already complete (the Autumn's CI failure)."""
+    judge = InProcessJudge(tmp_path)
+    play_stab_game(ReversedRelayBackend(judge), "rev1", lambda p: f"{p.lower()}@p.test",
+                   "gm@p.test", tmp_path / "judge.db", next_season=next_season)
 
 
 def test_gunboat_stab_names_every_other_power_by_its_pseudonym(tmp_path):
