@@ -115,6 +115,10 @@ class LimitsConfig(Section):
     password_attempts: AtLeastOne = 5  # wrong passwords for one power (or one game's master) ...
     password_window_seconds: AtLeastOne = 3600  # ... within this time lock it ...
     password_lock_seconds: AtLeastOne = 1800  # ... for this long
+    # a reply (or digest) to an address that has never confirmed it reads the judge's mail
+    # is cut at this size as sent (reply_max_bytes when that is smaller): forged mail in a
+    # victim's name made replies of up to reply_max_bytes, replies_per_hour of them an hour
+    unconfirmed_reply_bytes: Annotated[int, Meta(ge=REPLY_MIN_BYTES)] = 20_000
 
 
 class LogConfig(Section):

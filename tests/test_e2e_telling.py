@@ -161,3 +161,61 @@ def test_orders_changed_in_gunboat_stab_tell_only_that_power_its_own(judge):
         if p != "FRANCE":
             assert p.title() not in told.body
     assert not [n for n in names - {mine} if n in told.body]
+
+
+def test_deadline_moved_by_an_absence_tells_every_other_reader_once(judge):
+    """attack30: SET ABSENCE from a player moved the phase's deadline and told nobody but
+    that player: the others (and the master) found out at the old deadline, when nothing
+    was processed. Now every other reader is told once per mail, as for the master's
+    DEADLINE; the player who sent it reads it in the reply alone."""
+    g = "ab2"
+    new_game(judge, g, ["REMINDER OFF"])
+    observe(judge, g, "watcher@players.test")
+    # two lines over the deadline (Wed 25 Nov 10:00): one notice, with what stands at the end
+    judge.send(addr(g, "FRANCE"), f"SIGNON FRANCE {g} pw-france\n"
+               "SET ABSENCE 2026-11-25 TO 2026-11-26\nSET ABSENCE 2026-11-27 TO 2026-11-29")
+    out = judge.pump()
+    [reply] = to(out, addr(g, "FRANCE"))  # the reply, no notice besides it
+    assert "The current deadline moves to Mon 30 Nov 2026" in reply.flat, reply.body
+    assert "Everyone has been told" in reply.flat, reply.body
+    notices = subj(out, f"{g} - S1901M deadline moved by a player's absence")
+    assert sorted(m.rcpt for m in notices) == sorted(
+        [addr(g, p) for p in POWERS if p != "FRANCE"] + [gm_addr(g), "watcher@players.test"])
+    assert len(out) == 1 + 8
+    body = notices[0].flat
+    assert "because of the absence of France" in body, body
+    assert "New deadline: Mon 30 Nov 2026 00:00 UTC" in body, body
+    assert "Orders already sent stand" in body
+    # an absence that moves no deadline tells nobody
+    judge.send(addr(g, "ITALY"), f"SIGNON ITALY {g} pw-italy\n"
+               "SET ABSENCE 2026-12-10 TO 2026-12-12")
+    out = judge.pump()
+    assert [m.rcpt for m in out] == [addr(g, "ITALY")], [m.subject for m in out]
+
+
+def test_deadline_moved_by_an_absence_in_gunboat_names_no_power(judge):
+    """In a Gunboat game the notice names neither the absent power nor its pseudonym (but
+    to the master, who knows who is who)."""
+    g = "ab3"
+    judge.send(gm_addr(g), f"CREATE {g} gm-{g} VARIANT stab GUNBOAT\nSET REMINDER OFF\nOPEN")
+    judge.pump()
+    for p in POWERS:
+        judge.send(addr(g, p), f"SIGNON {p} {g} pw-{p.lower()}")
+    judge.pump()
+    out = gm(judge, g, "START")
+    start = to(out, addr(g, "FRANCE"), lambda m: "has started" in m.subject)[0]
+    mine = re.search(r"You play France \((\w+)\)", start.body).group(1)
+    deadline = judge.game(g)["deadline"][:10]
+    judge.send(addr(g, "FRANCE"), f"SIGNON FRANCE {g} pw-france\n"
+               f"SET ABSENCE {deadline} TO {deadline}")
+    out = judge.pump()
+    [reply] = to(out, addr(g, "FRANCE"))
+    assert "The current deadline moves to" in reply.flat, reply.body
+    notices = subj(out, "deadline moved by a player's absence")
+    assert len(notices) == 7  # six players and the master
+    for m in notices:
+        assert "because of a player's absence" in m.flat or m.rcpt == gm_addr(g), m.body
+        if m.rcpt != gm_addr(g):
+            assert "France" not in m.body and mine not in m.body, m.body
+    [master] = to(notices, gm_addr(g))
+    assert "because of the absence of France" in master.flat, master.body

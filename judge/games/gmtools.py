@@ -123,7 +123,7 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                       (game["id"], game["phase"], power))
             ses.games_touched.add(game["id"])
             return (f"{power.title()} no longer waits in game {game['name']}.", "text", None)
-        return _absence(actor, game, power, cmd.args[1:], now)
+        return _absence(actor, ses, game, power, cmd.args[1:], now)
     game = actor.master_game(ses)
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
         if lengths := flow_for(game).lengths(s, game):  # its deadlines are its rules', as
@@ -203,7 +203,8 @@ _MATCH = {"layout": "report layout", "zone": "time zone", "time": "deadlines", "
           "list": "mailing list", "anonymous": "addresses", "absence": "longest absence"}
 
 
-def _absence(actor: CommandContext, game: dict, power: str, words: list[str], now: datetime) -> Reply:
+def _absence(actor: CommandContext, ses: MailSession, game: dict, power: str, words: list[str],
+             now: datetime) -> Reply:
     s = actor.s
     text = " ".join(words)
     upper = text.upper()
@@ -249,6 +250,9 @@ def _absence(actor: CommandContext, game: dict, power: str, words: list[str], no
         note = " The deadline of " + "; that of ".join(
             f"{title} moves to {deadline_text(when, now, tz)}" for title, when in moved.items()
         ) + "."
+    if moved:  # the others would find out at the old deadline, when nothing happens
+        N.deadline_moved_after(actor, ses, game, absent=power)
+        note += " Everyone has been told."
     return (f"{recorded} No deadline of game {game['name']} falls inside it.{note}", "text",
             None)
 

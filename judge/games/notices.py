@@ -63,9 +63,10 @@ def to_powers(actor: FlowContext, game: dict, powers: list[str], template: str, 
 
 def to_all(actor: FlowContext, game: dict, template: str, subject: str, context: dict[str, Any],
            roles: tuple[str, ...] = ("player", "master", "observer", "list"),
-           about: str | None = None) -> int | None:
+           about: str | None = None, skip: tuple[str, ...] = ()) -> int | None:
     """A notice to every reader; ``about``: the power it is about, named in ``subject`` as
-    ``{name}``, as the reader knows it (a Gunboat pseudonym). One that observers get is kept
+    ``{name}``, as the reader knows it (a Gunboat pseudonym); ``skip``: addresses (any
+    case) that read it in their reply already. One that observers get is kept
     in the game's web archive too, as an observer gets it (whether the game has observers
     or not): the id of its row there, or None."""
     s = actor.s
@@ -77,8 +78,9 @@ def to_all(actor: FlowContext, game: dict, template: str, subject: str, context:
             {**base, **context, **names})
     else:
         kept = None
+    skipped = {a.lower() for a in skip}
     for r in readers(s, game):
-        if r.role not in roles:
+        if r.role not in roles or r.address.lower() in skipped:
             continue
         names = names_for(game, r.power, r.role)
         actor.outbox.queue(kind="notice", to=r.address, template=template,
@@ -198,19 +200,24 @@ def ended(actor: FlowContext, game: dict, how: str, powers: list[str]) -> None:
     to_all(actor, game, "notices/ended.txt.j2", subject, context)  # archived there too
 
 
-def deadline_moved_after(actor: FlowContext, ses: Any, game: dict) -> None:
-    """The master moved the deadline running in ``game`` (DEADLINE, SET GRACE): its players,
-    observers and list are told once, after the mail (``ses``), of the deadline that stands
-    then, however many lines of the mail moved it (a master's mail stays bounded). Nobody is
-    told when the mail ended the phase (PROCESS, ROLLBACK): its report or notice says it."""
+def deadline_moved_after(actor: FlowContext, ses: Any, game: dict,
+                         absent: str | None = None) -> None:
+    """The master moved the deadline running in ``game`` (DEADLINE, SET GRACE), or a
+    player's absence did (``absent``: its power, SET ABSENCE): its players, observers and
+    list (and for an absence the master) are told once, after the mail (``ses``), of the
+    deadline that stands then, however many lines of the mail moved it (a mail stays
+    bounded). The sender reads it in the reply, not twice. Nobody is told when the mail
+    ended the phase (PROCESS, ROLLBACK): its report or notice says it."""
     if game["id"] in ses.deadline_told:
         return
     ses.deadline_told.add(game["id"])
     phase = game["phase"]
-    ses.later.append(lambda: _deadline_moved(actor, game, phase))
+    sender = ses.inbound.sender
+    ses.later.append(lambda: _deadline_moved(actor, game, phase, absent, sender))
 
 
-def _deadline_moved(actor: FlowContext, game: dict, phase: str) -> None:
+def _deadline_moved(actor: FlowContext, game: dict, phase: str, absent: str | None,
+                    sender: str) -> None:
     game = G.refresh(actor.s, game)
     if game["phase"] != phase or game["status"] not in ("active", "paused"):
         return
@@ -222,11 +229,19 @@ def _deadline_moved(actor: FlowContext, game: dict, phase: str) -> None:
              if st.key != stage.key and st.deadline is not None] if not stage.orders else []
     grace_end = stage.deadline + timedelta(seconds=stage.grace) \
         if stage.deadline is not None and stage.grace and stage.orders else None
+    context = {"stage_title": "" if stage.orders else stage.title,
+               "stage_deadline": stage.deadline, "grace": stage.grace,
+               "grace_end": grace_end, "after": after, "absent": absent}
+    if absent is None:
+        to_all(actor, game, "notices/deadline_moved.txt.j2",
+               f"{game['name']} - {phase} deadline moved by the master", context,
+               roles=("player", "observer", "list"))
+        return
+    # the subject names no power: in a Gunboat game that would tie a pseudonym to it
+    player = actor.s.player(game["id"], absent)
     to_all(actor, game, "notices/deadline_moved.txt.j2",
-           f"{game['name']} - {phase} deadline moved by the master",
-           {"stage_title": "" if stage.orders else stage.title,
-            "stage_deadline": stage.deadline, "grace": stage.grace,
-            "grace_end": grace_end, "after": after}, roles=("player", "observer", "list"))
+           f"{game['name']} - {phase} deadline moved by a player's absence", context,
+           skip=(sender, *([player["address"]] if player else [])))
 
 
 def orders_changed(actor: FlowContext, game: dict, power: str, orders: Any,

@@ -134,7 +134,7 @@ class Outbox:
             job = _job(template, {"judge_address": self.cfg.address, **extra, **context},
                        game["name"] if footer and game else None,
                        {**message, "message_id": message_id},
-                       self._digest_bound() if kind == DIGEST_KIND else None)
+                       self._digest_bound(to) if kind == DIGEST_KIND else None)
             if job is not None:
                 oid = self.store.queue_outbound(kind=kind, mail_from=self.cfg.address, rcpt=to,
                                                 subject=subject, message_id=message_id,
@@ -153,7 +153,7 @@ class Outbox:
             raw, message_id = self._bounded_reply(body, attachments or [], message)
         elif kind == DIGEST_KIND:  # within reply_max_bytes as sent, as a reply is (41,228
             # bytes for 20,000 of Cyrillic press, measured as UTF-8 text, before)
-            raw, message_id = bounded_reply(body, [], message, **self._digest_bound())
+            raw, message_id = bounded_reply(body, [], message, **self._digest_bound(to))
         else:
             if footer and game is not None:
                 body += render("_observer_footer.txt.j2", game=game["name"],
@@ -278,17 +278,30 @@ class Outbox:
 
     def _bounded_reply(self, body: str, attachments: list[Attachment], message: dict
                        ) -> tuple[bytes, str]:
-        """The reply as sent, within reply_max_bytes (:func:`bounded_reply`)."""
-        return bounded_reply(body, attachments, message, self._reply_limit(),
-                             marker(self.cfg.address))
+        """The reply as sent, within its address's limit (:func:`bounded_reply`)."""
+        limit, why = self._reply_limit(message["to"])
+        return bounded_reply(body, attachments, message, limit, marker(self.cfg.address),
+                             cut_context=why)
 
-    def _digest_bound(self) -> dict:
+    def _digest_bound(self, to: str) -> dict:
         """bounded_reply's arguments for a digest (at once, or in the pool)."""
-        return {"limit": self._reply_limit(), "mark": marker(self.cfg.address),
-                "cut_template": "_digest_cut.txt.j2"}
+        limit, why = self._reply_limit(to)
+        return {"limit": limit, "mark": marker(self.cfg.address),
+                "cut_template": "_digest_cut.txt.j2", "cut_context": why}
 
-    def _reply_limit(self) -> int:
-        return max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
+    def _reply_limit(self, to: str) -> tuple[int, dict]:
+        """The most one reply (or digest) to ``to`` may be as sent, and what the line that
+        says it was cut adds: ``reply_max_bytes``, or for an address that has never
+        confirmed it reads the judge's mail ``[limits] unconfirmed_reply_bytes``. Forged
+        mail in a victim's name asking many different questions (``HISTORY g S1901M
+        F1905M``, ``HISTORY g S1901M F1904M``...) got replies of up to 200 KB, 30 an hour;
+        the address that reads and answers the judge's mail gets today's limit."""
+        full = max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
+        if self.store.one("SELECT 1 AS x FROM confirmed_addresses WHERE address = ?",
+                          (canonical_address(to),)) is not None:
+            return full, {}
+        short = max(REPLY_MIN_BYTES, min(full, self.cfg.limits.unconfirmed_reply_bytes))
+        return short, {"unconfirmed": short < full, "full": full}
 
     def _reply_waiting(self, body: str, message: dict, attachments: list[Attachment],
                        drawings: list[tuple[str, str]], *, inbox_id: int | None,
@@ -302,11 +315,13 @@ class Outbox:
                                         message_id=message["message_id"], raw=b"",
                                         inbox_id=inbox_id, game_id=game_id, state="waiting")
         self._count(oid, message["to"], how)
+        limit, why = self._reply_limit(message["to"])
         drawn = [[a.filename, a.content_type, base64.b64encode(a.data).decode("ascii")]
                  for a in attachments]
         self.store.execute("INSERT INTO reply_waits (outbox_id, message) VALUES (?, ?)", (
-            oid, json.dumps({"message": message, "body": body, "limit": self._reply_limit(),
-                             "mark": marker(self.cfg.address), "drawn": drawn})))
+            oid, json.dumps({"message": message, "body": body, "limit": limit,
+                             "mark": marker(self.cfg.address), "drawn": drawn,
+                             "cut_context": why})))
         for filename, svg in drawings:
             self.store.execute("INSERT INTO reply_pictures (picture_id, outbox_id, filename) "
                                "VALUES (?, ?, ?)", (self.add_picture(filename, svg), oid,
@@ -326,10 +341,12 @@ def _wire_size(text: str) -> int:
 
 
 def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit: int,
-                  mark: str, cut_template: str = "_cut.txt.j2") -> tuple[bytes, str]:
+                  mark: str, cut_template: str = "_cut.txt.j2",
+                  cut_context: dict | None = None) -> tuple[bytes, str]:
     """A reply (or a digest) as sent: the mark line above the signature, the text (cut at a
     line end) and the pictures that fit, at most ``limit`` bytes on the wire
-    (compose.build_bounded), with a line saying what was cut (``cut_template``)."""
+    (compose.build_bounded), with a line saying what was cut (``cut_template``, with
+    ``cut_context``: why the limit is what it is)."""
     text, sig = body, ""
     at = body.rfind("\n-- \n")
     if at >= 0:
@@ -337,7 +354,8 @@ def bounded_reply(body: str, attachments: list[Attachment], message: dict, limit
     mark_line = render("_mark.txt.j2", mark=mark)
 
     def tail(cut: int, dropped: int) -> str:
-        notice = render(cut_template, cut=cut, dropped=dropped, limit=limit) \
+        notice = render(cut_template, cut=cut, dropped=dropped, limit=limit,
+                        **{"unconfirmed": False, "full": limit, **(cut_context or {})}) \
             if cut or dropped else ""
         return notice + mark_line + sig
 
@@ -360,7 +378,7 @@ def _release_reply(store: Store, outbox_id: int) -> int:
         "SELECT filename, png FROM reply_pictures WHERE outbox_id = ? ORDER BY picture_id",
         (outbox_id,)) if r["png"]]
     raw, _ = bounded_reply(wait["body"], pictures, wait["message"], wait["limit"],
-                           wait["mark"])
+                           wait["mark"], cut_context=wait.get("cut_context"))
     released = store.execute("UPDATE outbox SET raw = ?, state = 'pending' WHERE id = ? AND "
                              "state = 'waiting'", (raw, outbox_id)).rowcount
     store.execute("DELETE FROM reply_pictures WHERE outbox_id = ?", (outbox_id,))
