@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from mailkit import free_port  # noqa: E402
+from mailkit import crlf, free_port  # noqa: E402
 
 START = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 PHASE_RE = re.compile(r"^([SFWAU])(\d+)(BC)?([MRA])$")
@@ -579,7 +579,7 @@ class Season:
         for attempt in range(50):
             try:
                 with smtplib.SMTP("127.0.0.1", self.judge.port, timeout=30) as c:
-                    c.sendmail(frm, [self.judge.cfg.address], raw)
+                    c.sendmail(frm, [self.judge.cfg.address], crlf(raw))
                 break
             except (OSError, smtplib.SMTPException):
                 if attempt == 49:

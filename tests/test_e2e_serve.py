@@ -134,3 +134,30 @@ def test_receiver_refuses_nothing_it_can_store(tmp_path):
         assert [g.rcpt for g in got] == ["ok@players.test"]
     finally:
         assert judge.stop() == 0
+
+
+def test_receiver_answers_a_long_reply_that_quotes_the_judges_request(tmp_path):
+    """A player's reply quoting the judge's whole request runs past 1,001 bytes. Sent as SMTP
+    wants it (CRLF line ends), the built-in receiver takes it; the season simulator sent its
+    mails with bare LF, which the receiver reads as one line and refuses ("500 Line too
+    long"): bench/season.py --seed 112358 stopped on a quoted seat request."""
+    port = free_port()
+    cfg = write_config(tmp_path, f'[intake]\nmode = "smtp"\nlisten = "127.0.0.1:{port}"\n')
+    judge = JudgeProcess(cfg, tmp_path).start()
+    try:
+        judge.wait_log("SMTP receiver listening")
+        quoted = "\n".join(f"> line {k} of the judge's request, quoted by the mail program"
+                           for k in range(60))
+        raw = compose("long@players.test", "judge@localhost", f"HELP\n\n{quoted}")
+        assert len(raw) > 3000 and b"\r\n" not in raw  # as EmailMessage writes it
+        send_smtp("127.0.0.1", port, "long@players.test", "judge@localhost", raw)
+        new = Path(tmp_path) / "outgoing" / "new"
+        t0 = time.monotonic()
+        while not (new.is_dir() and any(new.iterdir())):
+            assert time.monotonic() - t0 < 10, judge.log.read_text()
+            time.sleep(0.05)
+        [reply] = [Got(p.read_bytes()) for p in new.iterdir()]
+        assert reply.rcpt == "long@players.test"
+        assert "SIGNON <power> <game> <password>" in reply.body
+    finally:
+        assert judge.stop() == 0
