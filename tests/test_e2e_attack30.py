@@ -36,27 +36,97 @@ def test_help_with_words_after_it_is_answered_once_too(judge):
 def test_absences_end_to_end_are_one_absence_for_the_longest(judge):
     """SET ABSENCE is at most the game's ABSENCE (14 days) long, but each line was measured
     alone: six of them end to end in one mail moved the deadline 84 days (any number, as
-    long as the player likes), and told nobody else. Absences of one power less than the
-    longest apart count as one: the second is refused, the deadline stays."""
+    long as the player likes), and told nobody else. Absences of one power with no whole
+    phase between them count as one: the second is refused, the deadline stays."""
     g = "ab1"
-    new_game(judge, g, ["REMINDER OFF"])
+    new_game(judge, g, ["REMINDER OFF"])  # 48h movement, 24h retreats and adjustments
     judge.pump()
     judge.send(addr(g, "FRANCE"), f"SIGNON FRANCE {g} pw-france\n"
                "SET ABSENCE 2026-11-25 TO 2026-12-08\n"
                "SET ABSENCE 2026-12-09 TO 2026-12-22\n"
                "SET ABSENCE 2026-12-23 TO 2027-01-05\n"
-               "SET ABSENCE 2027-01-15 TO 2027-01-20")
+               "SET ABSENCE 2027-01-07 TO 2027-01-20\n"
+               "SET ABSENCE 2027-01-09 TO 2027-01-20")
     [r] = to(judge.pump(), addr(g, "FRANCE"))
     assert "The current deadline moves to Wed 09 Dec 2026" in r.flat, r.body
     assert "ERROR: with the absence of France from Wed 25 Nov 2026 00:00 UTC to Wed 23 Dec" \
         in r.flat, r.body
-    assert "absences less than 14 days apart count as one" in r.flat, r.body
-    # 14 days after the first ends is another absence; 9 days after that one ends is not
+    assert "absences with no whole phase between them count as one" in r.flat, r.body
+    # 14 days after the first ends is another absence; a day after that one ends is not (a
+    # retreat begun when it ends would be due inside the next), 3 days after is (a 48h
+    # movement phase is played between)
     assert "Absence of France recorded: Wed 23 Dec 2026" in r.flat, r.body
     assert "ERROR: with the absence of France from Wed 23 Dec 2026 00:00 UTC to Thu 21 Jan" \
         in r.flat, r.body
+    assert "Absence of France recorded: Sat 09 Jan 2027" in r.flat, r.body
     assert "Deadline: Wed 09 Dec 2026" in r.flat, r.body
-    assert judge.store.one("SELECT count(*) AS n FROM absences")["n"] == 2
+    assert judge.store.one("SELECT count(*) AS n FROM absences")["n"] == 3
+
+
+def test_a_player_away_every_weekend_declares_every_weekend(judge):
+    """Absences less than 14 days apart counted as one, past ones too: a player away every
+    weekend could declare two weekends of every four (the third: 'with the absence of
+    France from Sat 28 Nov ... to Mon 14 Dec'). A weekend moves a deadline past it, and a
+    whole phase is played before the next: each is its own, in a week-long game too."""
+    g = "ab4"
+    new_game(judge, g, ["REMINDER OFF"], deadlines="7d 2d 2d")
+    judge.pump()
+    judge.send(addr(g, "FRANCE"), f"SIGNON FRANCE {g} pw-france\n"
+               "SET ABSENCE 2026-11-28 TO 2026-11-29\n"
+               "SET ABSENCE 2026-12-05 TO 2026-12-06\n"
+               "SET ABSENCE 2026-12-12 TO 2026-12-13\n"
+               "SET ABSENCE 2026-12-19 TO 2026-12-20")
+    [r] = to(judge.pump(), addr(g, "FRANCE"))
+    assert "ERROR" not in r.flat, r.body
+    for day in ("Sat 28 Nov", "Sat 05 Dec", "Sat 12 Dec", "Sat 19 Dec"):
+        assert f"Absence of France recorded: {day} 2026" in r.flat, r.body
+    # away the weeks in between too leaves no phase between them: one stretch, refused
+    judge.send(addr(g, "FRANCE"), f"SIGNON FRANCE {g} pw-france\n"
+               "SET ABSENCE 2026-11-30 TO 2026-12-11")
+    [r] = to(judge.pump(), addr(g, "FRANCE"))
+    assert "ERROR: with the absence of France from Sat 28 Nov 2026 00:00 UTC to Mon 14 Dec" \
+        in r.flat, r.body
+    assert judge.store.one("SELECT count(*) AS n FROM absences")["n"] == 4
+
+
+def test_set_noabsence_cancels_the_absences_to_come(judge):
+    """There was no way to take an absence back: one with a wrong date stood, and (counted
+    with the right one) could refuse it. SET NOABSENCE cancels the power's absences still
+    to come and names them; one that has moved a deadline stays (else absence, cancel,
+    absence... would move it on without end), and the reply says so."""
+    g = "ab5"
+    new_game(judge, g, ["REMINDER OFF"])
+    judge.pump()
+    me = addr(g, "FRANCE")
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET NOABSENCE")
+    [r] = to(judge.pump(), me)
+    assert "France has no absence to come in game ab5." in r.flat, r.body
+    # meant 2026-12-18 TO 2026-12-28: the typo stands in the way of the right one
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-11-28 TO 2026-12-08")
+    judge.pump()
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-12-10 TO 2026-12-20")
+    [r] = to(judge.pump(), me)
+    assert "ERROR: with the absence of France from Sat 28 Nov 2026" in r.flat, r.body
+    assert "cancel an absence with SET NOABSENCE" in r.flat, r.body
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET NOABSENCE\n"
+               "SET ABSENCE 2026-12-10 TO 2026-12-20")
+    [r] = to(judge.pump(), me)
+    assert "Absence of France from Sat 28 Nov 2026 00:00 UTC to Wed 09 Dec 2026 00:00 UTC " \
+        "cancelled." in r.flat, r.body
+    assert "Absence of France recorded: Thu 10 Dec 2026" in r.flat, r.body
+    assert "ERROR" not in r.flat, r.body
+    # an absence over the deadline moved it: cancelling it is refused, and the next
+    # absence from where it put the deadline is one stretch with it
+    judge.send(addr(g, "ITALY"), f"SIGNON ITALY {g} pw-italy\n"
+               "SET ABSENCE 2026-11-25 TO 2026-12-06\nSET NOABSENCE\n"
+               "SET ABSENCE 2026-12-07 TO 2026-12-20\nSET NOABSENCE extra")
+    [r] = to(judge.pump(), addr(g, "ITALY"))
+    assert "The current deadline moves to Mon 07 Dec 2026" in r.flat, r.body
+    assert "The absence from Wed 25 Nov 2026 00:00 UTC to Mon 07 Dec 2026 00:00 UTC stays: " \
+        "it moved the deadline of S1901M" in r.flat, r.body
+    assert "ERROR: with the absence of Italy from Wed 25 Nov 2026" in r.flat, r.body
+    assert "ERROR: SET NOABSENCE takes nothing after it" in r.flat, r.body
+    assert "Deadline: Mon 07 Dec 2026" in r.flat, r.body
 
 
 NEWBIE = "newbie@elsewhere.test"

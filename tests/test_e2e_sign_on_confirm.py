@@ -233,3 +233,26 @@ def test_the_last_seat_taken_by_a_confirmation_tells_the_master(judge):
         "Italy" in done.flat, done.body
     [told] = to(out, gm_addr(g))
     assert told.subject == f"{g} - every power has a player"
+
+
+def test_the_yes_that_answered_the_request_is_not_skipped_as_a_sign_off(judge):
+    """A reply 'Yes' (or 'No') to a confirmation request with a command in it also got
+    "Skipped 'Yes': looks like a sign-off" under the confirmation's answer: a line that
+    answers the request is told by that answer, not reported again."""
+    g = "cr9"
+    open_game(judge, g)
+    judge.send(NEWBIE, f"JOIN {g} Italy pw-italy", subject="join")
+    [asked] = to(judge.pump(), NEWBIE)
+    judge.send(NEWBIE, f"Yes\nLIST {g}\nYes", subject="Re: join",
+               In_Reply_To=asked["Message-ID"])
+    [done] = to(judge.pump(), NEWBIE)
+    assert f"You have joined game {g} as Italy" in done.flat, done.body
+    assert f"> LIST {g}" in done.flat, done.body  # the command in it is answered
+    assert "sign-off" not in done.flat and "Skipped" not in done.flat, done.body
+    # a command above it: not the answer the request wants, and said so once
+    judge.send(VICTIM, f"JOIN {g} France pw-france", subject="join")
+    [asked] = to(judge.pump(), VICTIM)
+    judge.send(VICTIM, f"LIST {g}\nNo", subject="Re: join", In_Reply_To=asked["Message-ID"])
+    [done] = to(judge.pump(), VICTIM)
+    assert "Not confirmed: a reply to the judge's confirmation request" in done.flat, done.body
+    assert "sign-off" not in done.flat and "Skipped" not in done.flat, done.body

@@ -52,3 +52,38 @@ def test_a_forged_history_flood_gets_a_short_reply_and_a_confirmed_reader_all(ju
     [whole] = to(judge.pump(), READER)
     assert len(whole.raw) > 40_000, len(whole.raw)
     assert "This reply was cut" not in whole.flat
+
+
+def test_a_strangers_map_draws_no_picture_its_reply_cannot_carry(judge, monkeypatch):
+    """The stranger's reply is cut at 20 KB, but MAP sized what it drew by reply_max_bytes
+    (200 KB): the picture was drawn (the painter's work, for a forger's mail) and then left
+    out of the reply. Now a stranger's MAP draws none and says why; a reader that has
+    confirmed gets its picture."""
+    import email
+    from email import policy
+
+    import judge.games.mapcmd as mapcmd
+
+    g = "mp9"
+    new_game(judge, g, ["REMINDER OFF"])
+    drawn: list[int] = []
+    draw = mapcmd.svg_to_png
+    monkeypatch.setattr(mapcmd, "svg_to_png", lambda svg: drawn.append(1) or draw(svg))
+    judge.send(VICTIM, f"MAP {g}\nMAP {g} SVG\nMAP {g} S1901M")
+    [forged] = to(judge.pump(), VICTIM)
+    assert drawn == []
+    assert not list(email.message_from_bytes(forged.raw, policy=policy.default)
+                    .iter_attachments())
+    assert f"The map of game {g}, S1901M, as {g}-S1901M.png, not drawn: a reply to an " \
+        "address that has not confirmed that it reads the judge's mail carries at most " \
+        "20000 bytes, too few for a picture (200000 once it has: send OBSERVE <game> and " \
+        "reply YES to the request, then ask again)" in forged.flat, forged.body
+    assert f"as {g}-S1901M.svg, not drawn" in forged.flat, forged.body
+    assert "left out to keep this reply" not in forged.flat, forged.body
+    confirmed(judge.store, READER)
+    judge.send(READER, f"MAP {g}")
+    [whole] = to(judge.pump(), READER)
+    assert drawn == [1]
+    files = [p.get_filename() for p in email.message_from_bytes(
+        whole.raw, policy=policy.default).iter_attachments()]
+    assert files == [f"{g}-S1901M.png"], whole.body

@@ -228,7 +228,8 @@ def main() -> None:
     example(doc, "someone@example.com", "list", "LIST spring26")
     block("wait")
     example(doc, addr["FRANCE"], "wait", "SIGNON France spring26 pw-france\nSET WAIT\n"
-            "SET ABSENCE 2026-12-24 TO 2026-12-27\nSET ABSENCE 2027-01-01 TO 2027-02-28")
+            "SET ABSENCE 2026-12-24 TO 2026-12-27\nSET ABSENCE 2027-01-01 TO 2027-02-28\n"
+            "SET NOABSENCE")
     block("press")
     example(doc, addr["ENGLAND"], "press", "SIGNON England spring26 pw-england\n"
             "PRESS TO France, Germany GREY\nWho takes Belgium?\nENDPRESS\nBROADCAST\n"

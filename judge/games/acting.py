@@ -445,6 +445,9 @@ class Actor:
             signup.taker(self, ses), ib.lines, gmtools.seat_taker(self, ses))
         for text in answered:
             ses.say(None, text)
+        if answered:  # its "Yes" or "No" answered the request, told above: not a sign-off
+            commands = [c for c in commands
+                        if c.name != "ORDER" or not observers.is_answer(c.line)]
         if ses.items and all(c.name == "ORDER" for c in commands):
             commands = []
         # a reply's subject is the request's own ("Re: Confirm: ..."), not a command

@@ -32,6 +32,7 @@ from judge.games import signup as U
 from judge.games.auth import hash_password
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
+from judge.games.phaseclock import align, phase_seconds
 from judge.mail import replytoken
 from judge.mail.compose import new_message_id
 from judge.mail.reading import plain_address
@@ -90,7 +91,7 @@ def _flow_first(handler: Handler) -> Handler:
     return asked
 
 
-PLAYER_SETTINGS = ("WAIT", "NOWAIT", "ABSENCE")  # SET by a player, not the master
+PLAYER_SETTINGS = ("WAIT", "NOWAIT", "ABSENCE", "NOABSENCE")  # SET by a player, not the master
 # a master's commands that an ended game takes: ROLLBACK reopens it (docs/commands.md), ACT
 # changes nothing by itself (post-game press), ENDGAME says it has already ended
 ENDED_OK = ("ROLLBACK", "ACT", "ENDGAME")
@@ -123,6 +124,11 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                       (game["id"], game["phase"], power))
             ses.games_touched.add(game["id"])
             return (f"{power.title()} no longer waits in game {game['name']}.", "text", None)
+        if key == "NOABSENCE":
+            if len(cmd.args) != 1:
+                raise GameError("SET NOABSENCE takes nothing after it: it cancels every "
+                                f"absence of {power.title()} still to come")
+            return _cancel_absences(actor, game, power, now)
         return _absence(actor, ses, game, power, cmd.args[1:], now)
     game = actor.master_game(ses)
     if key in ("MOVEMENT", "RETREAT", "ADJUSTMENT"):
@@ -224,15 +230,15 @@ def _absence(actor: CommandContext, ses: MailSession, game: dict, power: str, wo
     if (until - start).total_seconds() > longest:
         raise GameError(f"an absence may last at most {reports.duration(longest)} in game "
                         f"{game['name']}; ask the master for more")
-    first, last = _joined_absence(s, game, power, start, until, longest)
+    first, last = _joined_absence(s, game, power, start, until, now)
     if (last - first).total_seconds() > longest:
         raise GameError(
             f"with the absence of {power.title()} from "
             f"{deadline_text(first, now, tz).split(' (')[0]} to "
             f"{deadline_text(last, now, tz).split(' (')[0]}, this one makes one of "
-            f"{reports.duration(int((last - first).total_seconds()))}: absences less than "
-            f"{reports.duration(longest)} apart count as one, at most "
-            f"{reports.duration(longest)} in game {game['name']}; ask the master for more")
+            f"{reports.duration(int((last - first).total_seconds()))}: absences with no whole "
+            f"phase between them count as one, at most {reports.duration(longest)} in game "
+            f"{game['name']}; ask the master for more, or cancel an absence with SET NOABSENCE")
     s.execute("INSERT INTO absences (game_id, power, start, until) VALUES (?, ?, ?, ?)",
               (game["id"], power, iso(start), iso(until)))
     recorded = (f"Absence of {power.title()} recorded: "
@@ -258,22 +264,68 @@ def _absence(actor: CommandContext, ses: MailSession, game: dict, power: str, wo
 
 
 def _joined_absence(s: Store, game: dict, power: str, start: datetime, until: datetime,
-                    longest: int) -> tuple[datetime, datetime]:
-    """The stretch a new absence makes with ``power``'s others less than ``longest`` apart:
-    each measured alone, absences end to end (or a day apart) held a game for as long as
-    their player liked; between two absences there is now a stretch as long as the longest."""
-    gap = timedelta(seconds=longest)
+                    now: datetime) -> tuple[datetime, datetime]:
+    """The stretch a new absence makes with ``power``'s others that no whole phase separates
+    (:func:`_no_phase_between`): each measured alone, absences end to end held a game for as
+    long as their player liked. An absence over before the current phase began counts no
+    more: that phase was played after it (a player away every weekend is not one long
+    absence)."""
+    over = parse_iso(game["phase_started"]) if game.get("phase_started") else now
     others = [(parse_iso(r["start"]), parse_iso(r["until"])) for r in s.all(
-        "SELECT start, until FROM absences WHERE game_id = ? AND power = ?",
-        (game["id"], power))]
+        "SELECT start, until FROM absences WHERE game_id = ? AND power = ? AND until > ?",
+        (game["id"], power, iso(min(over, now))))]
+    st = S.load(game)
+    lengths = [timedelta(seconds=phase_seconds(game, k)) for k in "MRA"]
     first, last = start, until
     joined = True
     while joined:
         joined = False
         for a, b in others:
-            if a - last < gap and first - b < gap and (a < first or b > last):
+            if (a < first or b > last) and _no_phase_between(first, last, a, b, st, lengths):
                 first, last, joined = min(first, a), max(last, b), True
     return first, last
+
+
+def _no_phase_between(first: datetime, last: datetime, a: datetime, b: datetime,
+                      st: dict, lengths: list[timedelta]) -> bool:
+    """Whether the deadline engine carries a deadline from one absence into the other, as
+    :func:`phaseclock.fit_deadline` does: a deadline falling in the earlier one moves to its
+    end (at the game's time of day and weekdays); that one, or the deadline of a phase begun
+    then, falling in the later one moves on to the end of that. Else a whole phase is
+    played between them (or the later lies inside a phase and holds no deadline)."""
+    if a < last and b > first:  # they overlap
+        return True
+    (end, (later, later_end)) = (last, (a, b)) if a >= last else (b, (first, last))
+    due = align(end, st)
+    return any(later <= when < later_end
+               for when in [due, *(align(due + length, st) for length in lengths)])
+
+
+def _cancel_absences(actor: CommandContext, game: dict, power: str, now: datetime) -> Reply:
+    """SET NOABSENCE: cancel ``power``'s absences that have not begun (a typo'd one, or
+    plans changed). One that has moved a running deadline stays: cancelled, it would let
+    the next absence move that deadline again from where it put it, without end."""
+    s = actor.s
+    tz = S.zone(game)
+    deadlines = {st.deadline: st.title for st in flow_for(game).stages(s, game)
+                 if st.deadline is not None}
+    done, kept = [], []
+    for row in s.all("SELECT id, start, until FROM absences WHERE game_id = ? AND power = ? "
+                     "AND start > ? ORDER BY start", (game["id"], power, iso(now))):
+        start, until = parse_iso(row["start"]), parse_iso(row["until"])
+        shown = (f"from {deadline_text(start, now, tz).split(' (')[0]} to "
+                 f"{deadline_text(until, now, tz).split(' (')[0]}")
+        moved = deadlines.get(D.fit_deadline(s, game, until))
+        if moved is not None:
+            kept.append(f"The absence {shown} stays: it moved the deadline of {moved} (ask "
+                        "the master to move it back).")
+            continue
+        s.execute("DELETE FROM absences WHERE id = ?", (row["id"],))
+        done.append(f"Absence of {power.title()} {shown} cancelled.")
+    if not done and not kept:
+        return (f"{power.title()} has no absence to come in game {game['name']}.", "text",
+                None)
+    return " ".join(done + kept), "text", None
 
 
 def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: datetime

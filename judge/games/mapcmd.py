@@ -43,15 +43,42 @@ class MailMaps:
     largest: int = 0  # the largest of them: what the next one is guessed to take
     later: list[tuple[str, str]] = field(default_factory=list)
 
+    limit: int = 0  # the most the reply may be, as sent
+    unconfirmed: int = 0  # the limit once the address confirms, when it has not (else 0)
+
     @classmethod
-    def for_reply(cls, reply_max_bytes: int, defer: bool = False) -> MailMaps:
-        return cls(room=max(0, reply_max_bytes - TEXT_ROOM), defer=defer)
+    def for_reply(cls, limit: int, defer: bool = False, unconfirmed: int = 0) -> MailMaps:
+        """``limit``: the most the reply may be to its recipient (the outbox's reply_limit:
+        reply_max_bytes, or [limits] unconfirmed_reply_bytes to an address that has never
+        confirmed it reads the judge's mail, ``unconfirmed`` then being the former): a
+        picture the outbox would leave out is not drawn."""
+        return cls(room=max(0, limit - TEXT_ROOM), defer=defer, limit=limit,
+                   unconfirmed=unconfirmed)
 
     def full(self, what: str, filename: str) -> GameError:
+        if not self.drawn:  # not even one fits
+            if self.unconfirmed:
+                return GameError(
+                    f"{what}, as {filename}, not drawn: a reply to an address that has not "
+                    f"confirmed that it reads the judge's mail carries at most {self.limit} "
+                    f"bytes, too few for a picture ({self.unconfirmed} once it has: send "
+                    "OBSERVE <game> and reply YES to the request, then ask again)")
+            return GameError(f"{what}, as {filename}, not drawn: a reply carries at most "
+                             f"{self.limit} bytes (reply_max_bytes), too few for a picture")
         return GameError(
             f"{what}, as {filename}, not drawn: this reply carries {len(self.drawn)} "
             "picture(s) already, as many as fit in one reply (reply_max_bytes); ask for it "
             "in another mail")
+
+    def fits(self, size: int) -> bool:
+        """Whether a picture of ``size`` bytes (base64) fits beside those attached."""
+        return self.used + size <= self.room
+
+
+def _guess(kind: str) -> int:
+    """What a picture not drawn yet is guessed to take in a mail: a PNG as PNG_GUESS; an
+    SVG is measured once made (it is text, cheap), before it is attached."""
+    return PNG_GUESS if kind == "png" else 0
 
 
 def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
@@ -114,7 +141,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
     if maps is not None:
         if key in maps.drawn:
             return f"{what}, is attached once, as {maps.drawn[key]}.", None
-        if maps.drawn and maps.used + maps.largest > maps.room:
+        if not maps.fits(maps.largest if maps.drawn else _guess(kind)):
             raise maps.full(what, filename)
     # A movement phase already adjudicated is drawn with its orders, as its report was.
     results = json.loads(row["results"]) if row.get("results") and \
@@ -127,7 +154,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
         raise GameError("no map can be shown")
     if maps is not None and maps.defer and kind == "png":  # drawn by the pool
         size = max(maps.largest, PNG_GUESS)
-        if maps.drawn and maps.used + size > maps.room:
+        if not maps.fits(size):
             raise maps.full(what, filename)
         maps.drawn[key] = filename
         maps.used += size
@@ -137,7 +164,7 @@ def map_command(s: Store, args: list[str], power_game: tuple[dict, str] | None,
     data = svg_to_png(svg) if kind == "png" else svg.encode("utf-8")
     if maps is not None:
         size = len(data) * 4 // 3
-        if maps.drawn and maps.used + size > maps.room:
+        if not maps.fits(size):
             raise maps.full(what, filename)
         maps.drawn[key] = filename
         maps.used += size

@@ -403,6 +403,13 @@ def reply_says(lines: list[str], tokens: set[str]) -> str:
     return "no" if words[0] in _NO else ""
 
 
+def is_answer(line: str) -> bool:
+    """Whether ``line`` alone answers a confirmation request yes or no ("Yes", "No thanks",
+    "OK!"): in a reply to one it is that answer (or says it again), not an order nor a
+    sign-off to report."""
+    return len(re.findall(r"[^\W_]+", line)) <= 3 and reply_says([line], set()) in ("yes", "no")
+
+
 def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime,
                      take_sign_on: TakeSignOn | None = None,
                      lines: list[str] | None = None,

@@ -289,6 +289,13 @@ class Outbox:
         return {"limit": limit, "mark": marker(self.cfg.address),
                 "cut_template": "_digest_cut.txt.j2", "cut_context": why}
 
+    def reply_limit(self, to: str) -> tuple[int, int]:
+        """The most one reply to ``to`` may be as sent, and what it is once the address has
+        confirmed it reads the judge's mail if it has not (else 0): what a MAP line may
+        draw for (judge/games/mapcmd.py MailMaps), no picture the cut would drop."""
+        limit, why = self._reply_limit(to)
+        return limit, int(why.get("full", 0)) if why.get("unconfirmed") else 0
+
     def _reply_limit(self, to: str) -> tuple[int, dict]:
         """The most one reply (or digest) to ``to`` may be as sent, and what the line that
         says it was cut adds: ``reply_max_bytes``, or for an address that has never
