@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mailkit import (
     POWERS,
     Got,
@@ -225,3 +226,14 @@ def hold_all(game: str) -> dict[str, list[str]]:
              "RUSSIA": ["A WAR", "A MOS", "F SEV", "F STP/SC"],
              "TURKEY": ["F ANK", "A CON", "A SMY"]}
     return {p: [f"{u} H" for u in us] for p, us in units.items()}
+
+
+@pytest.fixture(name="judge")
+def unconfirmed_judge(judge_mailbox, smtp_sink, tmp_path):  # noqa: ANN001, ANN201
+    """The ``judge`` fixture of the tests of mail from strangers: a :class:`LiveJudge` on a
+    :class:`FakeClock` where no address has confirmed that it reads its mail but those the
+    kit's :func:`new_game` seats (the victim of a forged mail never answers). A test file
+    takes it with ``from gmkit import unconfirmed_judge``."""
+    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
+    yield j
+    j.close()

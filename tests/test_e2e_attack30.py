@@ -7,18 +7,18 @@ import logging
 import re
 from datetime import timedelta
 
-import pytest
-from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, new_game, to
+from gmkit import (
+    LiveJudge,
+    addr,
+    gm,
+    gm_addr,
+    new_game,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 from mailkit import send_smtp
 
 VICTIM = "victim@elsewhere.test"
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def test_help_with_words_after_it_is_answered_once_too(judge):

@@ -20,18 +20,15 @@ from email.mime.base import MIMEBase
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 
-import pytest
-from gmkit import FakeClock, LiveJudge, to
+from gmkit import (
+    FakeClock,
+    LiveJudge,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 from mailkit import JudgeProcess, compose, confirmed, free_port, send_smtp, unique, write_config
 from test_e2e_intake_security import mime
 from test_mail_masking import password_forms
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def open_game(j: LiveJudge, g: str) -> None:

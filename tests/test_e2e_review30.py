@@ -6,18 +6,15 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-import pytest
-from gmkit import FakeClock, LiveJudge, to
+from gmkit import (
+    FakeClock,
+    LiveJudge,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 from test_e2e_hostile_leftovers import code, open_game, players
 
 VICTIM = "victim@elsewhere.test"
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def test_a_no_to_a_forged_sign_on_keeps_the_victims_own(judge):

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, new_game, to
+from gmkit import (
+    LiveJudge,
+    addr,
+    gm,
+    gm_addr,
+    new_game,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 
 VICTIM = "victim@elsewhere.test"
 NEWBIE = "newbie@elsewhere.test"
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    # nobody has confirmed but the players the kit's new_game seats
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def open_game(j: LiveJudge, g: str) -> None:

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from gmkit import FakeClock, LiveJudge, gm, gm_addr, new_game, to
+from gmkit import (
+    LiveJudge,
+    gm,
+    gm_addr,
+    new_game,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 
 VICTIM = "victim@elsewhere.test"
 STRANGER = "stranger@elsewhere.test"
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def _open(j: LiveJudge, g: str) -> None:

@@ -9,17 +9,16 @@ envelope recipient postfix relayed to, the mailbox the mail really reached."""
 from __future__ import annotations
 
 import pytest
-from gmkit import FakeClock, LiveJudge, addr, gm, gm_addr, new_game, to
+from gmkit import (
+    addr,
+    gm,
+    gm_addr,
+    new_game,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 
 VICTIM = "victim@elsewhere.test"
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    # no address has confirmed but those the kit's new_game seats: the victim never answers
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def test_spellings_of_one_mailbox_get_one_seat_request(judge):

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
-from gmkit import FakeClock, LiveJudge, gm, new_game, to
+from gmkit import (
+    gm,
+    new_game,
+    to,
+    unconfirmed_judge,  # noqa: F401 - the judge fixture
+)
 from mailkit import confirmed
 
 VICTIM = "victim@elsewhere.test"
 READER = "reader@elsewhere.test"
-
-
-@pytest.fixture
-def judge(judge_mailbox, smtp_sink, tmp_path):
-    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
-    yield j
-    j.close()
 
 
 def _ranges(g: str, phases: list[str]) -> str:
