@@ -27,7 +27,7 @@ from gmkit import (
     unconfirmed_judge,  # noqa: F401 - the judge fixture
 )
 from mailkit import JudgeProcess, compose, confirmed, free_port, send_smtp, unique, write_config
-from test_e2e_intake_security import mime
+from test_e2e_intake_security import all_acted, mime
 from test_mail_masking import password_forms
 
 
@@ -225,19 +225,9 @@ def test_no_password_is_left_in_an_attachment_the_judge_cannot_read(tmp_path):
         confirmed(db, gm, *[f"{p[0].lower()}@players.test" for p in pw])
         for raw in mails:
             send_smtp("127.0.0.1", port, "sender@players.test", "judge@localhost", raw)
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
-                left = con.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
-                done = con.execute("SELECT count(*) FROM inbox").fetchone()[0]
-                queued = con.execute("SELECT count(*) FROM outbox WHERE state != 'sent'"
-                                     ).fetchone()[0]
-                signed = con.execute("SELECT count(*) FROM players").fetchone()[0]
-                kept = [bytes(r[0]) for r in con.execute("SELECT raw FROM inbox")]
-            if done == len(mails) and not left and not queued:
-                break
-            assert time.monotonic() < deadline, judge.log.read_text()
-            time.sleep(0.2)
+        signed = all_acted(db, len(mails), judge)
+        with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
+            kept = [bytes(r[0]) for r in con.execute("SELECT raw FROM inbox")]
         assert signed == 3  # the body's sign-ons were read and used
         # what was not kept is named, with its type and size
         assert sum(b"(application/zip, " in raw for raw in kept) == 1, kept

@@ -91,6 +91,23 @@ def mime(frm: str, to: str, subject: str, part: MIMEBase) -> bytes:
     return part.as_bytes()
 
 
+def all_acted(db: Path, mails: int, judge: JudgeProcess) -> int:
+    """Wait (up to a minute) until the judge has stored ``mails`` mails, acted on each and
+    sent every reply; the number of players seated then."""
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
+            left = con.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
+            done = con.execute("SELECT count(*) FROM inbox").fetchone()[0]
+            queued = con.execute("SELECT count(*) FROM outbox WHERE state != 'sent'"
+                                 ).fetchone()[0]
+            signed = con.execute("SELECT count(*) FROM players").fetchone()[0]
+        if done == mails and not left and not queued:
+            return int(signed)
+        assert time.monotonic() < deadline, judge.log.read_text()
+        time.sleep(0.2)
+
+
 def test_no_password_is_left_in_any_file_after_the_judge_acted(tmp_path):
     """Mail with passwords in every form is acted on, the judge is killed with SIGKILL, and
     no byte of any file it wrote (database, write-ahead log, shared memory, spool, Maildir,
@@ -142,18 +159,7 @@ def test_no_password_is_left_in_any_file_after_the_judge_acted(tmp_path):
         confirmed(db, gm, *[f"{p[0].lower()}@players.test" for p in pw])
         for raw in mails:
             send_smtp("127.0.0.1", port, "sender@players.test", "judge@localhost", raw)
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.closing(sqlite3.connect(db, timeout=10)) as con:
-                left = con.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
-                done = con.execute("SELECT count(*) FROM inbox").fetchone()[0]
-                queued = con.execute("SELECT count(*) FROM outbox WHERE state != 'sent'"
-                                     ).fetchone()[0]
-                signed = con.execute("SELECT count(*) FROM players").fetchone()[0]
-            if done == len(mails) and not left and not queued:
-                break
-            assert time.monotonic() < deadline, judge.log.read_text()
-            time.sleep(0.2)
+        signed = all_acted(db, len(mails), judge)
         assert signed == len(pw)  # every password form was read and used
         until_no_password(tmp_path, cfg, [master, wrong, *pw.values()])
     finally:
