@@ -46,3 +46,28 @@ def test_a_replaced_players_absence_does_not_hold_the_game_for_the_new_one(judge
     [r] = to(judge.pump(), NEWCOMER)
     assert "Absence of France recorded" in r.flat, r.body
     assert datetime.fromisoformat(judge.game(g)["deadline"]).day == 26
+
+
+def test_the_masters_deadline_inside_an_absence_is_not_undone_by_declaring_it_again(judge):
+    """SET NOABSENCE says of an absence that moved the deadline: 'ask the master to move the
+    deadline back'. The master did (DEADLINE inside the absence: the game does not wait for
+    France), and France's same SET ABSENCE again, or any absence inside it, moved the
+    deadline out once more, everyone told each time, as often as France liked. A deadline
+    the master put inside an absence stays there: a later absence moves it no more."""
+    g = "rv2"
+    new_game(judge, g, ["REMINDER OFF"])
+    me = addr(g, "FRANCE")
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-11-24 TO 2026-12-06")
+    [r] = to(judge.pump(), me)
+    assert "The current deadline moves to Mon 07 Dec 2026" in r.flat, r.body
+    out = gm(judge, g, "DEADLINE 2026-11-26 18:00")
+    assert to(out, me, lambda m: "deadline moved by the master" in m.subject)
+    for absence in ("2026-11-24 TO 2026-12-06", "2026-11-25 TO 2026-11-30"):
+        judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE {absence}")
+        out = judge.pump()
+        [r] = to(out, me)
+        assert "The current deadline moves" not in r.flat, r.body
+        assert ("The deadline of S1901M stays at Thu 26 Nov 2026 18:00 UTC, where the master "
+                "put it") in r.flat, r.body
+        assert "Deadline: Thu 26 Nov 2026 18:00 UTC" in r.flat, r.body
+        assert not to(out, addr(g, "ENGLAND")), [m.subject for m in out]
