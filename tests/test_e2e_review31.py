@@ -51,9 +51,10 @@ def test_a_replaced_players_absence_does_not_hold_the_game_for_the_new_one(judge
 def test_the_masters_deadline_inside_an_absence_is_not_undone_by_declaring_it_again(judge):
     """SET NOABSENCE says of an absence that moved the deadline: 'ask the master to move the
     deadline back'. The master did (DEADLINE inside the absence: the game does not wait for
-    France), and France's same SET ABSENCE again, or any absence inside it, moved the
-    deadline out once more, everyone told each time, as often as France liked. A deadline
-    the master put inside an absence stays there: a later absence moves it no more."""
+    France), and France's same SET ABSENCE again, or any absence inside it (or SET
+    NOABSENCE and the absence again), moved the deadline out once more, everyone told each
+    time, as often as France liked. A deadline the master put inside an absence stays
+    there: a later absence moves it no more, and that absence is not cancelled."""
     g = "rv2"
     new_game(judge, g, ["REMINDER OFF"])
     me = addr(g, "FRANCE")
@@ -62,8 +63,9 @@ def test_the_masters_deadline_inside_an_absence_is_not_undone_by_declaring_it_ag
     assert "The current deadline moves to Mon 07 Dec 2026" in r.flat, r.body
     out = gm(judge, g, "DEADLINE 2026-11-26 18:00")
     assert to(out, me, lambda m: "deadline moved by the master" in m.subject)
-    for absence in ("2026-11-24 TO 2026-12-06", "2026-11-25 TO 2026-11-30"):
-        judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE {absence}")
+    for lines in ("SET ABSENCE 2026-11-24 TO 2026-12-06", "SET ABSENCE 2026-11-25 TO 2026-11-30",
+                  "SET NOABSENCE\nSET ABSENCE 2026-11-24 TO 2026-12-06"):
+        judge.send(me, f"SIGNON FRANCE {g} pw-france\n{lines}")
         out = judge.pump()
         [r] = to(out, me)
         assert "The current deadline moves" not in r.flat, r.body
@@ -71,3 +73,5 @@ def test_the_masters_deadline_inside_an_absence_is_not_undone_by_declaring_it_ag
                 "put it") in r.flat, r.body
         assert "Deadline: Thu 26 Nov 2026 18:00 UTC" in r.flat, r.body
         assert not to(out, addr(g, "ENGLAND")), [m.subject for m in out]
+    assert "The absence from Tue 24 Nov 2026 00:00 UTC to Mon 07 Dec 2026 00:00 UTC stays: " \
+        "the master put the deadline of S1901M inside it." in r.flat, r.body

@@ -327,6 +327,12 @@ def _cancel_absences(actor: CommandContext, game: dict, power: str, now: datetim
             kept.append(f"The absence {shown} stays: it moved the deadline of {moved} (ask "
                         "the master to move it back).")
             continue
+        # the master put a deadline inside it: cancelled and declared again, it moved it out
+        held = next((title for when, title in deadlines.items() if start <= when < until), None)
+        if held is not None:
+            kept.append(f"The absence {shown} stays: the master put the deadline of {held} "
+                        "inside it.")
+            continue
         s.execute("DELETE FROM absences WHERE id = ?", (row["id"],))
         done.append(f"Absence of {power.title()} {shown} cancelled.")
     if not done and not kept:
