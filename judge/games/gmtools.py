@@ -32,7 +32,7 @@ from judge.games import signup as U
 from judge.games.auth import hash_password
 from judge.games.flow import flow_for, flow_of
 from judge.games.game import GameError
-from judge.games.phaseclock import align, phase_seconds
+from judge.games.phaseclock import align, inside_absence, phase_seconds
 from judge.mail import replytoken
 from judge.mail.compose import new_message_id
 from judge.mail.reading import plain_address
@@ -239,6 +239,11 @@ def _absence(actor: CommandContext, ses: MailSession, game: dict, power: str, wo
             f"{reports.duration(int((last - first).total_seconds()))}: absences with no whole "
             f"phase between them count as one, at most {reports.duration(longest)} in game "
             f"{game['name']}; ask the master for more, or cancel an absence with SET NOABSENCE")
+    # a deadline inside an absence already was put there by the master (the judge's are
+    # moved out): declaring the absence again, or one inside it, moved it out once more
+    flow = flow_for(game)
+    placed = {st.key: st for st in flow.stages(s, game) if st.deadline is not None
+              and start <= st.deadline < until and inside_absence(s, game, st.deadline)}
     s.execute("INSERT INTO absences (game_id, power, start, until) VALUES (?, ?, ?, ?)",
               (game["id"], power, iso(start), iso(until)))
     recorded = (f"Absence of {power.title()} recorded: "
@@ -248,8 +253,10 @@ def _absence(actor: CommandContext, ses: MailSession, game: dict, power: str, wo
     if player is None or player["state"] != "active":  # deadlines wait for active players
         return (f"{recorded} {power.title()} is abandoned (offered for takeover): the absence "
                 f"moves no deadline of game {game['name']} meanwhile.", "text", None)
-    moved = _past_absence(s, game, start, until, now)
-    note = ""
+    moved = _past_absence(s, game, start, until, now, set(placed))
+    note = "".join(f" The deadline of {st.title} stays at "
+                   f"{deadline_text(st.deadline, now, tz).split(' (')[0]}, where the master "
+                   "put it inside an absence." for st in placed.values())
     if list(moved) == [game["phase"]]:
         note = f" The current deadline moves to {deadline_text(moved[game['phase']], now, tz)}."
     elif moved:
@@ -320,6 +327,12 @@ def _cancel_absences(actor: CommandContext, game: dict, power: str, now: datetim
             kept.append(f"The absence {shown} stays: it moved the deadline of {moved} (ask "
                         "the master to move it back).")
             continue
+        # the master put a deadline inside it: cancelled and declared again, it moved it out
+        held = next((title for when, title in deadlines.items() if start <= when < until), None)
+        if held is not None:
+            kept.append(f"The absence {shown} stays: the master put the deadline of {held} "
+                        "inside it.")
+            continue
         s.execute("DELETE FROM absences WHERE id = ?", (row["id"],))
         done.append(f"Absence of {power.title()} {shown} cancelled.")
     if not done and not kept:
@@ -328,17 +341,19 @@ def _cancel_absences(actor: CommandContext, game: dict, power: str, now: datetim
     return " ".join(done + kept), "text", None
 
 
-def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: datetime
-                  ) -> dict[str, datetime]:
+def _past_absence(s: Store, game: dict, start: datetime, until: datetime, now: datetime,
+                  placed: set[str]) -> dict[str, datetime]:
     """Every deadline running now that falls in a new absence (stored already) is pushed past
     it, to the game's time of day: the phase's, and a flow's own stage's (a vote) through
-    the flow, whose rules may move another deadline with it. Returns, by stage title, the
+    the flow, whose rules may move another deadline with it; not those of the stages
+    ``placed`` (keys), which the master put inside an absence. Returns, by stage title, the
     deadlines that moved (by the absence or with another), in the stages' order."""
     flow = flow_for(game)
     before = {st.key: st.deadline for st in flow.stages(s, game)}
     for _ in range(4):  # moving one deadline may move another into the absence
         inside = [st for st in flow.stages(s, game)
-                  if st.deadline is not None and start <= st.deadline < until]
+                  if st.deadline is not None and start <= st.deadline < until
+                  and st.key not in placed]
         if not inside:
             break
         stage = inside[0]

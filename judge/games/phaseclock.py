@@ -51,15 +51,26 @@ def fit_deadline(s: Store, game: dict, when: datetime) -> datetime:
     player's absence."""
     st = S.load(game)
     when = align(when, st)
-    absences = [(parse_iso(a["start"]), parse_iso(a["until"])) for a in s.all(
-        "SELECT a.start, a.until FROM absences a JOIN players p ON p.game_id = a.game_id AND "
-        "p.power = a.power WHERE a.game_id = ? AND p.state = 'active'", (game["id"],))]
+    absences = _absences(s, game)
     for _ in range(len(absences) + 1):  # each absence can push the deadline at most once
         pushed = [until for begin, until in absences if begin <= when < until]
         if not pushed:
             break
         when = align(max(pushed), st)
     return when
+
+
+def _absences(s: Store, game: dict) -> list[tuple[datetime, datetime]]:
+    """The absences that move deadlines: those of powers with an active player."""
+    return [(parse_iso(a["start"]), parse_iso(a["until"])) for a in s.all(
+        "SELECT a.start, a.until FROM absences a JOIN players p ON p.game_id = a.game_id AND "
+        "p.power = a.power WHERE a.game_id = ? AND p.state = 'active'", (game["id"],))]
+
+
+def inside_absence(s: Store, game: dict, when: datetime) -> bool:
+    """Whether ``when`` falls in an absence that moves deadlines: a deadline there was put
+    there on purpose (the master's DEADLINE), since the judge's own are moved out."""
+    return any(begin <= when < until for begin, until in _absences(s, game))
 
 
 def begin_phase(s: Store, game: dict, now: datetime, kind: str,

@@ -56,6 +56,9 @@ def seat(actor: FlowContext, game: dict, power: str, address: str, password_hash
                   (address, password_hash, iso(now), game["id"], power))
     s.execute("INSERT INTO player_changes (game_id, phase, power, change, at) VALUES "
               "(?, ?, ?, ?, ?)", (game["id"], game["phase"], power, change, iso(now)))
+    # the absences were the player's who left: they would push the new one's deadlines and
+    # count as one stretch with its own (a deadline one has moved already stays where it is)
+    s.execute("DELETE FROM absences WHERE game_id = ? AND power = ?", (game["id"], power))
     replytoken.revoke(s, game["id"], power, change)  # the old player's reply address ends
     N.player_change(actor, game, power, change)
 
