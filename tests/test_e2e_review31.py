@@ -75,3 +75,32 @@ def test_the_masters_deadline_inside_an_absence_is_not_undone_by_declaring_it_ag
         assert not to(out, addr(g, "ENGLAND")), [m.subject for m in out]
     assert "The absence from Tue 24 Nov 2026 00:00 UTC to Mon 07 Dec 2026 00:00 UTC stays: " \
         "the master put the deadline of S1901M inside it." in r.flat, r.body
+
+
+def test_a_player_cannot_hold_every_phase_with_a_new_absence(judge):
+    """An absence over before the phase began counted no more, so a player could declare 13
+    days at the start of every 48-hour phase: the game ran seven times slower for as long
+    as the player liked, everyone told each time. A power's absences may cover at most the
+    game's ABSENCE (14 days) of any window twice as long: two weeks away then back for a
+    day is refused; every weekend, or a fortnight a month apart, is not."""
+    g = "rv3"
+    new_game(judge, g, ["REMINDER OFF"])  # 48h movement, 24h retreats; Mon 23 Nov 10:00
+    me = addr(g, "FRANCE")
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-11-24 TO 2026-12-06")
+    [r] = to(judge.pump(), me)
+    assert "The current deadline moves to Mon 07 Dec 2026 00:00" in r.flat, r.body
+    judge.advance(datetime.fromisoformat(judge.game(g)["deadline"]) + timedelta(minutes=5))
+    assert judge.game(g)["phase"] != "S1901M"
+    due = judge.game(g)["deadline"]
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-12-08 TO 2026-12-20")
+    out = judge.pump()
+    [r] = to(out, me)
+    assert r.subject.startswith("[ERROR]"), r.body
+    assert "with this absence France would be away 26 days of the 28 days from Tue 24 Nov " \
+        "2026" in r.flat, r.body
+    assert judge.game(g)["deadline"] == due
+    assert not to(out, addr(g, "ENGLAND")), [m.subject for m in out]
+    # a fortnight after the first ended: its own
+    judge.send(me, f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-12-22 TO 2027-01-03")
+    [r] = to(judge.pump(), me)
+    assert "Absence of France recorded: Tue 22 Dec 2026" in r.flat, r.body

@@ -239,6 +239,17 @@ def _absence(actor: CommandContext, ses: MailSession, game: dict, power: str, wo
             f"{reports.duration(int((last - first).total_seconds()))}: absences with no whole "
             f"phase between them count as one, at most {reports.duration(longest)} in game "
             f"{game['name']}; ask the master for more, or cancel an absence with SET NOABSENCE")
+    window = timedelta(seconds=2 * longest)
+    covered, lo = _most_absent(s, game, power, start, until, window)
+    if covered.total_seconds() > longest:
+        raise GameError(
+            f"with this absence {power.title()} would be away "
+            f"{reports.duration(int(covered.total_seconds()))} of the "
+            f"{reports.duration(int(window.total_seconds()))} from "
+            f"{deadline_text(lo, now, tz).split(' (')[0]}: absences may cover at most "
+            f"{reports.duration(longest)} of any {reports.duration(int(window.total_seconds()))} "
+            f"in game {game['name']} (a player away longer is replaced); ask the master for "
+            "more, or cancel an absence with SET NOABSENCE")
     # a deadline inside an absence already was put there by the master (the judge's are
     # moved out): declaring the absence again, or one inside it, moved it out once more
     flow = flow_for(game)
@@ -291,6 +302,34 @@ def _joined_absence(s: Store, game: dict, power: str, start: datetime, until: da
             if (a < first or b > last) and _no_phase_between(first, last, a, b, st, lengths):
                 first, last, joined = min(first, a), max(last, b), True
     return first, last
+
+
+def _most_absent(s: Store, game: dict, power: str, start: datetime, until: datetime,
+                 window: timedelta) -> tuple[timedelta, datetime]:
+    """The most time ``power``'s absences, the new one (``start`` to ``until``) with those
+    stored, cover in any ``window``, and where that window begins. Each absence measured
+    alone, or with those no phase separates, a player could declare most of every phase
+    away (13 days at the start of each 48-hour phase held a game seven times as long as it
+    runs); past absences count, as they were played through."""
+    spans = sorted([(start, until), *((parse_iso(r["start"]), parse_iso(r["until"])) for r in
+                    s.all("SELECT start, until FROM absences WHERE game_id = ? AND power = ? "
+                          "AND until > ?", (game["id"], power, iso(start - window))))])
+    merged: list[tuple[datetime, datetime]] = []
+    for a, b in spans:  # overlapping absences count their time once
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    # the most is reached by a window that begins where an absence begins or ends where
+    # one ends
+    best, at = timedelta(0), start
+    for lo in [a for a, _ in merged] + [b - window for _, b in merged]:
+        hi = lo + window
+        cover = sum((min(b, hi) - max(a, lo) for a, b in merged if a < hi and b > lo),
+                    timedelta(0))
+        if cover > best:
+            best, at = cover, lo
+    return best, at
 
 
 def _no_phase_between(first: datetime, last: datetime, a: datetime, b: datetime,
