@@ -9,6 +9,7 @@ sleeps for a deadline.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -237,3 +238,21 @@ def unconfirmed_judge(judge_mailbox, smtp_sink, tmp_path):  # noqa: ANN001, ANN2
     j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), confirm_senders=False)
     yield j
     j.close()
+
+
+def open_game(j: LiveJudge, g: str) -> None:
+    """A new game ``g`` open for sign-ons, its master ``gm_addr(g)`` (password gm-<g>)."""
+    j.send(gm_addr(g), f"CREATE {g} gm-{g}\nOPEN")
+    j.pump()
+
+
+def seats(j: LiveJudge, g: str) -> dict[str, str]:
+    """Power -> the address that plays it in game ``g``."""
+    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
+
+
+def confirm_code(reply: Got) -> str:
+    """The confirmation code a request or reply carries (the first one)."""
+    m = re.search(r"CONFIRM (\w{16})", reply.flat)
+    assert m, reply.body
+    return m.group(1)

@@ -8,11 +8,12 @@ import re
 from datetime import timedelta
 
 from gmkit import (
-    LiveJudge,
     addr,
     gm,
     gm_addr,
     new_game,
+    open_game,
+    seats,
     to,
     unconfirmed_judge,  # noqa: F401 - the judge fixture
 )
@@ -133,13 +134,8 @@ def test_set_noabsence_cancels_the_absences_to_come(judge):
 NEWBIE = "newbie@elsewhere.test"
 
 
-def _open(j: LiveJudge, g: str) -> None:
-    j.send(gm_addr(g), f"CREATE {g} gm-{g}\nOPEN")
-    j.pump()
 
 
-def _seats(j: LiveJudge, g: str) -> dict[str, str]:
-    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
 
 
 def test_confirming_ones_own_sign_on_does_not_do_a_forged_one(judge):
@@ -148,8 +144,8 @@ def test_confirming_ones_own_sign_on_does_not_do_a_forged_one(judge):
     request: every sign-on waiting for the address was done, the forged one too, with the
     forger's password (it played Italy in fg1, a game it never asked for, and the forger
     could sign on for it). A confirmation does what the mail it answers asked."""
-    _open(judge, "fg1")
-    _open(judge, "fg2")
+    open_game(judge, "fg1")
+    open_game(judge, "fg2")
     judge.send(NEWBIE, "JOIN fg1 Italy forger-pw", subject="forged")
     [forged] = to(judge.pump(), NEWBIE)
     assert "your sign-on to Italy in game fg1" in forged.flat, forged.body
@@ -161,14 +157,14 @@ def test_confirming_ones_own_sign_on_does_not_do_a_forged_one(judge):
     [done] = to(judge.pump(), NEWBIE)
     assert "You have joined game fg2 as England" in done.flat, done.body
     assert "fg1" not in done.flat, done.body
-    assert _seats(judge, "fg2") == {"ENGLAND": NEWBIE}
-    assert _seats(judge, "fg1") == {}
+    assert seats(judge, "fg2") == {"ENGLAND": NEWBIE}
+    assert seats(judge, "fg1") == {}
 
 
 def test_confirming_an_observe_does_not_do_a_forged_sign_on(judge):
     """The same through OBSERVE: confirming it did the forged JOIN waiting for the address."""
-    _open(judge, "fo1")
-    _open(judge, "fo2")
+    open_game(judge, "fo1")
+    open_game(judge, "fo2")
     judge.send(NEWBIE, "JOIN fo1 Italy forger-pw", subject="forged")
     judge.pump()
     judge.clock.set(judge.clock() + timedelta(days=2))
@@ -178,7 +174,7 @@ def test_confirming_an_observe_does_not_do_a_forged_sign_on(judge):
     [done] = to(judge.pump(), NEWBIE)
     assert "now observes game fo2" in done.flat, done.body
     assert "fo1" not in done.flat, done.body
-    assert _seats(judge, "fo1") == {}
+    assert seats(judge, "fo1") == {}
 
 
 def test_a_line_with_an_odd_character_keeps_its_units_earlier_order(judge):
@@ -203,14 +199,14 @@ def test_a_code_copied_with_the_comma_after_it_confirms(judge):
     """The request says 'send the line CONFIRM <code>, within 7 days' (OBSERVE's: 'send
     CONFIRM <code>.'): copying the line with its comma or full stop was refused as a code
     never sent, with how to ask again for an observer, a list or a seat, not a sign-on."""
-    _open(judge, "cc1")
+    open_game(judge, "cc1")
     judge.send(NEWBIE, "JOIN cc1 Italy my-own-pw", subject="join")
     [asked] = to(judge.pump(), NEWBIE)
     code = re.search(r"CONFIRM\s+(\w+)", asked.flat).group(1)  # on its own line now
     judge.send(NEWBIE, f"CONFIRM {code},")
     [done] = to(judge.pump(), NEWBIE)
     assert "You have joined game cc1 as Italy" in done.flat, done.body
-    assert _seats(judge, "cc1") == {"ITALY": NEWBIE}
+    assert seats(judge, "cc1") == {"ITALY": NEWBIE}
     judge.send(NEWBIE, "CONFIRM 0123456789abcdef")
     [wrong] = to(judge.pump(), NEWBIE)
     assert "a sign-on by sending it again" in wrong.flat, wrong.body

@@ -23,27 +23,15 @@ from email.mime.text import MIMEText
 from gmkit import (
     FakeClock,
     LiveJudge,
+    confirm_code,
+    open_game,
+    seats,
     to,
     unconfirmed_judge,  # noqa: F401 - the judge fixture
 )
 from mailkit import JudgeProcess, compose, confirmed, free_port, send_smtp, unique, write_config
 from test_e2e_intake_security import all_acted, mime
 from test_mail_masking import password_forms
-
-
-def open_game(j: LiveJudge, g: str) -> None:
-    j.send(f"gm.{g}@players.test", f"CREATE {g} gm-{g}\nOPEN")
-    j.pump()
-
-
-def players(j: LiveJudge, g: str) -> dict[str, str]:
-    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
-
-
-def code(reply) -> str:
-    m = re.search(r"CONFIRM (\w{16})", reply.flat)
-    assert m, reply.body
-    return m.group(1)
 
 
 def send_utf8(j: LiveJudge, frm: str, body: str, subject: str = "") -> None:
@@ -74,12 +62,12 @@ def test_an_idn_domain_and_its_punycode_are_one_mailbox(judge):
     send_utf8(judge, "bob@bücher.example", "JOIN idn2 France pw-france")
     send_utf8(judge, "Bob <bob@BÜCHER.Example>", "JOIN idn3 Russia pw-russia")
     assert judge.pump() == []  # they wait with the first: one request a day to the mailbox
-    send_utf8(judge, "bob@Bücher.example", f"CONFIRM {code(asked)}")
+    send_utf8(judge, "bob@Bücher.example", f"CONFIRM {confirm_code(asked)}")
     [done] = judge.pump()
     assert done.rcpt == PUNY  # the spelling recorded is the one every server delivers
     assert "You have joined game idn1 as Italy" in done.flat, done.body
     assert "You have joined game idn3 as Russia" in done.flat, done.body
-    assert [players(judge, g) for g in ("idn1", "idn2", "idn3")] == [
+    assert [seats(judge, g) for g in ("idn1", "idn2", "idn3")] == [
         {"ITALY": PUNY}, {"FRANCE": PUNY}, {"RUSSIA": PUNY}]
 
 
@@ -117,7 +105,7 @@ def test_a_reply_saying_no_declines_and_an_unclear_one_is_told_how(judge):
     [declined] = to(judge.pump(), NEWBIE)
     assert "Declined: nothing was done" in declined.flat, declined.body
     assert not judge.store.all("SELECT * FROM observers")
-    judge.send(NEWBIE, f"CONFIRM {code(asked)}")  # the request is gone
+    judge.send(NEWBIE, f"CONFIRM {confirm_code(asked)}")  # the request is gone
     [late] = to(judge.pump(), NEWBIE)
     assert "is not a confirmation code" in late.flat and not judge.store.all(
         "SELECT * FROM observers")
@@ -127,11 +115,11 @@ def test_a_reply_saying_no_declines_and_an_unclear_one_is_told_how(judge):
     judge.send(NEWBIE, "what is this about?", subject="Re: join", In_Reply_To=asked["Message-ID"])
     [unclear] = to(judge.pump(), NEWBIE)
     assert "Not confirmed" in unclear.flat and "reply YES" in unclear.flat, unclear.body
-    assert players(judge, "yn2") == {}
+    assert seats(judge, "yn2") == {}
     judge.send(NEWBIE, "Yes, that was me.", subject="Re: join", In_Reply_To=asked["Message-ID"])
     [done] = to(judge.pump(), NEWBIE)
     assert "You have joined game yn2 as Italy" in done.flat, done.body
-    assert players(judge, "yn2") == {"ITALY": NEWBIE}
+    assert seats(judge, "yn2") == {"ITALY": NEWBIE}
 
 
 def test_a_request_folded_into_a_digest_is_confirmed_by_replying_to_the_digest(
@@ -155,7 +143,7 @@ def test_a_request_folded_into_a_digest_is_confirmed_by_replying_to_the_digest(
         j.send(NEWBIE, "yes", subject="Re: digest", In_Reply_To=digest["Message-ID"])
         [done] = to(j.pump(), NEWBIE)
         assert "You have joined game dg1 as Italy" in done.flat, done.body
-        assert players(j, "dg1") == {"ITALY": NEWBIE}
+        assert seats(j, "dg1") == {"ITALY": NEWBIE}
     finally:
         j.close()
 

@@ -9,10 +9,12 @@ from datetime import timedelta
 from gmkit import (
     FakeClock,
     LiveJudge,
+    confirm_code,
+    open_game,
+    seats,
     to,
     unconfirmed_judge,  # noqa: F401 - the judge fixture
 )
-from test_e2e_hostile_leftovers import code, open_game, players
 
 VICTIM = "victim@elsewhere.test"
 
@@ -31,7 +33,7 @@ def test_a_no_to_a_forged_sign_on_keeps_the_victims_own(judge):
     judge.clock.set(judge.clock() + timedelta(hours=25))
     judge.send(VICTIM, "JOIN rv2 France pw-forger", subject="join too")  # forged
     [forged] = to(judge.pump(), VICTIM)
-    assert "Not yet done" in forged.flat and code(forged) != code(own), forged.body
+    assert "Not yet done" in forged.flat and confirm_code(forged) != confirm_code(own), forged.body
     judge.send(VICTIM, "No, I never asked for this.", subject="Re: join too",
                In_Reply_To=forged["Message-ID"])
     [declined] = to(judge.pump(), VICTIM)
@@ -39,8 +41,8 @@ def test_a_no_to_a_forged_sign_on_keeps_the_victims_own(judge):
     judge.send(VICTIM, "Yes", subject="Re: join", In_Reply_To=own["Message-ID"])
     [done] = to(judge.pump(), VICTIM)
     assert "You have joined game rv1 as Italy" in done.flat, done.body
-    assert players(judge, "rv1") == {"ITALY": VICTIM}
-    assert players(judge, "rv2") == {}
+    assert seats(judge, "rv1") == {"ITALY": VICTIM}
+    assert seats(judge, "rv2") == {}
 
 
 NEWBIE = "newbie@elsewhere.test"
@@ -72,14 +74,14 @@ def test_a_yes_to_a_digest_does_not_confirm_a_forged_request_folded_beside_ones_
         j.advance(j.clock() + timedelta(hours=1))
         j.send(NEWBIE, "yes", subject="Re: digest", In_Reply_To=digest["Message-ID"])
         [answer] = to(j.pump(), NEWBIE)
-        assert players(j, "dg1") == {}, answer.body
+        assert seats(j, "dg1") == {}, answer.body
         assert "CONFIRM" in answer.flat, answer.body
         obs = re.search(r"CONFIRM (\w{16})\.? Nothing is sent", digest.flat)
         assert obs, digest.body
         j.send(NEWBIE, f"CONFIRM {obs.group(1)}")
         [done] = to(j.pump(), NEWBIE)
         assert "now observes game dg2" in done.flat, done.body
-        assert players(j, "dg1") == {}
+        assert seats(j, "dg1") == {}
     finally:
         j.close()
 
@@ -109,4 +111,4 @@ def test_a_player_seated_before_the_canonical_spelling_is_still_its_power(judge)
     [reply] = judge.pump()
     assert "Not yet done" not in reply.flat, reply.body
     assert "A PAR - BUR" in reply.flat.upper() or "Paris" in reply.flat, reply.body
-    assert players(judge, "up1")["FRANCE"] == "bob@xn--bcher-kva.example"
+    assert seats(judge, "up1")["FRANCE"] == "bob@xn--bcher-kva.example"

@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 
 from gmkit import (
-    LiveJudge,
     addr,
+    confirm_code,
     gm,
     gm_addr,
     new_game,
+    open_game,
+    seats,
     to,
     unconfirmed_judge,  # noqa: F401 - the judge fixture
 )
@@ -22,19 +24,10 @@ VICTIM = "victim@elsewhere.test"
 NEWBIE = "newbie@elsewhere.test"
 
 
-def open_game(j: LiveJudge, g: str) -> None:
-    j.send(gm_addr(g), f"CREATE {g} gm-{g}\nOPEN")
-    j.pump()
 
 
-def players(j: LiveJudge, g: str) -> dict[str, str]:
-    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
 
 
-def code(reply) -> str:
-    m = re.search(r"send the line CONFIRM (\w+)", reply.flat)
-    assert m, reply.body
-    return m.group(1)
 
 
 def test_a_forged_join_asks_once_and_seats_no_one(judge):
@@ -42,9 +35,9 @@ def test_a_forged_join_asks_once_and_seats_no_one(judge):
     open_game(judge, g)
     judge.send(VICTIM, f"JOIN {g} Italy pw-italy\nA VEN H", subject="join")
     [reply] = to(judge.pump(), VICTIM)
-    assert "Italy" not in players(judge, g)
+    assert "Italy" not in seats(judge, g)
     assert "has not yet shown this judge that it reads its mail" in reply.flat, reply.body
-    assert "reply YES to this mail" in reply.flat and len(code(reply)) >= 16
+    assert "reply YES to this mail" in reply.flat and len(confirm_code(reply)) >= 16
     # the order after it is not lost silently
     assert "waits for this address to confirm; send your orders again" in reply.flat
 
@@ -66,9 +59,9 @@ def test_a_flood_of_forged_sign_ons_gets_the_address_one_mail(judge):
         out += judge.pump()
     out += gm(judge, "fl0", "PROCESS")
     assert len(to(out, VICTIM)) == 1, "\n\n".join(m.flat[:400] for m in to(out, VICTIM))
-    assert players(judge, "fl0")["ITALY"] == addr("fl0", "ITALY")
-    assert "TURKEY" not in players(judge, "fl0")
-    assert all(VICTIM not in players(judge, g).values() for g in ("fl1", "fl2", "fl3"))
+    assert seats(judge, "fl0")["ITALY"] == addr("fl0", "ITALY")
+    assert "TURKEY" not in seats(judge, "fl0")
+    assert all(VICTIM not in seats(judge, g).values() for g in ("fl1", "fl2", "fl3"))
 
 
 def test_a_reply_to_the_request_seats_and_later_sign_ons_act_at_once(judge):
@@ -81,7 +74,7 @@ def test_a_reply_to_the_request_seats_and_later_sign_ons_act_at_once(judge):
     assert not to(judge.pump(), NEWBIE)  # waits with the first: one request a day
     judge.send(NEWBIE, "", subject="Re: join", In_Reply_To=asked["Message-ID"])
     [done] = to(judge.pump(), NEWBIE)
-    assert players(judge, g1)["ITALY"] == NEWBIE and players(judge, g2)["ENGLAND"] == NEWBIE
+    assert seats(judge, g1)["ITALY"] == NEWBIE and seats(judge, g2)["ENGLAND"] == NEWBIE
     assert f"You have joined game {g1} as Italy" in done.flat, done.body
     assert f"You have joined game {g2} as England" in done.flat, done.body
     # confirmed for good: the next sign-on acts at once, and with the password chosen
@@ -100,11 +93,11 @@ def test_confirm_moves_a_held_seat_to_its_players_new_address(judge):
     new_game(judge, g, ["REMINDER OFF"])
     judge.send(NEWBIE, f"SIGNON ITALY {g} pw-italy", subject="moved")
     [asked] = to(judge.pump(), NEWBIE)
-    assert players(judge, g)["ITALY"] == addr(g, "ITALY")
-    judge.send(NEWBIE, f"CONFIRM {code(asked)}")
+    assert seats(judge, g)["ITALY"] == addr(g, "ITALY")
+    judge.send(NEWBIE, f"CONFIRM {confirm_code(asked)}")
     [done] = to(judge.pump(), NEWBIE)
     assert f"{NEWBIE} now plays Italy in game {g}" in done.flat, done.body
-    assert players(judge, g)["ITALY"] == NEWBIE
+    assert seats(judge, g)["ITALY"] == NEWBIE
     out = gm(judge, g, "PROCESS")
     assert to(out, NEWBIE) and not to(out, addr(g, "ITALY"))
 
@@ -119,7 +112,7 @@ def test_an_address_that_confirmed_anything_signs_on_at_once(judge):
     judge.send(NEWBIE, f"SIGNON AUSTRIA {g} pw-austria")
     [joined] = to(judge.pump(), NEWBIE)
     assert f"You have joined game {g} as Austria" in joined.flat, joined.body
-    assert players(judge, g)["AUSTRIA"] == NEWBIE
+    assert seats(judge, g)["AUSTRIA"] == NEWBIE
 
 
 def test_a_game_starts_with_its_confirmed_players_only(judge):
@@ -131,12 +124,12 @@ def test_a_game_starts_with_its_confirmed_players_only(judge):
     [asked] = to(judge.pump(), VICTIM)
     judge.send(addr(g, "ENGLAND"), f"SIGNON ENGLAND {g} pw-mine")
     judge.pump()  # also unconfirmed: it waits as well
-    assert "ENGLAND" not in players(judge, g)
+    assert "ENGLAND" not in seats(judge, g)
     judge.send(addr(g, "ENGLAND"), f"SIGNON ENGLAND {g} pw-mine")  # the same again
     judge.pump()
-    judge.send(VICTIM, f"CONFIRM {code(asked)}")
+    judge.send(VICTIM, f"CONFIRM {confirm_code(asked)}")
     judge.pump()
-    assert players(judge, g)["ENGLAND"] == VICTIM
+    assert seats(judge, g)["ENGLAND"] == VICTIM
     judge.send(addr(g, "ENGLAND"), "CONFIRM " + judge.store.one(
         "SELECT token FROM observer_requests WHERE address = ?", (addr(g, "ENGLAND"),))["token"])
     [late] = to(judge.pump(), addr(g, "ENGLAND"))
@@ -151,7 +144,7 @@ def test_a_forged_confirm_code_is_refused(judge):
     judge.send("attacker@evil.test", "CONFIRM 0123456789abcdef")
     [r] = to(judge.pump(), "attacker@evil.test")
     assert "is not a confirmation code" in r.flat, r.body
-    assert "ITALY" not in players(judge, "gu1")
+    assert "ITALY" not in seats(judge, "gu1")
 
 
 def test_a_dipnomicy_join_waits_and_keeps_its_password(judge):
@@ -160,7 +153,7 @@ def test_a_dipnomicy_join_waits_and_keeps_its_password(judge):
     judge.pump()
     judge.send(NEWBIE, f"JOIN {g} seat-pass")
     [asked] = to(judge.pump(), NEWBIE)
-    assert not players(judge, g)
+    assert not seats(judge, g)
     judge.send(NEWBIE, "", subject="Re: x", In_Reply_To=asked["Message-ID"])
     [done] = to(judge.pump(), NEWBIE)
     assert f"You have joined game {g}" in done.flat, done.body
@@ -202,10 +195,10 @@ def test_a_takeover_waits_and_everyone_is_told_once_it_is_done(judge):
     out = judge.pump()
     [asked] = to(out, NEWBIE)
     assert "your TAKEOVER of Turkey" in asked.flat, asked.body
-    assert not to(out, addr(g, "ITALY")) and "TURKEY" not in players(judge, g)
-    judge.send(NEWBIE, f"CONFIRM {code(asked)}")
+    assert not to(out, addr(g, "ITALY")) and "TURKEY" not in seats(judge, g)
+    judge.send(NEWBIE, f"CONFIRM {confirm_code(asked)}")
     out = judge.pump()
-    assert players(judge, g)["TURKEY"] == NEWBIE
+    assert seats(judge, g)["TURKEY"] == NEWBIE
     assert [m.subject for m in to(out, addr(g, "ITALY"))] == [f"{g} - Turkey taken over"]
 
 
@@ -227,7 +220,7 @@ def test_the_last_seat_taken_by_a_confirmation_tells_the_master(judge):
     judge.send(NEWBIE, "", subject="Re: join", In_Reply_To=asked["Message-ID"])
     out = judge.pump()
     [done] = to(out, NEWBIE)
-    assert players(judge, g)["ITALY"] == NEWBIE
+    assert seats(judge, g)["ITALY"] == NEWBIE
     assert "replying to the judge's mail about this game from this address signs you on as " \
         "Italy" in done.flat, done.body
     [told] = to(out, gm_addr(g))

@@ -11,8 +11,9 @@ import re
 from gmkit import (
     LiveJudge,
     gm,
-    gm_addr,
     new_game,
+    open_game,
+    seats,
     to,
     unconfirmed_judge,  # noqa: F401 - the judge fixture
 )
@@ -21,20 +22,15 @@ VICTIM = "victim@elsewhere.test"
 STRANGER = "stranger@elsewhere.test"
 
 
-def _open(j: LiveJudge, g: str) -> None:
-    j.send(gm_addr(g), f"CREATE {g} gm-{g}\nOPEN")
-    j.pump()
 
 
-def _seats(j: LiveJudge, g: str) -> dict[str, str]:
-    return {p["power"]: p["address"] for p in j.store.players(j.game(g)["id"])}
 
 
 def _forged_then_own(j: LiveJudge) -> object:
     """A forger's JOIN of wa1 in VICTIM's name, then VICTIM's own JOIN of wa2 the same day:
     the request the forgery got, which the victim's own JOIN waits with, unanswered."""
-    _open(j, "wa1")
-    _open(j, "wa2")
+    open_game(j, "wa1")
+    open_game(j, "wa2")
     j.send(VICTIM, "JOIN wa1 Italy forger-pw", subject="forged")
     [asked] = to(j.pump(), VICTIM)
     j.send(VICTIM, "JOIN wa2 England victims-pw", subject="mine")
@@ -71,14 +67,14 @@ def test_declining_lists_the_sign_ons_dropped_and_a_later_one_is_asked_at_once(j
         declined.body
     assert "If one of them was yours, send it again" in declined.flat, declined.body
     assert "forger-pw" not in declined.body and "victims-pw" not in declined.body
-    assert _seats(judge, "wa1") == {} and _seats(judge, "wa2") == {}
+    assert seats(judge, "wa1") == {} and seats(judge, "wa2") == {}
     judge.send(VICTIM, "JOIN wa2 England victims-pw", subject="again")
     [again] = to(judge.pump(), VICTIM)  # a fresh request, the same day
     assert "your sign-on to England in game wa2" in again.flat, again.body
     judge.send(VICTIM, "yes", subject="Re: again", In_Reply_To=again["Message-ID"])
     [done] = to(judge.pump(), VICTIM)
     assert "You have joined game wa2 as England" in done.flat, done.body
-    assert _seats(judge, "wa2") == {"ENGLAND": VICTIM} and _seats(judge, "wa1") == {}
+    assert seats(judge, "wa2") == {"ENGLAND": VICTIM} and seats(judge, "wa1") == {}
 
 
 def test_a_decline_does_not_make_forged_sign_ons_act_at_once(judge):
@@ -92,7 +88,7 @@ def test_a_decline_does_not_make_forged_sign_ons_act_at_once(judge):
     assert "Not yet done" in again.flat, again.body
     judge.send(VICTIM, "JOIN wa2 France forger-pw", subject="forged thrice")
     assert not to(judge.pump(), VICTIM)
-    assert _seats(judge, "wa1") == {} and _seats(judge, "wa2") == {}
+    assert seats(judge, "wa1") == {} and seats(judge, "wa2") == {}
 
 
 def test_confirming_lists_the_sign_ons_that_waited_and_how_to_leave_one(judge):
@@ -116,7 +112,7 @@ def test_every_confirmation_code_stands_on_a_line_of_its_own(judge):
     reader copying the line got half of it. Sign-on, OBSERVE, CREATE and the reply that
     was not a yes each show the code alone on its line (SET LIST's and REPLACE's requests,
     templates, did already)."""
-    _open(judge, "cl1")
+    open_game(judge, "cl1")
     judge.send(VICTIM, "JOIN cl1 Italy pw-italy", subject="join")
     [asked] = to(judge.pump(), VICTIM)
     code = _code_line(asked)
