@@ -222,13 +222,17 @@ class ChildJudge:
         lines = self.log.read_text(errors="replace").splitlines()
         for k, line in enumerate(lines):
             if line.startswith("Traceback"):
-                block = "\n".join(lines[k:k + 12])
+                # the whole traceback, to the exception's own line (the first line after it
+                # not indented): cut at 12 lines, a deep one lost what was raised
+                end = next((j for j in range(k + 1, len(lines))
+                            if lines[j] and not lines[j].startswith(" ")), len(lines) - 1)
+                block = "\n".join(lines[k:min(end + 1, k + 80)])
                 # a process of the painter's pool being spawned when its parent, the judge,
                 # was killed: it finds no parent to read its start from (no judge code ran)
                 if "multiprocessing/spawn.py" in block and "EOFError: Ran out of input" in block:
                     self.orphans += 1
                     continue
-                out.append(block[:2000])
+                out.append(block[-4000:])
             elif " ERROR " in line or " CRITICAL " in line:
                 out.append(line[:2000])
         return out

@@ -7,7 +7,7 @@ them again after the ROLLBACK. The judge was right; the oracle resent other orde
 
 from __future__ import annotations
 
-from seasonkit import Season
+from seasonkit import ChildJudge, Season
 
 PROCESS, ROLLBACK, NOTHING = 0.30, 0.0, 0.5  # Season.master_acts's rolls
 
@@ -39,3 +39,20 @@ def test_a_rollback_after_the_masters_process_resends_the_orders_in_force(tmp_pa
     assert out["finished"] == 1
     problems = "\n".join(f"{v['phase']}: {v['what'][:800]}" for v in out["violations"])
     assert not problems, f"{g.master_log}\n{problems}"
+
+
+def test_a_deep_tracebacks_exception_is_reported(tmp_path):
+    """The nightly season of seed 20261128 (--kill 20) saw a Dipnomicy game paused by an
+    internal error whose traceback was reported cut at 12 lines: the frames, not what was
+    raised. The whole traceback is reported, to the exception's own line."""
+    frames = [f'  File "/x/judge/f{k}.py", line {k}, in f{k}\n    f{k + 1}()' for k in range(9)]
+    (tmp_path / "judge.log").write_text(
+        "2026-11-27 23:56:51,496 ERROR judge.deadlines: game g: processing failed\n"
+        "Traceback (most recent call last):\n" + "\n".join(frames) +
+        "\nKeyError: 'S1901M'\n2026-11-27 23:56:52,000 INFO judge.acting: next\n")
+    judge = ChildJudge.__new__(ChildJudge)  # its log only, no child started
+    judge.log, judge.orphans = tmp_path / "judge.log", 0
+    [error, traceback] = judge.error_lines()
+    assert "processing failed" in error
+    assert traceback.endswith("KeyError: 'S1901M'"), traceback
+    assert "next" not in traceback
