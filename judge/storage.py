@@ -696,6 +696,12 @@ class Store:
         # the failures that led here are spent: after the lock, the count starts again
         self.execute("DELETE FROM password_failures WHERE scope = ?", (scope,))
 
+    def confirmed(self, address: str) -> bool:
+        """Whether ``address`` has shown that it reads the judge's mail (it confirmed a
+        request once, or played or observed before the rule: migration 18)."""
+        return self.one("SELECT 1 AS x FROM confirmed_addresses WHERE address = ?",
+                        (canonical_address(address),)) is not None
+
     def games_created_by(self, address: str, since: datetime) -> int:
         row = self.one("SELECT count(*) AS n FROM games WHERE master_address = ? COLLATE NOCASE "
                        "AND created >= ?", (address, iso(since)))

@@ -435,9 +435,10 @@ class Actor:
 
     def _commands(self, ses: _Session) -> list[Command]:
         """The mail's commands. A reply to a confirmation request answers it by its first
-        line (observers.confirm_by_reply: YES or nothing confirms, NO drops it); a subject UNOBSERVE or CONFIRM (what a
-        List-Unsubscribe mailto sends) is acted on whatever the mail program put in the
-        body; a mail with an empty body may hold its command in the subject ("HELP")."""
+        line (observers.confirm_by_reply: YES or nothing confirms, NO drops it); a subject
+        UNOBSERVE or CONFIRM (what a List-Unsubscribe mailto sends) is acted on whatever the
+        mail program put in the body; a mail with an empty body may hold its command in the
+        subject ("HELP")."""
         ib = ses.inbound
         commands = parse_lines(ib.lines)
         answered = observers.confirm_by_reply(

@@ -13,7 +13,7 @@ from judge.games import archiving
 from judge.games import game as G
 from judge.games import settings as S
 from judge.games.flow import flow_of, game_settings
-from judge.games.observers import confirmed, list_headers, readers
+from judge.games.observers import list_headers, readers
 from judge.variants import get_variant
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def to_all(actor: FlowContext, game: dict, template: str, subject: str, context:
 
 def to_master(actor: FlowContext, game: dict, template: str, subject: str,
               context: dict[str, Any]) -> None:
-    if not confirmed(actor.s, game["master_address"]):  # never on a forged CREATE's address
+    if not actor.s.confirmed(game["master_address"]):  # never on a forged CREATE's address
         return
     base = _base(actor.s, game)
     actor.outbox.queue(kind="notice", to=game["master_address"], subject=subject,

@@ -8,14 +8,17 @@ answers that reply or sends ``CONFIRM <token>`` within CONFIRM_DAYS. So nobody c
 someone else (a forged From gets that address one confirmation request a day, no reports).
 The game's mailing list (``SET LIST <address>``, a master's setting) is confirmed the same
 way: the list address is sent one request (at most one a day, whichever game asks), and
-receives reports only once someone there sends the code back. So is a seat the master gives
-an address (``REPLACE <power> <address> <password>``): the address is sent one request and
-plays the power only once it sends the code back; until then it gets no game mail and the
-power stays as it was. Whoever names an address, the judge mails it once before it answers.
-So is a sign-on (JOIN, SIGNON, TAKEOVER) from an address that has never confirmed anything
-(roles join, signon, takeover; judge/games/signup.py): the reply to it is the one request,
-later ones within RESEND_AFTER wait with it unmailed, and any confirmation of the address
-seats them all. An address that has confirmed once is in ``confirmed_addresses`` for good.
+receives reports only once someone there answers. So is a seat the master gives an address
+(``REPLACE <power> <address> <password>``): the address is sent one request and plays the
+power only once it answers; until then it gets no game mail and the power stays as it was.
+Whoever names an address, the judge mails it once before it answers. So is a sign-on (JOIN,
+SIGNON, TAKEOVER) from an address that has never confirmed anything (roles join, signon,
+takeover; judge/games/signup.py): the reply to it is the one request, later ones within
+RESEND_AFTER wait with it unmailed, and confirming that request does them with it
+(:func:`_waiting_with`), not the address's other sign-ons, which wait for their own answer.
+A reply to a request answers it by its first line (:func:`reply_says`): yes, or no (the
+request dropped), or neither (told how). An address that has confirmed once is in
+``confirmed_addresses`` for good.
 A game's master that has not confirmed gets the replies to its mails, never the game's mail,
 until it answers the code in CREATE's reply (role master).
 """
@@ -66,7 +69,7 @@ def readers(s: Store, game: dict) -> list[Reader]:
 
     for p in s.players(game["id"]):
         add(p["address"], p["power"], "player")
-    if confirmed(s, game["master_address"]):  # a forged CREATE puts nobody on a game's mail
+    if s.confirmed(game["master_address"]):  # a forged CREATE puts nobody on a game's mail
         add(game["master_address"], None, "master")
     for o in s.all("SELECT address FROM observers WHERE game_id = ? ORDER BY since",
                    (game["id"],)):
@@ -167,13 +170,6 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
     return token
 
 
-def confirmed(s: Store, address: str) -> bool:
-    """Whether ``address`` has shown that it reads the judge's mail (it confirmed a request
-    once, or played or observed before the rule: migration 18)."""
-    return s.one("SELECT 1 AS x FROM confirmed_addresses WHERE address = ?",
-                 (canonical_address(address),)) is not None
-
-
 def prove(s: Store, address: str, now: datetime, how: str) -> None:
     s.execute("INSERT OR IGNORE INTO confirmed_addresses (address, since, how) "
               "VALUES (?, ?, ?)", (canonical_address(address), iso(now), how))
@@ -184,7 +180,7 @@ def master_request(s: Store, game: dict, address: str, now: datetime,
     """A code for the master ``address`` of the new ``game`` to confirm with, when it has
     never confirmed: until it does, the game's mail is not sent to it (:func:`readers`),
     only the replies to its own mails. None: it is confirmed already."""
-    if confirmed(s, address):
+    if s.confirmed(address):
         return None
     token = secrets.token_hex(8)
     s.execute("INSERT INTO observer_requests (token, game_id, address, role, requested, "
@@ -323,8 +319,7 @@ def _proven(s: Store, address: str, now: datetime, how: str,
     rows = _waiting_with(s, address, now, answered)
     if not rows:
         return []
-    s.execute(f"DELETE FROM observer_requests WHERE token IN ({','.join('?' * len(rows))})",
-              [r["token"] for r in rows])
+    _drop(s, [r["token"] for r in rows])
     out, done = [], []
     for row in rows:
         game = s.game_by_id(row["game_id"])
@@ -346,6 +341,12 @@ def _proven(s: Store, address: str, now: datetime, how: str,
                    "game's master to EJECT the power: a player does not leave a game by "
                    "itself, and you do not know the password it was sent with.")
     return out
+
+
+def _drop(s: Store, tokens: list[str]) -> None:
+    """The requests ``tokens`` are done with (answered, or declined)."""
+    s.execute(f"DELETE FROM observer_requests WHERE token IN ({','.join('?' * len(tokens))})",
+              tokens)
 
 
 def _sign_on_named(game: dict, row: dict) -> str:
@@ -440,8 +441,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
     if says == "no":  # what the request asked, and what waited with it: not the address's
         # other sign-ons (a forger's JOIN, declined, dropped the player's own before it)
         gone = {r["token"]: r for r in [*rows, *_waiting_with(s, address, now, rows)]}
-        for token in gone:
-            s.execute("DELETE FROM observer_requests WHERE token = ?", (token,))
+        _drop(s, list(gone))
         # named, since one may be the address's own, sent after a forged one's request and
         # unanswered (the flood bound); with these gone, its next one is asked at once
         dropped = [_sign_on_named(game, row) for row in gone.values()

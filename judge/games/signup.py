@@ -71,7 +71,7 @@ def sign_on(actor: FlowContext, ses: MailSession, game: dict, role: str,
     reply)``: it waits for the address to confirm. ``named``: the power is the one the
     sender chose (False: a flow's JOIN <game> <password>, whose seat is drawn later)."""
     s, sender = actor.s, ses.inbound.sender
-    if O.confirmed(s, sender):
+    if s.confirmed(sender):
         return act(), None
     before = {p["power"]: p for p in s.players(game["id"])}
     result: T

@@ -304,8 +304,7 @@ class Outbox:
         F1905M``, ``HISTORY g S1901M F1904M``...) got replies of up to 200 KB, 30 an hour;
         the address that reads and answers the judge's mail gets today's limit."""
         full = max(REPLY_MIN_BYTES, self.cfg.reply_max_bytes)
-        if self.store.one("SELECT 1 AS x FROM confirmed_addresses WHERE address = ?",
-                          (canonical_address(to),)) is not None:
+        if self.store.confirmed(to):
             return full, {}
         short = max(REPLY_MIN_BYTES, min(full, self.cfg.limits.unconfirmed_reply_bytes))
         return short, {"unconfirmed": short < full, "full": full}
