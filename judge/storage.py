@@ -531,6 +531,25 @@ class Store:
         if self._scrub_pending:
             self._scrub_log()
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Store]:
+        """``BEGIN`` ... ``COMMIT`` for reads only: every read inside sees the database as it
+        was at the first, whatever another thread commits meanwhile (a master's ROLLBACK
+        deleting the position of the phase a game row just read named). Inside a
+        transaction, part of it. Never write inside one: end it, then open a transaction."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield self
+            return
+        conn.execute("BEGIN")
+        self.memo.clear()
+        try:
+            yield self
+        finally:
+            self.memo.clear()
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
     SCRUB_TRIES = 40  # checkpoint attempts, SCRUB_PAUSE apart, while readers hold the log
 
     SCRUB_PAUSE = 0.05

@@ -669,10 +669,11 @@ class Season:
         now = self.clock()
         s = Store(self.d / "judge.db")
         try:
-            for game in s.all("SELECT * FROM games WHERE status IN ('active', 'paused')"):
-                wake = next_wake(s, cfg, game, now)
-                if (iso(wake) if wake else None) != game["wake_at"]:
-                    return True
+            with s.snapshot():  # the judge's threads commit meanwhile (a ROLLBACK)
+                for game in s.all("SELECT * FROM games WHERE status IN ('active', 'paused')"):
+                    wake = next_wake(s, cfg, game, now)
+                    if (iso(wake) if wake else None) != game["wake_at"]:
+                        return True
             return False
         finally:
             s.close()

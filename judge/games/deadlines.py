@@ -345,8 +345,9 @@ def _run_game(actor: FlowContext, gid: int, wake_at: str | None, now: datetime) 
     """What is due in one game, in one transaction; how many phases were processed."""
     s = actor.s
     count = 0
-    game = s.game_by_id(gid)
-    wake = next_wake(s, actor.cfg, game, now) if game else None
+    with s.snapshot():  # one view of the game: another thread may commit between reads
+        game = s.game_by_id(gid)
+        wake = next_wake(s, actor.cfg, game, now) if game else None
     if (wake is None or wake > now) and (iso(wake) if wake else None) == wake_at:
         return 0  # nothing due and the scheduler already knows: no write
     with s.transaction():
