@@ -470,6 +470,7 @@ class Store:
         # own later use (judge/games/game.py current_position); emptied when one begins
         # and when it ends, so that nothing derived is ever seen by another transaction
         self.memo: dict[Hashable, Any] = {}
+        self._in_snapshot = False  # inside snapshot(): no write, no transaction
         self.migrate()
 
     def close(self) -> None:
@@ -513,6 +514,8 @@ class Store:
     def transaction(self) -> Iterator[Store]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception."""
         conn = self.db.conn
+        if self._in_snapshot:  # its deferred BEGIN would be taken for the transaction's
+            raise RuntimeError("a transaction inside a snapshot: end the snapshot first")
         if conn.in_transaction:  # nested: part of the outer transaction
             yield self
             return
@@ -536,19 +539,30 @@ class Store:
         """``BEGIN`` ... ``COMMIT`` for reads only: every read inside sees the database as it
         was at the first, whatever another thread commits meanwhile (a master's ROLLBACK
         deleting the position of the phase a game row just read named). Inside a
-        transaction, part of it. Never write inside one: end it, then open a transaction."""
+        transaction, part of it. Nothing is written inside one (``PRAGMA query_only``: a
+        write raises, and :meth:`transaction` too): a write there would take the write lock
+        outside the threads' turns, fail at once ('database is locked') if another thread
+        had committed since the first read, and be committed otherwise, even when the block
+        raised after it. End it, then open a transaction. Keep it short (no rendering, no
+        file I/O): a reader holds the write-ahead log, and :meth:`_scrub_log` waits for it."""
         conn = self.db.conn
         if conn.in_transaction:
             yield self
             return
-        conn.execute("BEGIN")
-        self.memo.clear()
+        conn.execute("PRAGMA query_only = ON")
+        self._in_snapshot = True
         try:
+            conn.execute("BEGIN")
+            self.memo.clear()
             yield self
         finally:
             self.memo.clear()
-            if conn.in_transaction:
-                conn.execute("COMMIT")
+            self._in_snapshot = False
+            try:
+                if conn.in_transaction:  # nothing written: ending it is all either does
+                    conn.execute("ROLLBACK")
+            finally:
+                conn.execute("PRAGMA query_only = OFF")
 
     SCRUB_TRIES = 40  # checkpoint attempts, SCRUB_PAUSE apart, while readers hold the log
 

@@ -398,30 +398,32 @@ def render_failed(actor: FlowContext, gid: int, failed: dict[int, tuple[str, str
     in its phase (a phase's reports fail for every reader alike). Returns the reference."""
     s = actor.s
     ref = log_reference(gid)
-    marks = ", ".join("?" * len(failed))
-    subjects = [r["subject"] for r in s.all(
-        f"SELECT subject FROM outbox WHERE id IN ({marks}) ORDER BY id", list(failed))]
     reason, trace = next(iter(failed.values()))
-    game = s.game_by_id(gid)
-    name = game["name"] if game else f"#{gid}"
-    key = f"{game['phase']}:render-failed" if game and game["phase"] else None
-    tell = game is not None and key is not None and not done(s, game, key)
-    log.error("game %s: %d mail(s) could not be rendered, each sent as a plain text in its "
-              "place; %s (log reference %s): %s\n%s", name, len(failed),
-              "its master is told" if tell else "its master was told already",
-              ref, reason, trace)
-    if not tell or game is None or key is None:
-        return ref
-    counts: dict[str, int] = {}
-    for subject in subjects:
-        counts[subject] = counts.get(subject, 0) + 1
+    name, told = f"#{gid}", "its master was told already"
     try:
+        # the game read in the transaction that marks it: a master's ROLLBACK committed
+        # between a read before it and the mark made the mark name a phase undone (whose
+        # notices the ROLLBACK had deleted), and the phase played again was never told
         with s.transaction():
-            mark(s, game, key, now)
-            N.render_failed(actor, game, list(counts.items()), reason, ref)
+            game = s.game_by_id(gid)
+            name = game["name"] if game else name
+            key = f"{game['phase']}:render-failed" if game and game["phase"] else None
+            if game is not None and key is not None and not done(s, game, key):
+                marks = ", ".join("?" * len(failed))
+                counts: dict[str, int] = {}
+                for r in s.all(f"SELECT subject FROM outbox WHERE id IN ({marks}) "
+                               "ORDER BY id", list(failed)):
+                    counts[r["subject"]] = counts.get(r["subject"], 0) + 1
+                mark(s, game, key, now)
+                N.render_failed(actor, game, list(counts.items()), reason, ref)
+                told = "its master is told"
     except Exception:  # its master is not told; the readers have their plain text
+        told = "its master could not be told"
         log.exception("game %s: could not tell its master that its mail could not be "
                       "rendered (log reference %s)", name, ref)
+    log.error("game %s: %d mail(s) could not be rendered, each sent as a plain text in its "
+              "place; %s (log reference %s): %s\n%s", name, len(failed), told, ref, reason,
+              trace)
     return ref
 
 
