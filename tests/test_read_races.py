@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
-from mailkit import GM, InProcessJudge, new_game
+from mailkit import GM, InProcessJudge, compose, new_game
 from mailkit import addr as player
 
 from judge.games.acting import Actor
@@ -27,15 +27,10 @@ def _master_mail(j: InProcessJudge, body: str) -> None:
     """The master's mail acted on by another connection (the intake worker's thread)."""
     other = Store(j.cfg.database_path)
     try:
-        store_message(other, _compose(j, body), "test", None)
+        store_message(other, compose(GM, j.cfg.address, body, "master"), "test", None)
         Actor(other, j.cfg).process_inbox()
     finally:
         other.close()
-
-
-def _compose(j: InProcessJudge, body: str) -> bytes:
-    from mailkit import compose
-    return compose(GM, j.cfg.address, body, "master")
 
 
 def _broken_mail(j: InProcessJudge, gid: int) -> int:
