@@ -38,9 +38,8 @@ from judge.archive.store import game_folder
 from judge.games import game as G
 from judge.games import settings as S
 from judge.mail.reading import canonical_address, same_mailbox
-from judge.storage import Store, iso
+from judge.storage import CONFIRM_DAYS, Store, iso
 
-CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
 RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
 WITHDRAWN = "withdrawn"  # a seat request a later one for the power replaced: dead, but counted
 # a sign-on waiting for its own sender's address to confirm: a new seat (JOIN, or SIGNON of
