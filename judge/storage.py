@@ -22,7 +22,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -412,6 +412,8 @@ MIGRATIONS: list[str] = [
 ]
 
 
+# an unanswered confirmation request (judge/games/observers.py) expires after this
+CONFIRM_DAYS = 7
 BUSY_TIMEOUT_MS = 60_000  # a connection waits this long for another one's write lock
 
 
@@ -734,6 +736,17 @@ class Store:
         request once, or played or observed before the rule: migration 18)."""
         return self.one("SELECT 1 AS x FROM confirmed_addresses WHERE address = ?",
                         (canonical_address(address),)) is not None
+
+    def created_unconfirmed(self, address: str) -> str | None:
+        """The name of the newest game whose CREATE from ``address`` waits for the address
+        to confirm (its reply carried the request, judge/games/observers.py
+        master_request), or None: what a reply cut short tells that reader to do."""
+        row = self.one("SELECT g.name FROM observer_requests r JOIN games g ON g.id = "
+                       "r.game_id WHERE r.address = ? AND r.role = 'master' AND "
+                       "r.requested >= ? ORDER BY r.requested DESC LIMIT 1",
+                       (canonical_address(address),
+                        iso(self.clock() - timedelta(days=CONFIRM_DAYS))))
+        return str(row["name"]) if row else None
 
     def games_created_by(self, address: str, since: datetime) -> int:
         row = self.one("SELECT count(*) AS n FROM games WHERE master_address = ? COLLATE NOCASE "

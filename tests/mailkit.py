@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import os
+import random
 import re
 import signal
 import smtplib
@@ -18,7 +21,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -26,12 +29,59 @@ from judge.mail.reading import _header, body_text, parse_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 JUDGE = [sys.executable, "-m", "judge.cli"]
+T = TypeVar("T")
+
+
+def _ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel draws the local ports of outgoing connections (and of port 0)
+    from."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port on 127.0.0.1 that nothing uses now, for a server a test starts later. Not one
+    of the ephemeral range (port 0 drew from it): between the choice and the server's bind,
+    any outgoing connection of the machine (postfix relaying, a judge's IMAP) could take
+    it. Another test's choice still can: a server that finds its port taken is started
+    again on another (:func:`on_free_port`)."""
+    low, _ = _ephemeral_ports()
+    candidates = range(20000, low) if low - 20000 >= 1000 else range(1024, low)
+    rng = random.SystemRandom()
+    for _ in range(100):
+        port = rng.choice(candidates) if len(candidates) else 0
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError(errno.EADDRINUSE, "no free port below the ephemeral range")
+
+
+def port_taken(error: BaseException) -> bool:
+    """Whether ``error`` is a bind that found its port taken."""
+    return isinstance(error, OSError) and error.errno == errno.EADDRINUSE
+
+
+def on_free_port(start: Callable[[int], T], attempts: int = 5) -> T:
+    """``start(port)`` on a :func:`free_port`, again on another while the port it chose was
+    taken before it bound it (an ``OSError`` EADDRINUSE, or :class:`PortTaken`)."""
+    for attempt in range(attempts):
+        try:
+            return start(free_port())
+        except (OSError, PortTaken) as error:
+            if attempt == attempts - 1 or not (isinstance(error, PortTaken)
+                                               or port_taken(error)):
+                raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(Exception):
+    """A judge started on a port another process took first (its log says so)."""
 
 
 def compose(frm: str, to: str, body: str, subject: str = "orders", **headers: str) -> bytes:
@@ -188,34 +238,77 @@ password = "secret"
 
 
 class JudgeProcess:
-    """``judge serve --config`` as a subprocess (stderr to a log file)."""
+    """``judge serve --config`` as a subprocess (stderr to a log file), in a process group
+    of its own with the render pool it starts: whatever befalls the test, the group is
+    killed (:meth:`kill`, also at exit), so no judge outlives it."""
 
     def __init__(self, config: Path | None, cwd: Path) -> None:
         self.config, self.cwd = config, cwd
         self.log = cwd / "judge.log"
         self.proc: subprocess.Popen | None = None
+        self.log_from = 0  # where this run's lines begin in the log (a judge run again)
 
     def start(self) -> JudgeProcess:
         args = [*JUDGE, "serve"] + (["--config", str(self.config)] if self.config else [])
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.log_from = self.log.stat().st_size if self.log.exists() else 0
         self.proc = subprocess.Popen(args, cwd=self.cwd, stdout=subprocess.DEVNULL,
-                                     stderr=open(self.log, "ab"), env=env)  # noqa: SIM115
+                                     stderr=open(self.log, "ab"), env=env,  # noqa: SIM115
+                                     start_new_session=True)
+        atexit.register(self.kill)  # an interrupted run leaves no judge behind
         return self
+
+    def log_text(self) -> str:
+        """What this run wrote to the log (not an earlier run's, in the same folder)."""
+        if not self.log.exists():
+            return ""
+        with self.log.open("rb") as f:
+            f.seek(self.log_from)
+            return f.read().decode(errors="replace")
 
     def wait_log(self, text: str, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.log.exists() and text in self.log.read_text(errors="replace"):
+            if text in self.log_text():
                 return
-            assert self.proc and self.proc.poll() is None, self.log.read_text()
+            assert self.proc and self.proc.poll() is None, self.log_text()
             time.sleep(0.05)
-        raise AssertionError(f"judge log never said {text!r}:\n{self.log.read_text()}")
+        raise AssertionError(f"judge log never said {text!r}:\n{self.log_text()}")
+
+    def listening(self, text: str = "SMTP receiver listening", timeout: float = 20.0
+                  ) -> JudgeProcess:
+        """Wait for ``text``; the judge is killed if it never comes (:class:`PortTaken` when
+        its port was taken first), never left running behind the failure."""
+        try:
+            self.wait_log(text, timeout)
+        except BaseException:
+            self.kill()
+            if "address already in use" in self.log_text().lower():
+                raise PortTaken(self.log_text()[-2000:]) from None
+            raise
+        return self
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        """Send ``sig`` to the judge and wait for it; past ``timeout`` its group is killed
+        (and the timeout raised)."""
         assert self.proc is not None
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        return self.proc.wait(timeout)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        """SIGKILL to the judge's process group (the judge and its render pool) while the
+        judge runs: once it has exited and been reaped, its group id may be another's."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(10)
 
 
 def unique(prefix: str = "t") -> str:

@@ -27,8 +27,8 @@ from mailkit import (
     SinkBackend,
     TcpProxy,
     confirmed,
-    free_port,
     imap_config,
+    on_free_port,
     subject_has,
     unique,
     write_config,
@@ -55,15 +55,18 @@ def rows(db, sql: str, params=()) -> list[tuple]:
 
 
 def serve(env, tmp_path, outbound_port: int | None = None) -> tuple[JudgeProcess, int]:
-    port = free_port()
-    text = imap_config(env, tmp_path).replace('mode = "imap"', 'mode = "smtp"')
-    text = text.replace("[intake]", f'[intake]\nlisten = "127.0.0.1:{port}"')
-    if outbound_port is not None:  # through a proxy; the certificate still names 127.0.0.1
-        text = text.replace(f"port = {env['MAILTEST_SMTP_PORT']}", f"port = {outbound_port}")
-        text += "retry_seconds = 1\n"
-    judge = JudgeProcess(write_config(tmp_path, text), tmp_path).start()
-    judge.wait_log("SMTP receiver listening")
-    return judge, port
+    """``judge serve`` receiving by SMTP on a free port (another if that one was taken
+    before it bound it), killed if it never listens."""
+    def start(port: int) -> tuple[JudgeProcess, int]:
+        text = imap_config(env, tmp_path).replace('mode = "imap"', 'mode = "smtp"')
+        text = text.replace("[intake]", f'[intake]\nlisten = "127.0.0.1:{port}"')
+        if outbound_port is not None:  # through a proxy; the certificate still names 127.0.0.1
+            text = text.replace(f"port = {env['MAILTEST_SMTP_PORT']}",
+                                f"port = {outbound_port}")
+            text += "retry_seconds = 1\n"
+        return JudgeProcess(write_config(tmp_path, text), tmp_path).start().listening(), port
+
+    return on_free_port(start)
 
 
 def test_refused_and_unicode_recipients_never_delay_a_game(mail_servers, smtp_sink, tmp_path):

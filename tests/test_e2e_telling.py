@@ -219,3 +219,33 @@ def test_deadline_moved_by_an_absence_in_gunboat_names_no_power(judge):
             assert "France" not in m.body and mine not in m.body, m.body
     [master] = to(notices, gm_addr(g))
     assert "because of the absence of France" in master.flat, master.body
+
+
+@pytest.mark.parametrize("absence_first", [True, False])
+def test_deadline_moved_by_the_master_and_an_absence_in_one_mail_says_both(judge,
+                                                                             absence_first):
+    """A master who plays France sent SET ABSENCE and DEADLINE in one mail: the others
+    were told only of whichever line came first (the absence, when the deadline that stood
+    was the master's, put inside it; or the master, the absence unsaid), and the master's
+    own address read a notice of its own DEADLINE. Now every other reader reads one notice
+    that states both, with the deadline that stands after them; the sender reads the reply."""
+    g = "ab4" if absence_first else "ab5"
+    new_game(judge, g, ["REMINDER OFF"])
+    observe(judge, g, "watcher@players.test")
+    judge.send(gm_addr(g), f"SIGNON FRANCE {g} pw-france")  # the master plays France
+    judge.pump()
+    absence = f"SIGNON FRANCE {g} pw-france\nSET ABSENCE 2026-11-25 TO 2026-11-26"
+    master = "DEADLINE 2026-11-25 12:00"  # inside the absence: where the master puts it
+    out = gm(judge, g, f"{absence}\n{master}" if absence_first else f"{master}\n{absence}")
+    [reply] = to(out, gm_addr(g))
+    assert "[ERROR]" not in reply.subject, reply.body
+    notices = subj(out, f"{g} - S1901M deadline moved by the master and a player's absence")
+    assert sorted(m.rcpt for m in notices) == sorted(
+        [addr(g, p) for p in POWERS if p != "FRANCE"] + ["watcher@players.test"])
+    assert len(out) == 1 + 7, [(m.rcpt, m.subject) for m in out]
+    body = notices[0].flat
+    assert "The master of game" in body and "has moved the deadline of" in body, body
+    assert "the absence of France" in body, body
+    # the later line stands: the master's deadline inside the absence, or the absence's end
+    stands = "Wed 25 Nov 2026 12:00 UTC" if absence_first else "Fri 27 Nov 2026 00:00 UTC"
+    assert f"New deadline: {stands}" in body, body

@@ -84,3 +84,27 @@ def test_a_strangers_map_draws_no_picture_its_reply_cannot_carry(judge, monkeypa
     files = [p.get_filename() for p in email.message_from_bytes(
         whole.raw, policy=policy.default).iter_attachments()]
     assert files == [f"{g}-S1901M.png"], whole.body
+
+
+def test_a_master_who_never_confirmed_is_told_to_confirm_with_its_create(judge):
+    """A master whose CREATE came from an address that never confirmed gets the stranger's
+    limit too, but its cut line said only 'send OBSERVE <game> and reply YES', not the
+    request its CREATE's reply carried (the code that also brings it the game's mail). Now
+    it says that first, for a reader who created the game, and OBSERVE for one who did not
+    (the line goes to whoever the address is: a forged CREATE's victim is not told to
+    confirm it as its own)."""
+    g = "hi2"
+    new_game(judge, g, ["REMINDER OFF"])  # its master, gm.hi2@, never confirmed
+    for _ in range(4):
+        gm(judge, g, "PROCESS")
+    [reply] = to(gm(judge, g, _ranges(g, ["S1901M", "F1901M", "S1902M", "F1902M"])),
+                 f"gm.{g}@players.test")
+    assert "This reply was cut" in reply.flat, reply.flat[-800:]
+    assert f"if you created game {g}, reply YES to the judge's reply to your CREATE" \
+        in reply.flat, reply.flat[-900:]
+    assert "CONFIRM <code> with the code it gave" in reply.flat, reply.flat[-900:]
+    assert "otherwise send OBSERVE <game>" in reply.flat, reply.flat[-900:]
+    # its MAP says the same of the picture it cannot carry
+    [reply] = to(gm(judge, g, f"MAP {g}"), f"gm.{g}@players.test")
+    assert f"once it has: if you created game {g}, reply YES to the judge's reply to your " \
+        "CREATE; otherwise send OBSERVE <game>" in reply.flat, reply.body

@@ -303,6 +303,10 @@ class Actor:
         if not inbound.ignore_reason and guard.copies_judge_mail(
                 self.s, inbound.lines, inbound.in_reply_to, inbound.references):
             inbound.ignore_reason = "the judge's own mail copied back unquoted"
+        if not inbound.ignore_reason and observers.out_of_office_answer(
+                self.s, [inbound.in_reply_to, *inbound.references], inbound.sender,
+                self.clock(), inbound.subject, inbound.lines):
+            inbound.ignore_reason = "an out-of-office reply to a confirmation request"
         if inbound.ignore_reason:
             # not acted on, yet a password in it is masked all the same: a player who pasted
             # the judge's reply, mark line and all, above a SIGNON kept it on disk for good

@@ -65,10 +65,10 @@ def status(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
 
 def map_picture(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if ses.maps is None:
-        limit, unconfirmed = actor.outbox.reply_limit(ses.inbound.sender)  # a stranger's
-        # reply is cut short: no picture drawn that it cannot carry
+        limit, unconfirmed, created = actor.outbox.reply_limit(ses.inbound.sender)
+        # a stranger's reply is cut short: no picture drawn that it cannot carry
         ses.maps = MailMaps.for_reply(limit, defer=actor.outbox.defer_pictures,
-                                      unconfirmed=unconfirmed)
+                                      unconfirmed=unconfirmed, created=created)
     text, picture = map_command(
         actor.s, cmd.args, (ses.current.game, ses.current.power) if ses.current else None,
         ses.master, ses.maps)

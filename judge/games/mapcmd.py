@@ -45,15 +45,17 @@ class MailMaps:
 
     limit: int = 0  # the most the reply may be, as sent
     unconfirmed: int = 0  # the limit once the address confirms, when it has not (else 0)
+    created: str | None = None  # a game whose CREATE from it waits for it to confirm
 
     @classmethod
-    def for_reply(cls, limit: int, defer: bool = False, unconfirmed: int = 0) -> MailMaps:
+    def for_reply(cls, limit: int, defer: bool = False, unconfirmed: int = 0,
+                  created: str | None = None) -> MailMaps:
         """``limit``: the most the reply may be to its recipient (the outbox's reply_limit:
         reply_max_bytes, or [limits] unconfirmed_reply_bytes to an address that has never
         confirmed it reads the judge's mail, ``unconfirmed`` then being the former): a
         picture the outbox would leave out is not drawn."""
         return cls(room=max(0, limit - TEXT_ROOM), defer=defer, limit=limit,
-                   unconfirmed=unconfirmed)
+                   unconfirmed=unconfirmed, created=created)
 
     def full(self, what: str, filename: str) -> GameError:
         if not self.drawn:  # not even one fits
@@ -61,8 +63,10 @@ class MailMaps:
                 return GameError(
                     f"{what}, as {filename}, not drawn: a reply to an address that has not "
                     f"confirmed that it reads the judge's mail carries at most {self.limit} "
-                    f"bytes, too few for a picture ({self.unconfirmed} once it has: send "
-                    "OBSERVE <game> and reply YES to the request, then ask again)")
+                    f"bytes, too few for a picture ({self.unconfirmed} once it has: "
+                    + (f"if you created game {self.created}, reply YES to the judge's reply "
+                       "to your CREATE; otherwise " if self.created else "")
+                    + "send OBSERVE <game> and reply YES to the request, then ask again)")
             return GameError(f"{what}, as {filename}, not drawn: a reply carries at most "
                              f"{self.limit} bytes (reply_max_bytes), too few for a picture")
         return GameError(

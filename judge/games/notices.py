@@ -206,17 +206,19 @@ def deadline_moved_after(actor: FlowContext, ses: Any, game: dict,
     player's absence did (``absent``: its power, SET ABSENCE): its players, observers and
     list (and for an absence the master) are told once, after the mail (``ses``), of the
     deadline that stands then, however many lines of the mail moved it (a mail stays
-    bounded). The sender reads it in the reply, not twice. Nobody is told when the mail
-    ended the phase (PROCESS, ROLLBACK): its report or notice says it."""
-    if game["id"] in ses.deadline_told:
-        return
-    ses.deadline_told.add(game["id"])
-    phase = game["phase"]
-    sender = ses.inbound.sender
-    ses.later.append(lambda: _deadline_moved(actor, game, phase, absent, sender))
+    bounded), and of every cause (a master who plays a power may send both). The sender
+    reads it in the reply, not twice. Nobody is told when the mail ended the phase
+    (PROCESS, ROLLBACK): its report or notice says it."""
+    causes = ses.deadline_told.get(game["id"])
+    if causes is None:
+        causes = ses.deadline_told[game["id"]] = []
+        phase, sender = game["phase"], ses.inbound.sender
+        ses.later.append(lambda: _deadline_moved(actor, game, phase, causes, sender))
+    if absent not in causes:
+        causes.append(absent)
 
 
-def _deadline_moved(actor: FlowContext, game: dict, phase: str, absent: str | None,
+def _deadline_moved(actor: FlowContext, game: dict, phase: str, causes: list[str | None],
                     sender: str) -> None:
     game = G.refresh(actor.s, game)
     if game["phase"] != phase or game["status"] not in ("active", "paused"):
@@ -229,19 +231,25 @@ def _deadline_moved(actor: FlowContext, game: dict, phase: str, absent: str | No
              if st.key != stage.key and st.deadline is not None] if not stage.orders else []
     grace_end = stage.deadline + timedelta(seconds=stage.grace) \
         if stage.deadline is not None and stage.grace and stage.orders else None
+    by_master = None in causes
+    absent = [power for power in causes if power is not None]
     context = {"stage_title": "" if stage.orders else stage.title,
                "stage_deadline": stage.deadline, "grace": stage.grace,
-               "grace_end": grace_end, "after": after, "absent": absent}
-    if absent is None:
+               "grace_end": grace_end, "after": after, "absent": absent,
+               "by_master": by_master}
+    if not absent:
         to_all(actor, game, "notices/deadline_moved.txt.j2",
                f"{game['name']} - {phase} deadline moved by the master", context,
-               roles=("player", "observer", "list"))
+               roles=("player", "observer", "list"), skip=(sender,))
         return
     # the subject names no power: in a Gunboat game that would tie a pseudonym to it
-    player = actor.s.player(game["id"], absent)
+    who = "a player's absence" if len(absent) == 1 else "players' absences"
+    # an absent player read it in the reply, but not the master's move beside it
+    players = [] if by_master else [actor.s.player(game["id"], power) for power in absent]
     to_all(actor, game, "notices/deadline_moved.txt.j2",
-           f"{game['name']} - {phase} deadline moved by a player's absence", context,
-           skip=(sender, *([player["address"]] if player else [])))
+           f"{game['name']} - {phase} deadline moved by "
+           f"{'the master and ' if by_master else ''}{who}", context,
+           skip=(sender, *[player["address"] for player in players if player]))
 
 
 def orders_changed(actor: FlowContext, game: dict, power: str, orders: Any,

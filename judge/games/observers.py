@@ -37,10 +37,14 @@ from urllib.parse import quote, urlencode
 from judge.archive.store import game_folder
 from judge.games import game as G
 from judge.games import settings as S
-from judge.mail.reading import canonical_address, same_mailbox
-from judge.storage import Store, iso
+from judge.mail.reading import (
+    auto_reply_subject,
+    canonical_address,
+    reads_out_of_office,
+    same_mailbox,
+)
+from judge.storage import CONFIRM_DAYS, Store, iso
 
-CONFIRM_DAYS = 7  # an unanswered OBSERVE request expires after this
 RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
 WITHDRAWN = "withdrawn"  # a seat request a later one for the power replaced: dead, but counted
 # a sign-on waiting for its own sender's address to confirm: a new seat (JOIN, or SIGNON of
@@ -385,23 +389,35 @@ _NO = frozenset({"no", "n", "not", "nope", "stop", "cancel", "decline", "unsubsc
                  "never", "wrong"})
 
 
-def reply_says(lines: list[str], tokens: set[str]) -> str:
+def reply_says(lines: list[str], tokens: set[str], subject: str = "") -> str:
     """What a reply to a confirmation request answers, by the first line its sender wrote
     (``lines``: quotes and signature dropped): ``yes`` (none, or one whose first word is
     YES, OK, CONFIRM... or the request's code), ``no`` (NO, STOP, "not me"...), ``command``
-    (a CONFIRM line with a code: that command does it), else ``""``. Any reply at all
-    confirmed, "not me, stop this" too: the person who did not ask was signed up."""
+    (a CONFIRM line with a code: that command does it), ``auto`` (an out-of-office reply, by
+    its ``subject`` or first line: "Not in the office until Monday" is no NO), else ``""``.
+    Any reply at all confirmed, "not me, stop this" too: the person who did not ask was
+    signed up."""
     first = next((line.strip() for line in lines if line.strip()), "")
     if not first:
-        return "yes"
+        return "auto" if _out_of_office(subject) else "yes"
     words = re.findall(r"[^\W_]+", first.casefold())
     if not words:
-        return ""
+        return "auto" if _out_of_office(subject) else ""
     if words[0] == "confirm" and len(words) > 1 and re.fullmatch(r"[0-9a-f]{16}", words[1]):
         return "command"
     if words[0] in _YES or words[0] in tokens:
         return "yes"
+    # "No", "No, I'm on holiday", "Not me": an answer; "Not in the office", "No access to
+    # email until Monday": a responder's
+    answer = words[0] in _NO and (words[:2] == ["not", "me"] or re.match(
+        r"[^\W_]+\s*(?:[^\w\s]|$)", first) is not None)
+    if not answer and (_out_of_office(subject) or reads_out_of_office(first)):
+        return "auto"
     return "no" if words[0] in _NO else ""
+
+
+def _out_of_office(subject: str) -> bool:
+    return auto_reply_subject(subject) or reads_out_of_office(subject)
 
 
 def is_answer(line: str) -> bool:
@@ -409,6 +425,27 @@ def is_answer(line: str) -> bool:
     "OK!"): in a reply to one it is that answer (or says it again), not an order nor a
     sign-off to report."""
     return len(re.findall(r"[^\W_]+", line)) <= 3 and reply_says([line], set()) in ("yes", "no")
+
+
+def _answered(s: Store, message_ids: list[str], address: str, now: datetime) -> list[dict]:
+    """The requests still waiting that a reply from ``address`` answers (``message_ids``:
+    its In-Reply-To and References)."""
+    ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
+    if not ids or not address:
+        return []
+    marks = ",".join("?" * len(ids))
+    return s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
+                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', 'master', 'seat', "
+                 f"{_SIGN_ONS_SQL[1:]}", (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
+
+
+def out_of_office_answer(s: Store, message_ids: list[str], address: str, now: datetime,
+                         subject: str, lines: list[str]) -> bool:
+    """Whether a mail from ``address`` is a responder's out-of-office reply to one of its
+    confirmation requests without the headers that say so (:func:`reply_says` ``auto``):
+    it neither confirms nor declines, and is not answered."""
+    rows = _answered(s, message_ids, address, now)
+    return bool(rows) and reply_says(lines, {row["token"] for row in rows}, subject) == "auto"
 
 
 def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: datetime,
@@ -419,13 +456,7 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
     and References) answers it by its first line (:func:`reply_says`): yes confirms it, no
     drops it (with the sign-ons that waited with it, named), anything else is told how to
     confirm; what the reply to it says."""
-    ids = [m for m in dict.fromkeys(message_ids[-11:]) if m]
-    if not ids or not address:
-        return []
-    marks = ",".join("?" * len(ids))
-    rows = s.all(f"SELECT * FROM observer_requests WHERE message_id IN ({marks}) AND "
-                 f"address = ? AND requested >= ? AND role IN ('observer', 'list', 'master', 'seat', "
-                 f"{_SIGN_ONS_SQL[1:]}", (*ids, address, iso(now - timedelta(days=CONFIRM_DAYS))))
+    rows = _answered(s, message_ids, address, now)
     if not rows:
         return []
     says = reply_says(lines or [], {row["token"] for row in rows})

@@ -83,8 +83,9 @@ class MailSession:
     passwords: int = 0  # commands with a password looked at so far
     master_actions: int = 0  # commands that change a game (acting.MASTER_ACTIONS) so far
     games_touched: set[int] = field(default_factory=set)
-    # games whose readers are told, after the mail, that the master moved the deadline (once)
-    deadline_told: set[int] = field(default_factory=set)
+    # games whose readers are told, after the mail, that their deadline moved (once): by
+    # game, who moved it (None: the master; a power: its absence), in the mail's order
+    deadline_told: dict[int, list[str | None]] = field(default_factory=dict)
     errors: int = 0
     later: list[Callable[[], None]] = field(default_factory=list)  # mail queued after the reply
     attachments: list[Attachment] = field(default_factory=list)  # files sent with the reply

@@ -289,12 +289,15 @@ class Outbox:
         return {"limit": limit, "mark": marker(self.cfg.address),
                 "cut_template": "_digest_cut.txt.j2", "cut_context": why}
 
-    def reply_limit(self, to: str) -> tuple[int, int]:
-        """The most one reply to ``to`` may be as sent, and what it is once the address has
-        confirmed it reads the judge's mail if it has not (else 0): what a MAP line may
+    def reply_limit(self, to: str) -> tuple[int, int, str | None]:
+        """The most one reply to ``to`` may be as sent, what it is once the address has
+        confirmed it reads the judge's mail if it has not (else 0), and the game whose
+        CREATE from it waits for that (Store.created_unconfirmed): what a MAP line may
         draw for (judge/games/mapcmd.py MailMaps), no picture the cut would drop."""
         limit, why = self._reply_limit(to)
-        return limit, int(why.get("full", 0)) if why.get("unconfirmed") else 0
+        if not why.get("unconfirmed"):
+            return limit, 0, None
+        return limit, int(why["full"]), why.get("created")
 
     def _reply_limit(self, to: str) -> tuple[int, dict]:
         """The most one reply (or digest) to ``to`` may be as sent, and what the line that
@@ -307,7 +310,8 @@ class Outbox:
         if self.store.confirmed(to):
             return full, {}
         short = max(REPLY_MIN_BYTES, min(full, self.cfg.limits.unconfirmed_reply_bytes))
-        return short, {"unconfirmed": short < full, "full": full}
+        return short, {"unconfirmed": short < full, "full": full,
+                       "created": self.store.created_unconfirmed(to)}
 
     def _reply_waiting(self, body: str, message: dict, attachments: list[Attachment],
                        drawings: list[tuple[str, str]], *, inbox_id: int | None,

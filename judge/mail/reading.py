@@ -5,7 +5,8 @@
 * quoted replies (``> `` lines, "On ... wrote:", Outlook's "-----Original Message-----" and
   ``From:/Sent:`` blocks) and signatures (``-- ``, "Sent from my ...") are dropped;
 * auto-replies, bounces and list traffic are never answered (RFC 3834 ``Auto-Submitted``,
-  ``Precedence: bulk|junk|list``, ``List-Id``, the null sender, ``MAILER-DAEMON``, DSNs), nor
+  ``Precedence: bulk|junk|list``, ``List-Id``, the null sender, ``MAILER-DAEMON``, DSNs, a
+  responder's subject such as "Automatic reply:"), nor
   is the judge's own text coming back (its mark, :func:`judge.mail.compose.marker`, in the
   headers or unquoted in the text);
 * the address answered is the author's (the single angle-addr of ``From``, else the envelope
@@ -240,6 +241,42 @@ def _bare_ats(text: str) -> int:
 def _values(msg: Message, name: str) -> list[str]:
     """Every value of a header, lower case, spaces collapsed."""
     return [" ".join(v.split()).lower() for v in _raw_values(msg, name)]
+
+
+# the subject prefixes responders put before the subject they answer, in the languages of
+# the common mail programs (Outlook, Exchange, Lotus Notes, Thunderbird's and webmail's
+# vacation filters), whether or not they mark the mail as RFC 3834 says: only a program
+# writes them, so the mail is not answered at all (each answer could draw another)
+_AUTO_SUBJECT = re.compile(
+    r"(automatic reply|auto[- ]?reply|auto[- ]?response|auto|out of office auto[- ]?reply|"
+    r"abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|"
+    r"respuesta autom[aá]tica|risposta automatica|resposta autom[aá]tica|"
+    r"automatisch antwoord|autosvar|automatisk svar|automaattinen vastaus|"
+    r"odpowied[zź] automatyczna|automatick[aá] odpov[eě][dď])\s*:", re.IGNORECASE)
+# what an out-of-office text says, first line or subject ("Out of Office: ...", "Not in the
+# office until Monday", "I am on annual leave"...): a person may write it too, above a SET
+# ABSENCE, so it is only read this way where a person's text says YES or NO (a reply to a
+# confirmation request, judge/games/observers.py)
+_OUT_OF_OFFICE = re.compile(
+    r"out[- ]of[- ](the[- ])?office|\b(not|no longer) (in|at) (the|my) (office|desk)|"
+    r"\baway from (the |my )?(office|desk|e-?mail)|\bon (annual |parental |sick |maternity |"
+    r"paternity )?(leave|vacation|holidays?)\b|\bno access to (my )?e-?mail|"
+    r"\blimited access to (my )?e-?mail|\b(i am|i'm|i’m|im) (currently |now )?(away|absent|"
+    r"travell?ing|unavailable|out)\b|\bnot (available|reachable) until\b|"
+    r"\bauto(matic|matically|mated)?[- ]?(reply|response|generated|message)|"
+    r"\babwesen|nicht im b[üu]ro|au[ßs]er haus|\babsente? du bureau|\bje suis absente?|"
+    r"fuera de la oficina|fuori ufficio|\bafwezig\b", re.IGNORECASE)
+
+
+def auto_reply_subject(subject: str) -> bool:
+    """Whether ``subject`` starts with what a responder puts before the subject it answers
+    ("Automatic reply:", "AUTO:", "Abwesenheitsnotiz:")."""
+    return _AUTO_SUBJECT.match(subject.strip()) is not None
+
+
+def reads_out_of_office(text: str) -> bool:
+    """Whether ``text`` (a subject, a first line) says what out-of-office replies say."""
+    return _OUT_OF_OFFICE.search(text) is not None
 
 
 _AUTO_LOCALPARTS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply",
@@ -482,6 +519,8 @@ def read_message(raw: bytes, mail_from: str | None, own_address: str) -> Inbound
     inbound = Inbound(msg, sender, subject, message_id, refs, in_reply_to=in_reply_to,
                       reply_to=_address(msg, "Reply-To"), shallow=shallow)
     inbound.ignore_reason = ignore_reason(msg, sender, mail_from, own_address)
+    if not inbound.ignore_reason and auto_reply_subject(subject):  # no RFC 3834 header
+        inbound.ignore_reason = f"auto-reply subject ({printable(subject[:60])})"
     inbound.recipients = recipients(msg)
     if not inbound.ignore_reason:
         inbound.lines = command_lines(body_text(msg))
