@@ -110,7 +110,7 @@ class HiddenWatch:
                 self.written.setdefault((g.name, g.who[m["from"]]), []).append(m["body"])
         self.read = len(season.sent)
         with contextlib.closing(season.db()) as c:
-            rows = c.execute("SELECT o.id, o.game_id, o.kind, o.rcpt, o.subject, o.raw, "
+            rows = c.execute("SELECT o.id, o.game_id, o.kind, o.rcpt, o.subject, o.raw, o.state, "
                              "i.key FROM outbox o LEFT JOIN inbox i ON i.id = o.inbox_id "
                              "WHERE o.id > ? ORDER BY o.id", (self.last,)).fetchall()
             games = {r["id"]: dict(r) for r in c.execute("SELECT * FROM games")}
@@ -183,6 +183,10 @@ class HiddenWatch:
                 except AssertionError as exc:
                     season.violation(g, f"Stab! hidden information: {where} tells what the "
                                      f"rules hide from its reader ({failed_check(exc)}):\n"
+                                     f"{got.body[:2500]}")
+                except ValueError as exc:  # not a report's shape: the run goes on, says so
+                    season.violation(g, f"Stab!: {where} is not a report the oracle can read "
+                                     f"({exc!r}, outbox {r['id']}, state {r['state']}):\n"
                                      f"{got.body[:2500]}")
                 continue
             if power is None:

@@ -136,6 +136,11 @@ class InProcessJudge:
         self.clock = clock
         self.errors = ErrorLog()
         logging.getLogger().addHandler(self.errors)
+        # the judge's log in the season's folder, as the child judge's (--kill): --keep
+        # leaves it there with the database and the Maildir
+        self.log = logging.FileHandler(d / "judge.log", encoding="utf-8")
+        self.log.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.getLogger().addHandler(self.log)
         logging.getLogger().setLevel(logging.INFO)
         logging.getLogger("judge").setLevel(logging.INFO)
         for noisy in ("mail.log", "apscheduler"):
@@ -163,6 +168,8 @@ class InProcessJudge:
     def stop(self) -> None:
         self.service.stop()
         logging.getLogger().removeHandler(self.errors)
+        logging.getLogger().removeHandler(self.log)
+        self.log.close()
 
 
 class ChildJudge:
