@@ -496,6 +496,7 @@ class SimGame:
     mailed_in: str | None = None
     unattributed: set = field(default_factory=set)
     master_log: list[str] = field(default_factory=list)
+    draw_pact: bool = False  # its players all vote for a draw in the last year
 
 
 KINDS: list[tuple[str, str, str]] = [
@@ -511,6 +512,11 @@ KINDS: list[tuple[str, str, str]] = [
 ]
 
 AHEAD_VARIANTS = {"standard", "stackem", "stab", "dipnomicy"}
+# the kinds whose master EDITs (units and centres as on the standard board). Not yet Gunboat:
+# its EDIT notice names the new owner of a centre by its real name ("LON now belongs to
+# Turkey", to England; found by this season, --seed 5 --only gunboat --games-per-variant 3):
+# the judge's defect to fix, then "gunboat" goes in here
+EDIT_KINDS = {"standard", "stab", "stab-next"}
 
 
 class Season:
@@ -698,6 +704,8 @@ class Season:
                     continue
                 g = SimGame(name, kind, variant, options, random.Random(game_seed),
                             f"gm.{name}@players.test", f"gm-{name}")
+                # drawn apart from the game's generator: what else it plays stays the same
+                g.draw_pact = random.Random(f"{game_seed}:draw").random() < 0.3
                 self.games.append(g)
 
     def create_all(self) -> None:
@@ -944,7 +952,10 @@ class Season:
                     target = rng.choice(others)  # by the name the player knows it by
                     body += [f"PRESS TO {self.pseudonyms(g).get(target, target)}",
                              "Shall we talk?", "ENDPRESS"]
-            if last_year and rng.random() < 0.3:
+            # in the last year a player votes for a draw now and then; in a game whose
+            # players agreed on one, every player who writes does, and a game with no
+            # silent power ends in a draw (the judge's other end than its master's)
+            if last_year and (rng.random() < 0.3 or g.draw_pact):
                 body.append("DRAW")
             if rng.random() < 0.1:
                 body += rng.choice(SIGNOFFS)
@@ -1013,7 +1024,33 @@ class Season:
             self.send(g.gm, f"{head}\nPROCESS {phase}", g, "process")
             g.master_log.append(f"{phase}: PROCESS")
             return True
+        elif roll < 0.40 and g.kind in EDIT_KINDS:
+            self.edit(g, head, phase)
         return False
+
+    def edit(self, g: SimGame, head: str, phase: str) -> None:
+        """EDIT the position (a movement phase of a standard-board game, Stab! too, where a
+        player is told only of the edits to its own units and centres: invariant 4): remove
+        a unit, or give a supply centre to another power. The players order after it."""
+        from judge.games import game as G
+
+        with contextlib.closing(self.db()) as c:
+            row = c.execute("SELECT position FROM positions WHERE game_id = ? AND phase = ?",
+                            (g.gid, phase)).fetchone()
+        if row is None or not phase.endswith("M"):
+            return
+        pos = G.get_variant(g.variant).read_position(json.loads(row["position"]))
+        rng = g.rng
+        owned = sorted((centre, power) for power, cs in pos.centres.items() for centre in cs)
+        if rng.random() < 0.5 and pos.units:
+            what = f"EDIT REMOVE {rng.choice(sorted(str(u) for u in pos.units))}"
+        elif owned:
+            centre, power = rng.choice(owned)
+            what = f"EDIT OWNER {centre} {rng.choice(sorted(set(g.seats) - {power}))}"
+        else:
+            return
+        self.send(g.gm, f"{head}\n{what}", g, "edit")
+        g.master_log.append(f"{phase}: {what}")
 
     def master_roll(self, g: SimGame, phase: str, d: dict) -> float:
         """What the master does this phase, in [0, 1): below 0.12 ROLLBACK, 0.28 to 0.32
