@@ -281,6 +281,33 @@ def child_main(d: str, port: int, start: str, seed: int) -> None:
     service.stop()
 
 
+def overdue_stages(db: Path, now: datetime) -> list[tuple[str, str, str]]:
+    """(game, stage, what) of each running game whose current stage (its phase, or a flow's
+    own, a Dipnomicy vote) is still waiting at ``now`` past its deadline plus grace, as the
+    judge's own flow states them (invariant 1: no phase waits past its deadline plus grace;
+    a game set to wait for a missing player, SET MISSED WAIT, waits by rule). Checked once
+    the judge is quiet: the deadline worker has done what was due."""
+    from judge.games.flow import flow_for
+    from judge.storage import Store
+
+    s = Store(db)
+    out = []
+    try:
+        with s.snapshot():
+            for game in s.all("SELECT * FROM games WHERE status = 'active'"):
+                stage = flow_for(game).stage(s, game)
+                if stage.deadline is None or stage.missed == "wait":
+                    continue
+                end = stage.deadline + timedelta(seconds=stage.grace)
+                if now > end + timedelta(minutes=1):
+                    out.append((game["name"], stage.key, f"{stage.title or stage.key} waits "
+                                f"past its deadline {stage.deadline} plus grace {stage.grace} "
+                                f"s (ended {end}; the judge's next wake: {game['wake_at']})"))
+        return out
+    finally:
+        s.close()
+
+
 # ------------------------------------------------------------------------------ orders
 def phase_parts(code: str) -> tuple[str, int, bool, str] | None:
     m = PHASE_RE.match(code or "")
@@ -1326,6 +1353,10 @@ class Season:
         if not r or r[0] is None:
             return False
         when = datetime.fromisoformat(r[0])
+        # the clock goes to the first game's next wake: a game whose deadline plus grace
+        # ends before it would wait past them (its own next wake is too late)
+        for name, key, what in overdue_stages(self.d / "judge.db", when):
+            self.violation(next((x for x in self.games if x.name == name), None), what, key)
         self.clock.set(max(when, self.clock()) + timedelta(seconds=1))
         self.judge.moved()
         return True
@@ -1361,7 +1392,10 @@ class Season:
                     break
                 for _ in [m for m in moments if m]:
                     self.kill_now()  # while due games are being processed
-                self.quiet()
+                if self.quiet():
+                    for name, key, what in overdue_stages(self.d / "judge.db", self.clock()):
+                        g = next((x for x in self.games if x.name == name), None)
+                        self.violation(g, what, key)
                 self.watch.after_round(self)
                 done = sum(1 for g in self.games if self.status(g) == "finished")
                 line = (f"round {self.round}: {self.clock():%Y-%m-%d %H:%M}, {done}/"

@@ -5,9 +5,12 @@ small season on it (review of issue 25): these went through unnoticed."""
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
+from datetime import UTC, datetime, timedelta
 
 from invariants import ceiling_breaches, orphan_rows, repeated_reports
+from seasonkit import overdue_stages
 
 from judge.games import game as G
 from judge.storage import Store
@@ -105,3 +108,29 @@ def test_a_phase_reported_twice_in_a_game_rolled_back_once_is_a_breach(tmp_path)
         found = repeated_reports(c)
     assert len(found) == 1 and found[0][0] == game["id"], found
     assert "de@x.test got 2 copies of 'g1 - F1901M results' with no ROLLBACK" in found[0][1]
+
+
+def test_a_phase_waiting_past_its_deadline_plus_grace_is_a_breach(tmp_path):
+    """A judge whose deadline worker woke a day after the end of grace (planted: the grace's
+    end in next_wake three days late) processed the phases of games with a silent power a
+    day late, and the season said nothing: the clock went to the judge's own next wake, and
+    only a wake already passed and not acted on was checked. The stage the judge states
+    (its deadline and grace) must be over by the time the clock passes its end."""
+    s, game = a_game(tmp_path)
+    for power in STD.board.powers:
+        s.execute("INSERT INTO players (game_id, power, address, password_hash, joined) VALUES "
+                  "(?, ?, ?, 'x', '2026-11-23')", (game["id"], power, f"{power.lower()}@x.test"))
+    start = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
+    game = G.start_game(s, G.refresh(s, game), start)  # deadline in an hour: (3600, ...)
+    s.execute("UPDATE games SET settings = ? WHERE id = ?",
+              (json.dumps({**json.loads(game["settings"]), "grace": 6 * 3600}), game["id"]))
+    end = start + timedelta(hours=7)
+    assert overdue_stages(tmp_path / "judge.db", end) == []  # within grace: it may wait
+    [(name, phase, what)] = overdue_stages(tmp_path / "judge.db", end + timedelta(hours=18))
+    assert (name, phase) == ("g1", "S1901M")
+    assert "waits past its deadline 2026-11-23 11:00:00+00:00 plus grace 21600 s" in what
+    # a game set to wait for a missing player (SET MISSED WAIT) waits by rule
+    s.execute("UPDATE games SET settings = ? WHERE id = ?",
+              (json.dumps({**json.loads(game["settings"]), "grace": 6 * 3600,
+                           "missed": "wait"}), game["id"]))
+    assert overdue_stages(tmp_path / "judge.db", end + timedelta(days=9)) == []
