@@ -124,6 +124,11 @@ class HiddenWatch:
         for gid, g in stab.items():
             units = (positions.get(gid) or {}).get("units") or {}
             g.owned = {p: {u.split()[-1].split("/")[0] for u in us} for p, us in units.items()}
+        # a mail not built yet (the painter renders it; held past the ceiling on mail to its
+        # address) is read with those after it next round, once it is
+        unbuilt = next((k for k, r in enumerate(rows) if not r["raw"]
+                        and r["state"] in ("waiting", "held")), None)
+        rows = rows[:unbuilt]
         if not rows:
             return
         self.last = rows[-1]["id"]

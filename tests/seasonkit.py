@@ -669,6 +669,11 @@ class Season:
         poked = 0.0
         while True:
             with contextlib.closing(self.db()) as c:
+                # one read transaction: the deadline worker may process a due game between
+                # two reads, and 'no message pending' read before its reports were queued with
+                # 'nothing due' read after it said quiet with those reports still unbuilt (the
+                # Stab! oracle then read an empty mail; twice on seed 5, on a loaded machine)
+                c.execute("BEGIN")
                 stored = c.execute("SELECT count(*) FROM inbox").fetchone()[0]
                 new = c.execute("SELECT count(*) FROM inbox WHERE state = 'new'").fetchone()[0]
                 out = 0 if settled_only else c.execute(
