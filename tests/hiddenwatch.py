@@ -110,7 +110,7 @@ class HiddenWatch:
                 self.written.setdefault((g.name, g.who[m["from"]]), []).append(m["body"])
         self.read = len(season.sent)
         with contextlib.closing(season.db()) as c:
-            rows = c.execute("SELECT o.id, o.game_id, o.kind, o.rcpt, o.subject, o.raw, "
+            rows = c.execute("SELECT o.id, o.game_id, o.kind, o.rcpt, o.subject, o.raw, o.state, "
                              "i.key FROM outbox o LEFT JOIN inbox i ON i.id = o.inbox_id "
                              "WHERE o.id > ? ORDER BY o.id", (self.last,)).fetchall()
             games = {r["id"]: dict(r) for r in c.execute("SELECT * FROM games")}
@@ -124,6 +124,11 @@ class HiddenWatch:
         for gid, g in stab.items():
             units = (positions.get(gid) or {}).get("units") or {}
             g.owned = {p: {u.split()[-1].split("/")[0] for u in us} for p, us in units.items()}
+        # a mail not built yet (the painter renders it; held past the ceiling on mail to its
+        # address) is read with those after it next round, once it is
+        unbuilt = next((k for k, r in enumerate(rows) if not r["raw"]
+                        and r["state"] in ("waiting", "held")), None)
+        rows = rows[:unbuilt]
         if not rows:
             return
         self.last = rows[-1]["id"]
@@ -183,6 +188,10 @@ class HiddenWatch:
                 except AssertionError as exc:
                     season.violation(g, f"Stab! hidden information: {where} tells what the "
                                      f"rules hide from its reader ({failed_check(exc)}):\n"
+                                     f"{got.body[:2500]}")
+                except ValueError as exc:  # not a report's shape: the run goes on, says so
+                    season.violation(g, f"Stab!: {where} is not a report the oracle can read "
+                                     f"({exc!r}, outbox {r['id']}, state {r['state']}):\n"
                                      f"{got.body[:2500]}")
                 continue
             if power is None:

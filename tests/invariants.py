@@ -99,14 +99,12 @@ def check_season(season: Any) -> dict:
                 if not (n == 0 and silenced):
                     body = next((s["body"] for s in season.sent if s["mid"] == r["key"]), "")
                     v(g, f"mail {r['key']} got {n} replies (one expected)\n{body[:800]}")
-        # 1. each phase processed exactly once: no reader gets the same report twice (a game
-        # rolled back reports its phases again)
-        for r in c.execute("SELECT game_id, rcpt, subject, count(*) AS n FROM outbox WHERE "
-                           "kind = 'report' AND game_id IS NOT NULL GROUP BY game_id, rcpt, "
-                           "subject HAVING n > 1"):
-            g = by_gid.get(r["game_id"])
-            if g is not None and not g.rolled_back:
-                v(g, f"{r['rcpt']} got {r['n']} copies of {r['subject']!r}")
+        for inbox_id, what in ceiling_breaches(c):
+            g = games.get(mail_game.get(keys.get(inbox_id, "")) or "")
+            v(g, what)
+        # 1. each phase processed exactly once: no reader gets the same report twice
+        for gid, what in repeated_reports(c):
+            v(by_gid.get(gid), what)
         # 5. no mail to an address that neither wrote nor confirmed: an address a master
         # named (REPLACE) gets its one confirmation request, and nothing else before it
         # writes (CONFIRM, or any mail of its own)
@@ -131,6 +129,10 @@ def check_season(season: Any) -> dict:
                   f"{r['subject']!r} at {r['created']} (it first wrote after outbox {first})")
             if r["state"] != "sent":
                 v(by_gid.get(r["game_id"]), f"outbox {r['id']} never sent: {r['state']}")
+        # 8. exactly the phases the run made: no orders, waits or votes of a phase the game
+        # does not have (a ROLLBACK undoes the phases after it with all they held)
+        for gid, what in orphan_rows(c):
+            v(by_gid.get(gid), what)
         # 8. exactly the mails the run made: every sent row is one Maildir file
         files = [f for sub in ("new", "cur") for f in (season.judge.cfg.maildir_path / sub)
                  .glob("*")] if season.judge.cfg.maildir_path.exists() else []
@@ -166,6 +168,60 @@ def check_season(season: Any) -> dict:
         # 6. each adjudicated phase, every power's lines shuffled, gives the same result
         stats["shuffled"] = check_shuffled(season, c, by_gid)
     return stats
+
+
+def repeated_reports(c: Any) -> list[tuple[int, str]]:
+    """(game id, what) of each report a reader got again with no ROLLBACK of its game between
+    the two copies (invariant 1: each phase is processed once; a rollback plays its phases
+    again, and its notice goes out before the reports of the phase played again). Checked
+    in every game: a game rolled back once was exempt as a whole, and a phase processed
+    twice in it, before or after the rollback, went unseen."""
+    rollbacks: dict[int, list[int]] = defaultdict(list)
+    for r in c.execute("SELECT game_id, id FROM outbox WHERE kind IN ('notice', 'report') AND "
+                       "game_id IS NOT NULL AND subject LIKE '%rolled back to %' ORDER BY id"):
+        rollbacks[r["game_id"]].append(r["id"])
+    copies: dict[tuple[int, str, str], list[int]] = defaultdict(list)
+    for r in c.execute("SELECT game_id, rcpt, subject, id FROM outbox WHERE kind = 'report' "
+                       "AND game_id IS NOT NULL ORDER BY id"):
+        copies[(r["game_id"], r["rcpt"].lower(), r["subject"])].append(r["id"])
+    out = []
+    for (gid, rcpt, subject), ids in copies.items():
+        again = [b for a, b in zip(ids, ids[1:], strict=False)
+                 if not any(a < x < b for x in rollbacks.get(gid, ()))]
+        if again:
+            out.append((gid, f"{rcpt} got {len(again) + 1} copies of {subject!r} with no "
+                        f"ROLLBACK between (outbox {ids})"))
+    return out
+
+
+def ceiling_breaches(c: Any) -> list[tuple[int | None, str]]:
+    """(inbox id, what) of each mail the reply ceiling answered with its [LIMIT] notice or
+    left unanswered. The ceiling is a documented silence, but the season sets it out of its
+    players' reach (seasonkit.make_config: ``replies_per_hour``): one that closes in a
+    season counted wrong, and the mails it silenced went unanswered (invariant 3)."""
+    out: list[tuple[int | None, str]] = []
+    for r in c.execute("SELECT inbox_id, rcpt, subject FROM outbox WHERE kind = 'limit'"):
+        out.append((r["inbox_id"], f"{r['rcpt']} got {r['subject']!r}: the reply ceiling closed, "
+                    "which no season's player can reach (a reply went unsent)"))
+    for r in c.execute("SELECT inbox_id, address, outcome FROM audit WHERE outcome LIKE "
+                       "'not answered: reply ceiling%'"):
+        out.append((r["inbox_id"], f"mail {r['inbox_id']} from {r['address']} {r['outcome']}: "
+                    "the reply ceiling is out of a season's reach"))
+    return out
+
+
+def orphan_rows(c: Any) -> list[tuple[int, str]]:
+    """(game id, what) of each phase the orders, waits or draw votes are stored for that the
+    game has no position of (invariant 8: the database holds the phases the run made; a
+    ROLLBACK that left an undone phase's rows would see them come back with the phase)."""
+    out = []
+    for table in ("orders", "waits", "votes"):
+        for r in c.execute(f"SELECT t.game_id, t.phase, count(*) AS n FROM {table} t "  # noqa: S608
+                           "WHERE NOT EXISTS (SELECT 1 FROM positions p WHERE p.game_id = "
+                           "t.game_id AND p.phase = t.phase) GROUP BY t.game_id, t.phase"):
+            out.append((r["game_id"], f"{r['n']} row(s) of {table} for {r['phase']}, a phase "
+                        "the game does not have"))
+    return out
 
 
 def check_shuffled(season: Any, c: Any, by_gid: dict) -> int:
