@@ -539,11 +539,10 @@ KINDS: list[tuple[str, str, str]] = [
 ]
 
 AHEAD_VARIANTS = {"standard", "stackem", "stab", "dipnomicy"}
-# the kinds whose master EDITs (units and centres as on the standard board). Not yet Gunboat:
-# its EDIT notice names the new owner of a centre by its real name ("LON now belongs to
-# Turkey", to England; found by this season, --seed 5 --only gunboat --games-per-variant 3):
-# the judge's defect to fix, then "gunboat" goes in here
-EDIT_KINDS = {"standard", "stab", "stab-next"}
+# the kinds whose master EDITs (units and centres as on the standard board); Gunboat's too
+# since its EDIT notice names powers by their pseudonyms (tests/test_gunboat_edit.py: it told
+# England "LON now belongs to Turkey", found by this season, --seed 5 --only gunboat)
+EDIT_KINDS = {"standard", "stab", "stab-next", "gunboat"}
 
 
 class Season:

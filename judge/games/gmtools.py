@@ -873,7 +873,7 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         if any(where(u) == where(unit) for us in units.values() for u in us):
             raise GameError(f"{where(unit)} is occupied: remove that unit first")
         units.setdefault(power, []).append(unit)
-        change, concerned = f"added {power.title()} {unit}", [power]
+        change, about, concerned = f"added {{name}} {unit}", power, [power]
     elif what == "REMOVE":
         unit = f"{cmd.args[1].upper()} {cmd.args[2].upper()}"
         owner = next((p for p, us in units.items() for u in us
@@ -881,12 +881,13 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         if owner is None:
             raise GameError(f"there is no unit in {where(unit)}")
         units[owner] = [u for u in units[owner] if where(u) != where(unit)]
-        change, concerned = f"removed {owner.title()} {unit}", [owner]
+        change, about, concerned = f"removed {{name}} {unit}", owner, [owner]
     else:
         centre = cmd.args[1].upper()
         if centre not in board.supply_centres:
             raise GameError(f"{cmd.args[1]!r} is not a supply centre")
         concerned = [p for p in centres if centre in centres[p]]  # its owner loses it
+        about = None
         for p in centres:
             centres[p] = [c for c in centres[p] if c != centre]
         if cmd.args[2].upper() in ("NONE", "NEUTRAL"):
@@ -895,7 +896,7 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             power = G.power_name(variant, cmd.args[2])
             centres.setdefault(power, []).append(centre)
             centres[power].sort()
-            change = f"{centre} now belongs to {power.title()}"
+            change, about = f"{centre} now belongs to {{name}}", power
             concerned.append(power)
     try:
         pos = variant.read_position(data)
@@ -905,9 +906,11 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (game["id"], game["phase"]))
     # in a game that hides the board, each player is told only of its own units and centres
     hidden = flow_for(game).hidden
+    # the power named as each reader knows it ({name}: a Gunboat pseudonym to a player)
     ses.later.append(lambda: N.edited(actor, G.refresh(s, game), [
-        {"text": change, "powers": concerned}], hidden=hidden))
-    return (f"Position of game {game['name']} edited: {change}. Orders for {game['phase']} "
+        {"text": change, "about": about, "powers": concerned}], hidden=hidden))
+    told = change.replace("{name}", about.title()) if about else change
+    return (f"Position of game {game['name']} edited: {told}. Orders for {game['phase']} "
             "were cleared (they were for the old position); everyone has been told.",
             "text", None)
 
