@@ -394,7 +394,9 @@ def reply_says(lines: list[str], tokens: set[str], subject: str = "") -> str:
     (``lines``: quotes and signature dropped): ``yes`` (none, or one whose first word is
     YES, OK, CONFIRM... or the request's code), ``no`` (NO, STOP, "not me"...), ``command``
     (a CONFIRM line with a code: that command does it), ``auto`` (an out-of-office reply, by
-    its ``subject`` or first line: "Not in the office until Monday" is no NO), else ``""``.
+    what only a responder writes: its ``subject``'s prefix, or a responder's prefix on its
+    first line), else ``""`` (a first line that reads as out of office, "Not in the office
+    until Monday", too: no NO, yet a person may write it, and is answered).
     Any reply at all confirmed, "not me, stop this" too: the person who did not ask was
     signed up."""
     first = next((line.strip() for line in lines if line.strip()), "")
@@ -411,13 +413,19 @@ def reply_says(lines: list[str], tokens: set[str], subject: str = "") -> str:
     # email until Monday": a responder's
     answer = words[0] in _NO and (words[:2] == ["not", "me"] or re.match(
         r"[^\W_]+\s*(?:[^\w\s]|$)", first) is not None)
-    if not answer and (_out_of_office(subject) or reads_out_of_office(first)):
+    if not answer and (_out_of_office(subject) or auto_reply_subject(first)):
         return "auto"
+    if not answer and reads_out_of_office(first):
+        # no NO, but a person writes that too ("I'm away this weekend, but yes..."): only
+        # what a responder alone writes (its subject, its headers) leaves a mail unanswered
+        return ""
     return "no" if words[0] in _NO else ""
 
 
 def _out_of_office(subject: str) -> bool:
-    return auto_reply_subject(subject) or reads_out_of_office(subject)
+    """A responder's subject: its prefix ("Automatic reply:", "Out of Office:"), never the
+    subject it answers, which quotes the request's (a game named "out-of-office")."""
+    return auto_reply_subject(subject) or reads_out_of_office(subject.split(":", 1)[0])
 
 
 def is_answer(line: str) -> bool:

@@ -248,7 +248,7 @@ def _values(msg: Message, name: str) -> list[str]:
 # vacation filters), whether or not they mark the mail as RFC 3834 says: only a program
 # writes them, so the mail is not answered at all (each answer could draw another)
 _AUTO_SUBJECT = re.compile(
-    r"(automatic reply|auto[- ]?reply|auto[- ]?response|auto|out of office auto[- ]?reply|"
+    r"(automatic reply|auto[- ]?reply|auto[- ]?response|out of office auto[- ]?reply|"
     r"abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|"
     r"respuesta autom[aá]tica|risposta automatica|resposta autom[aá]tica|"
     r"automatisch antwoord|autosvar|automatisk svar|automaattinen vastaus|"
@@ -268,10 +268,19 @@ _OUT_OF_OFFICE = re.compile(
     r"fuera de la oficina|fuori ufficio|\bafwezig\b", re.IGNORECASE)
 
 
+# Lotus Notes' "AUTO: Jane Doe is out of the office (returning ...)": AUTO alone is also a
+# game's name (its reports are "auto: ..."), and its players' "auto: orders" is theirs
+_LOTUS_SUBJECT = re.compile(r"auto\s*:(.*)", re.IGNORECASE | re.DOTALL)
+
+
 def auto_reply_subject(subject: str) -> bool:
     """Whether ``subject`` starts with what a responder puts before the subject it answers
-    ("Automatic reply:", "AUTO:", "Abwesenheitsnotiz:")."""
-    return _AUTO_SUBJECT.match(subject.strip()) is not None
+    ("Automatic reply:", "Abwesenheitsnotiz:", "AUTO:" before an out-of-office text)."""
+    text = subject.strip()
+    if _AUTO_SUBJECT.match(text) is not None:
+        return True
+    lotus = _LOTUS_SUBJECT.match(text)
+    return lotus is not None and reads_out_of_office(lotus.group(1))
 
 
 def reads_out_of_office(text: str) -> bool:
