@@ -124,3 +124,18 @@ def test_process_of_a_game_the_judge_paused_says_resume_processes_it(tmp_path):
     text = _master(j, "PROCESS")
     assert "ERROR" in text and "paused by the judge" in text and "g1-0badf00d" in text, text
     assert "RESUME processes it again at once" in text, text
+
+
+@pytest.mark.parametrize("name", ["Autoreply", "AutoResponse", "Abwesenheitsnotiz", "autosvar"])
+def test_a_game_cannot_be_named_as_an_automatic_replys_subject_starts(tmp_path, name):
+    """Mail whose subject starts "Autoreply:" is an auto-responder's and never answered; a game
+    of that name has its reports go out as "Autoreply: ...", so its players' replies to them
+    would never be read (found by review32)."""
+    j = InProcessJudge(tmp_path)
+    reply = only_reply(j.send(GM, f"CREATE {name} gm-pass"), GM)
+    text = " ".join(reply.body.split())
+    assert "cannot be a game name: automatic replies begin their subjects so" in text, text
+    assert j.store.game(name) is None
+    # a name that only begins like one is fine
+    reply = only_reply(j.send(GM, "CREATE autumn gm-pass"), GM)
+    assert "ERROR" not in reply.body, reply.body

@@ -29,6 +29,7 @@ from judge.commands.spec import (
 )
 from judge.durations import EXAMPLES, read_durations
 from judge.engine.position import phase_code
+from judge.mail.reading import auto_reply_subject
 
 GAME_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
 
@@ -70,6 +71,10 @@ def _create(args: list[str]) -> str | Form:
     if not GAME_NAME.match(args[0]):
         return (f"{args[0]!r} cannot be a game name (a letter, then up to 29 letters, digits, "
                 "'-' or '_')")
+    if auto_reply_subject(f"{args[0]}: "):  # its reports' subjects begin "<name>: "
+        return (f"{args[0]!r} cannot be a game name: automatic replies begin their subjects "
+                "so, and the judge never answers them (the players' replies to the game's "
+                "reports would be taken for some); choose another")
     return Form(args=tuple(args), password_at=2 + skip)
 
 
