@@ -137,3 +137,21 @@ def test_a_list_or_seat_request_is_confirmed_by_replying_yes(judge):
         assert "Confirmed" in answer.flat and "ERROR" not in answer.body, answer.body
     out = gm(judge, g, "PROCESS")
     assert to(out, lister) and to(out, seated), [(m.rcpt, m.subject) for m in out]
+
+
+def test_wrong_master_passwords_do_not_mail_a_forged_creates_address(judge):
+    """attack31: a game CREATEd in the victim's name (a forged From) has the victim as its
+    master's address until it answers; five wrong master passwords from the attacker then
+    mailed the victim the password-lock notice (naming the attacker), again every half hour
+    the lock ran out, for each game the attacker had created so."""
+    judge.send(VICTIM, "CREATE lock1 secret-lock1\nOPEN")
+    out = judge.pump()
+    assert len(to(out, VICTIM)) == 1  # the reply its forged mail got, asking to confirm
+    attacker = "attacker@evil.test"
+    for k in range(6):
+        judge.send(attacker, f"MASTER lock1 guess{k}\nSTATUS")
+        out += judge.pump()
+    assert len(to(out, VICTIM)) == 1, [m.subject for m in to(out, VICTIM)]
+    locking = [m for m in out if m.rcpt == attacker][4]  # the fifth wrong password
+    assert "LIMIT: 5 wrong passwords" in locking.flat, locking.body
+    assert "owner has been told" not in locking.flat, locking.body
