@@ -735,9 +735,14 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if target not in ids:
         raise GameError(f"game {game['name']} has no phase {target} (its phases: "
                         f"{', '.join(r['phase'] for r in rows)})")
-    if target == game["phase"]:
+    # a game that ended in its phase (a draw voted, a concession, ENDGAME) is reopened there:
+    # it has no other way back when that phase is its first
+    in_place = target == game["phase"]
+    if in_place and game["status"] != "finished":
         raise GameError(f"game {game['name']} is already in {target}")
     later = [r["phase"] for r in rows if r["id"] > ids[target]]
+    if in_place:  # the votes that ended it go with its result: one more DRAW would end it
+        s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (game["id"], target))
     archiving.rolled_back(actor.outbox, s, game, target, later)  # their pages: void
     for phase in later:
         for table in ("orders", "waits", "votes"):

@@ -737,7 +737,9 @@ class DipnomicyFlow(GameFlow):
         row = s.position(game["id"], phase)
         if row is None:
             raise GameError(f"game {game['name']} has no stored position of turn {turn}")
-        if phase == game["phase"]:  # nothing to undo but its orders, and its clock restarted
+        # nothing to undo but its orders, and its clock restarted; but a game that ended in
+        # the turn (ENDGAME, a draw) is reopened there, the only way back in its first turn
+        if phase == game["phase"] and game["status"] != "finished":
             raise GameError(f"game {game['name']} is already in {phase} (turn {turn}): "
                             "ROLLBACK goes back to the start of an earlier turn")
         gid = game["id"]
@@ -748,6 +750,7 @@ class DipnomicyFlow(GameFlow):
         s.execute("DELETE FROM positions WHERE game_id = ? AND id > ?", (gid, row["id"]))
         for p in [*later, phase]:
             s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (gid, p))
+            s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (gid, p))  # DRAW
             # the deadline engine's notices of the phases played again are due again
             s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?", (gid, p + ":%"))
         s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE id = ?",
