@@ -78,3 +78,33 @@ def test_gunboat_draw_reply_names_the_powers_as_the_voter_knows_them(gunboat):
     text, _ = said(j, "AUSTRIA", "DRAW Italy")
     assert "ERROR: a power named is none of game gb's" in text, text
     assert names["ITALY"] not in text, text
+
+
+def test_gunboat_takeover_names_the_power_by_its_pseudonym(gunboat):
+    """attack31: TAKEOVER took a real name, and its refusal of a power with a player came
+    before the check of the password: after 'Kipper's player was ejected' anyone could send
+    TAKEOVER <real name> gb abc for each power and read which answer differed (the password
+    too short) to learn whose pseudonym Kipper is, without taking the seat. A newcomer names
+    the power as everyone knows it, and a real name is refused as an unknown name is."""
+    j, names = gunboat
+    sent = j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    reply = next(m for m in sent if m.rcpt == GM and "Re: " in m.subject)
+    assert f"TAKEOVER {names['FRANCE']} gb" in reply.flat, reply.body
+    [told] = [m for m in sent if m.rcpt == addr("ITALY")]  # how, by the name Italy knows
+    assert f"TAKEOVER {names['FRANCE']} gb" in told.flat and "France" not in told.body, told.body
+    spy = "spy@players.test"
+    answers = {}
+    for p in POWERS:
+        sent = j.send(spy, f"TAKEOVER {p.title()} gb abc")
+        [answer] = [m for m in sent if m.rcpt == spy]
+        answers[p] = answer.body.split("> TAKEOVER")[1].split("\n", 2)[2]
+        assert names["FRANCE"] not in answer.body
+    assert len(set(answers.values())) == 1, answers  # France's answer is everyone's
+    # by its pseudonym, the newcomer takes it over and is told its power
+    newcomer = "new@players.test"
+    sent = j.send(newcomer, f"TAKEOVER {names['FRANCE']} gb newpass")
+    reply = next(m for m in sent if m.rcpt == newcomer and "Re: " in m.subject)
+    assert "You now play France in game gb" in reply.flat, reply.body
+    assert j.store.player(j.store.game("gb")["id"], "FRANCE")["address"] == newcomer
+    others = [m for m in sent if m.rcpt == addr("ITALY")]
+    assert others and all("France" not in m.body for m in others), others

@@ -230,8 +230,9 @@ class GameFlow:
         """What EJECT's reply says of ``power``, just left without a player: how it gets a
         new one (only commands :meth:`check_new_player` lets through) and what happens
         meanwhile."""
-        return (f"A new player can TAKEOVER {power.title()} {game['name']} <password>, or "
-                "you can REPLACE them.")
+        # by the name the newcomer knows it by (Gunboat: its pseudonym, not its power)
+        return (f"A new player can TAKEOVER {self.label(game_settings(game), power)} "
+                f"{game['name']} <password>, or you can REPLACE them.")
 
     # ----------------------------------------------------------- joining, starting
     def check_join(self, game: dict) -> None:

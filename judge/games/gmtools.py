@@ -656,16 +656,18 @@ def takeover(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     power_text, game_name, password = cmd.args
     game = G.find_game(s, game_name)
-    power = G.power_name(G.get_variant(game["variant"]), power_text)
+    # by the name everyone knows it by: in a game that hides who plays what (Gunboat) a real
+    # name is refused as an unknown one, else trying each would find whose pseudonym is free
+    power = P.power_named(game, power_text, "")
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    if len(password) < 4:  # before anything that depends on the seat
+        raise GameError("a password must be at least 4 characters long")
     flow_for(game).check_new_player(s, game, power, "TAKEOVER")
     player = s.player(game["id"], power)
     if player is not None and player["state"] != "abandoned":
-        raise GameError(f"{power.title()} in game {game['name']} has a player: only an "
-                        "abandoned or empty power can be taken over")
-    if len(password) < 4:
-        raise GameError("a password must be at least 4 characters long")
+        raise GameError(f"{P.label(game, power, '')} in game {game['name']} has a player: "
+                        "only an abandoned or empty power can be taken over")
     _, held = U.sign_on(actor, ses, game, "takeover", lambda: U.seat(
         actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over"))
     if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
