@@ -108,3 +108,22 @@ def test_gunboat_takeover_names_the_power_by_its_pseudonym(gunboat):
     assert j.store.player(j.store.game("gb")["id"], "FRANCE")["address"] == newcomer
     others = [m for m in sent if m.rcpt == addr("ITALY")]
     assert others and all("France" not in m.body for m in others), others
+
+
+def test_gunboat_takeover_waiting_for_confirmation_names_no_power(gunboat):
+    """attack31: a TAKEOVER from an address that has not confirmed waits, and the reply said
+    'your TAKEOVER of France in game gb waits': declined with NO, it cost the asker nothing
+    to learn whose pseudonym the free seat is."""
+    j, names = gunboat
+    j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    j.confirm_senders = False
+    fresh = "fresh@elsewhere.test"
+    sent = j.send(fresh, f"TAKEOVER {names['FRANCE']} gb newpass")
+    [reply] = [m for m in sent if m.rcpt == fresh]
+    assert "CONFIRM" in reply.flat, reply.body
+    assert "France" not in reply.body.replace(f"TAKEOVER {names['FRANCE']}", ""), reply.body
+    assert f"TAKEOVER of {names['FRANCE']} in game gb" in reply.flat, reply.body
+    # confirmed, the seat is taken and the newcomer told its power
+    code = re.search(r"CONFIRM (\w+)", reply.flat).group(1)
+    j.send(fresh, f"CONFIRM {code}")
+    assert j.store.player(j.store.game("gb")["id"], "FRANCE")["address"] == fresh
