@@ -154,4 +154,4 @@ def test_wrong_master_passwords_do_not_mail_a_forged_creates_address(judge):
     assert len(to(out, VICTIM)) == 1, [m.subject for m in to(out, VICTIM)]
     locking = [m for m in out if m.rcpt == attacker][4]  # the fifth wrong password
     assert "LIMIT: 5 wrong passwords" in locking.flat, locking.body
-    assert "owner has been told" not in locking.flat, locking.body
+    assert "owner is told, if its address has confirmed" in locking.flat, locking.body

@@ -127,3 +127,26 @@ def test_gunboat_takeover_waiting_for_confirmation_names_no_power(gunboat):
     code = re.search(r"CONFIRM (\w+)", reply.flat).group(1)
     j.send(fresh, f"CONFIRM {code}")
     assert j.store.player(j.store.game("gb")["id"], "FRANCE")["address"] == fresh
+
+
+def test_gunboat_signon_to_the_free_seat_is_answered_as_to_any_other(gunboat):
+    """attack31: after an EJECT, SIGNON <real name> gb <anything> answered 'France in game gb
+    has no player' for the free seat and 'wrong password' for the others: a stranger learnt
+    whose pseudonym the ejected power is. Now every power gets the wrong-password answer,
+    counted towards the lock alike."""
+    j, names = gunboat
+    j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    spy = "spy@players.test"
+
+    def answer(body: str) -> str:
+        [m] = [m for m in j.send(spy, body) if m.rcpt == spy]
+        text = m.body.split("\n\n", 1)[1]
+        for p in POWERS:
+            text = text.replace(p.title(), "X")
+        return text
+
+    for k in range(5):  # the fifth locks each: said alike too
+        said = {p: answer(f"SIGNON {p.title()} gb guess{k}") for p in ("AUSTRIA", "FRANCE")}
+        assert said["AUSTRIA"] == said["FRANCE"], said
+        assert "wrong password for X in game gb" in said["FRANCE"], said
+    assert "LIMIT: 5 wrong passwords" in said["FRANCE"], said
