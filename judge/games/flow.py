@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from judge.config import Config
     from judge.engine.events import Event
     from judge.engine.orders import Order
-    from judge.engine.position import Position
+    from judge.engine.position import Phase, Position
     from judge.engine.variant import Outcome, Variant
     from judge.games.turn import Turn
     from judge.mail.outbox import Outbox
@@ -225,6 +225,14 @@ class GameFlow:
         """Raise GameError to refuse ``power`` of ``game`` a new player by ``command``
         (TAKEOVER, or the master's REPLACE), saying why (nothing changes). Asked when the
         command is read and again when the new player's address confirms."""
+
+    def sent_with(self, game: dict, phase: Phase) -> list[str]:
+        """The later phases (codes) whose orders are sent in ``phase``: adjudicated with it
+        from the orders sent there, the game never waiting in them (Stab!'s next season,
+        sent in the retreat phase or the Winter). Orders sent ahead for them are taken when
+        ``phase`` begins, as its orders (judge/games/ahead.py), not left for a phase that
+        never begins."""
+        return []
 
     def vacant_seat(self, game: dict, power: str) -> str:
         """What EJECT's reply says of ``power``, just left without a player: how it gets a
