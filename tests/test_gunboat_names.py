@@ -150,3 +150,26 @@ def test_gunboat_signon_to_the_free_seat_is_answered_as_to_any_other(gunboat):
         assert said["AUSTRIA"] == said["FRANCE"], said
         assert "wrong password for X in game gb" in said["FRANCE"], said
     assert "LIMIT: 5 wrong passwords" in said["FRANCE"], said
+
+
+def test_gunboat_list_and_summary_name_the_players_as_everyone_knows_them(gunboat):
+    """attack31: LIST gb listed the powers that have a player by their real names (every one
+    but France after France's player was ejected, beside 'Walrus OPEN') and SUMMARY's player
+    changes said 'S1901M France ejected': either tied the free pseudonym to France, for any
+    stranger. They name the powers by their pseudonyms (the reader's own by its name too),
+    in the order of the names shown; the master still sees both."""
+    j, names = gunboat
+    j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    for sender, body in (("stranger@x.test", "LIST gb\nSUMMARY gb"),
+                         (addr("ITALY"), "SIGNON ITALY gb pw-italy\nLIST gb\nSUMMARY gb")):
+        [m] = [m for m in j.send(sender, body) if m.rcpt == sender]
+        players = m.body.split("\nPlayers:\n")[1].split("\nObservers")[0]
+        changes = m.body.split("Player changes:\n")[1].split("\n\n")[0]
+        for p in POWERS:
+            if not (p == "ITALY" and sender == addr(p)):
+                assert p.title() not in players and p.title() not in changes, m.body
+        assert f"{names['FRANCE']} ejected" in changes, m.body
+        shown = [line.split()[0] for line in players.splitlines() if line.strip()]
+        assert names["FRANCE"] not in shown and shown == sorted(shown), players
+    [m] = [m for m in j.send(GM, "MASTER gb gm-pass\nSUMMARY gb") if m.rcpt == GM]
+    assert "France" in m.body.split("Player changes:\n")[1], m.body

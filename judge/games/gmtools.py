@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -62,6 +63,18 @@ def _reader(actor: CommandContext, ses: MailSession, game: dict) -> tuple[str | 
         if gid == game["id"]:
             return power, "player"
     return None, "observer"
+
+
+def _names_for_reader(actor: CommandContext, ses: MailSession, game: dict
+                      ) -> Callable[[str], str]:
+    """How a query names each power to its sender: in a game that hides who plays what
+    (Gunboat) by the names the sender knows (pseudonyms; both to the master), else by the
+    power's name. A list of players by power, or 'France ejected' beside 'Walrus OPEN',
+    would tie a pseudonym to its power."""
+    power, role = _reader(actor, ses, game)
+    if role == "master" or not G.hides_who_plays(game):
+        return lambda p: p.title()
+    return lambda p: P.label(game, p, power)
 
 
 def _deadline(game: dict, now: datetime) -> str:
@@ -552,10 +565,12 @@ def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = G.find_game(s, cmd.args[0])
     info = G.game_summary(s, game, now)
     anonymous = S.anonymous(game)
+    named = _names_for_reader(actor, ses, game)
     players = []
     for p in s.players(game["id"]):
-        players.append({"power": p["power"], "state": p["state"],
+        players.append({"power": p["power"], "name": named(p["power"]), "state": p["state"],
                         "address": None if anonymous else p["address"]})
+    players.sort(key=lambda p: p["name"] if G.hides_who_plays(game) else "")
     observers = s.one("SELECT count(*) AS n FROM observers WHERE game_id = ?", (game["id"],))
     data = {"template": "_settings.txt.j2", "g": info, "players": players,
             "settings": S.describe(game, D.settle_seconds(actor.cfg, game)),
@@ -625,8 +640,10 @@ def summary(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             if years and years[-1]["phase"] == label:
                 continue
             years.append({"phase": label, "counts": counts})
-    changes = s.all("SELECT phase, power, change, at FROM player_changes WHERE game_id = ? "
-                    "ORDER BY id", (game["id"],))
+    named = _names_for_reader(actor, ses, game)
+    changes = [{**c, "name": named(c["power"])} for c in s.all(
+        "SELECT phase, power, change, at FROM player_changes WHERE game_id = ? ORDER BY id",
+        (game["id"],))]
     data = {"template": "_summary.txt.j2", "game": game["name"], "years": years,
             "powers": list(variant.board.powers), "changes": changes,
             "result": game["result"] or (f"won by {game['winner'].title()}"
