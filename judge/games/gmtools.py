@@ -759,6 +759,9 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     in_place = target == game["phase"]
     if in_place and game["status"] != "finished":
         raise GameError(f"game {game['name']} is already in {target}")
+    if in_place and G.current_position(s, game).winner:  # its position is the one won
+        raise GameError(f"game {game['name']} was won in the phase before {target}: "
+                        "ROLLBACK to that phase")
     later = [r["phase"] for r in rows if r["id"] > ids[target]]
     if in_place:  # the votes that ended it go with its result: one more DRAW would end it
         s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (game["id"], target))

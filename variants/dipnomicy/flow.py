@@ -742,6 +742,9 @@ class DipnomicyFlow(GameFlow):
         if phase == game["phase"] and game["status"] != "finished":
             raise GameError(f"game {game['name']} is already in {phase} (turn {turn}): "
                             "ROLLBACK goes back to the start of an earlier turn")
+        if phase == game["phase"] and RULES.read_position(json.loads(row["position"])).winner:
+            raise GameError(f"game {game['name']} was won in the turn before turn {turn}: "
+                            "ROLLBACK to that turn")
         gid = game["id"]
         # everything after that turn's start is undone: later positions, orders, proposals
         # and votes (the rules in force come back with the position)
