@@ -152,3 +152,36 @@ def test_blocks_waiting_for_one_phase_are_bounded(tmp_path):
                        germany)
     assert "this one was not kept" in reply.flat and "A BER H" not in reply.body.split(
         "Pending orders")[1].split("Not kept")[0]
+
+
+def test_stab_next_season_takes_a_block_for_the_season_whose_orders_it_waits_for(tmp_path):
+    """attack31: with RETREATS NEXT_SEASON the game waits in the retreat phase (or the
+    Winter) for the next season's orders, and never in that season's movement; a block sent
+    ahead for Spring 1902 waited for a phase that never began, was dropped with 'the game went
+    past S1902M without playing it (no such phase was needed)', and France's units held.
+    It is taken when the game begins to wait for that season's mail, as if sent then."""
+    from mailkit import GM, InProcessJudge
+    from stabkit import AUTUMN, PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    judge = InProcessJudge(tmp_path)
+    judge.send(GM, "CREATE st masterpw VARIANT stab RETREATS NEXT_SEASON\nOPEN")
+    for p in POWERS:
+        judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}")
+    judge.send(GM, "MASTER st masterpw\nSTART")
+    for p in ["FRANCE"] + [p for p in POWERS if p != "FRANCE"]:
+        judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}\n" +
+                   "\n".join(PLACEMENT[p] + STAB_SPRING[p]))
+    sent = []
+    for p in ["FRANCE"] + [p for p in AUTUMN if p != "FRANCE"]:
+        lines = [x for x in AUTUMN[p] if not x.startswith("IF")]
+        if p == "FRANCE":  # A(Bur) is dislodged this Autumn: the Spring's orders go ahead
+            lines += ["PHASE S1902M", "A PIC - BEL"]
+        sent += judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}\n" + "\n".join(lines))
+    assert judge.store.game("st")["phase"] == "F1901R"
+    [notice] = ahead_notices(sent, "FRANCE")
+    assert "A PIC - BEL" in notice.body and "went past" not in notice.body, notice.body
+    assert "A PIC - BEL" in stored(judge, "F1901R", "FRANCE")
+    sent = judge.send(GM, "MASTER st masterpw\nPROCESS")
+    [report] = [m for m in sent if m.rcpt == addr("FRANCE") and "Spring 1902" in m.subject]
+    assert "A(Bel)" in report.body, report.body

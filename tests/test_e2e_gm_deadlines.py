@@ -125,6 +125,30 @@ def test_wait_for_a_replacement_then_takeover(judge):
     assert not to(_reports(out, "S1901M"), addr(g, "ENGLAND"))  # the old player is gone
 
 
+def test_a_wait_does_not_hold_a_phase_past_its_deadline(judge):
+    """attack31: SET WAIT keeps a phase from being processed early; once the deadline had
+    passed with England's orders missing (MISSED WAIT), Germany's wait, sent before it, still
+    held the phase when England's orders came in: 'processed at the deadline' (passed), and
+    it was, a day later, at the next late notice."""
+    g = "wl1"
+    new_game(judge, g, ["MISSED WAIT", "REMINDER OFF"])
+    deadline = parse_iso(judge.game(g)["deadline"])
+    spring = hold_all(g)
+    for p in POWERS:
+        if p != "ENGLAND":
+            orders(judge, g, p, spring[p])
+    judge.send(addr(g, "GERMANY"), f"SIGNON GERMANY {g} pw-germany\nSET WAIT")
+    judge.pump()
+    got = [m for _, m in judge.advance(deadline + timedelta(hours=1))]
+    assert not _reports(got, "S1901M") and subj(got, "late")
+    orders(judge, g, "ENGLAND", spring["ENGLAND"])
+    out = judge.pump()
+    reply = to(out, addr(g, "ENGLAND"), lambda m: m.subject.startswith("Re:"))[0]
+    assert "asked to wait" not in reply.flat, reply.body
+    assert len(_reports(out, "S1901M")) == 8, [m.subject for m in out]
+    assert judge.game(g)["phase"] == "F1901M"
+
+
 def test_early_processing_after_settling_and_set_wait(judge_mailbox, smtp_sink, tmp_path):
     j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), settle="5m")
     try:

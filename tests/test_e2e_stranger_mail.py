@@ -137,3 +137,44 @@ def test_a_list_or_seat_request_is_confirmed_by_replying_yes(judge):
         assert "Confirmed" in answer.flat and "ERROR" not in answer.body, answer.body
     out = gm(judge, g, "PROCESS")
     assert to(out, lister) and to(out, seated), [(m.rcpt, m.subject) for m in out]
+
+
+def test_wrong_master_passwords_do_not_mail_a_forged_creates_address(judge):
+    """attack31: a game CREATEd in the victim's name (a forged From) has the victim as its
+    master's address until it answers; five wrong master passwords from the attacker then
+    mailed the victim the password-lock notice (naming the attacker), again every half hour
+    the lock ran out, for each game the attacker had created so."""
+    judge.send(VICTIM, "CREATE lock1 secret-lock1\nOPEN")
+    out = judge.pump()
+    assert len(to(out, VICTIM)) == 1  # the reply its forged mail got, asking to confirm
+    attacker = "attacker@evil.test"
+    for k in range(6):
+        judge.send(attacker, f"MASTER lock1 guess{k}\nSTATUS")
+        out += judge.pump()
+    assert len(to(out, VICTIM)) == 1, [m.subject for m in to(out, VICTIM)]
+    locking = [m for m in out if m.rcpt == attacker][4]  # the fifth wrong password
+    assert "LIMIT: 5 wrong passwords" in locking.flat, locking.body
+    assert "owner is told, if its address has confirmed" in locking.flat, locking.body
+
+
+def test_an_address_that_declined_is_not_asked_again_by_a_master(judge):
+    """attack31: the request says 'If nobody here asked for this, reply NO or ignore this
+    mail: nothing more will come', and the NO 'the judge sends this address nothing more
+    about it'; yet the hostile master's REPLACE (or SET LIST) the next day, and every day
+    after, mailed the stranger who had declined a new request. Now a master's request to an
+    address that declined one is refused, saying why."""
+    from datetime import timedelta
+
+    g = "decl1"
+    new_game(judge, g, ["REMINDER OFF"])
+    [request] = to(gm(judge, g, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
+    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
+               In_Reply_To=request.msg["Message-ID"])
+    [answer] = to(judge.pump(), VICTIM)
+    assert "Declined" in answer.flat, answer.body
+    for day in (1, 2, 8):
+        judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
+        out = gm(judge, g, f"REPLACE Italy {VICTIM} newpw{day}\nSET LIST {VICTIM}")
+        assert not to(out, VICTIM), (day, [m.subject for m in to(out, VICTIM)])
+        [reply] = to(out, gm_addr(g))
+        assert "declined" in reply.flat, reply.body

@@ -78,3 +78,98 @@ def test_gunboat_draw_reply_names_the_powers_as_the_voter_knows_them(gunboat):
     text, _ = said(j, "AUSTRIA", "DRAW Italy")
     assert "ERROR: a power named is none of game gb's" in text, text
     assert names["ITALY"] not in text, text
+
+
+def test_gunboat_takeover_names_the_power_by_its_pseudonym(gunboat):
+    """attack31: TAKEOVER took a real name, and its refusal of a power with a player came
+    before the check of the password: after 'Kipper's player was ejected' anyone could send
+    TAKEOVER <real name> gb abc for each power and read which answer differed (the password
+    too short) to learn whose pseudonym Kipper is, without taking the seat. A newcomer names
+    the power as everyone knows it, and a real name is refused as an unknown name is."""
+    j, names = gunboat
+    sent = j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    reply = next(m for m in sent if m.rcpt == GM and "Re: " in m.subject)
+    assert f"TAKEOVER {names['FRANCE']} gb" in reply.flat, reply.body
+    [told] = [m for m in sent if m.rcpt == addr("ITALY")]  # how, by the name Italy knows
+    assert f"TAKEOVER {names['FRANCE']} gb" in told.flat and "France" not in told.body, told.body
+    spy = "spy@players.test"
+    answers = {}
+    for p in POWERS:
+        sent = j.send(spy, f"TAKEOVER {p.title()} gb abc")
+        [answer] = [m for m in sent if m.rcpt == spy]
+        answers[p] = answer.body.split("> TAKEOVER")[1].split("\n", 2)[2]
+        assert names["FRANCE"] not in answer.body
+    assert len(set(answers.values())) == 1, answers  # France's answer is everyone's
+    # by its pseudonym, the newcomer takes it over and is told its power
+    newcomer = "new@players.test"
+    sent = j.send(newcomer, f"TAKEOVER {names['FRANCE']} gb newpass")
+    reply = next(m for m in sent if m.rcpt == newcomer and "Re: " in m.subject)
+    assert "You now play France in game gb" in reply.flat, reply.body
+    assert j.store.player(j.store.game("gb")["id"], "FRANCE")["address"] == newcomer
+    others = [m for m in sent if m.rcpt == addr("ITALY")]
+    assert others and all("France" not in m.body for m in others), others
+
+
+def test_gunboat_takeover_waiting_for_confirmation_names_no_power(gunboat):
+    """attack31: a TAKEOVER from an address that has not confirmed waits, and the reply said
+    'your TAKEOVER of France in game gb waits': declined with NO, it cost the asker nothing
+    to learn whose pseudonym the free seat is."""
+    j, names = gunboat
+    j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    j.confirm_senders = False
+    fresh = "fresh@elsewhere.test"
+    sent = j.send(fresh, f"TAKEOVER {names['FRANCE']} gb newpass")
+    [reply] = [m for m in sent if m.rcpt == fresh]
+    assert "CONFIRM" in reply.flat, reply.body
+    assert "France" not in reply.body.replace(f"TAKEOVER {names['FRANCE']}", ""), reply.body
+    assert f"TAKEOVER of {names['FRANCE']} in game gb" in reply.flat, reply.body
+    # confirmed, the seat is taken and the newcomer told its power
+    code = re.search(r"CONFIRM (\w+)", reply.flat).group(1)
+    j.send(fresh, f"CONFIRM {code}")
+    assert j.store.player(j.store.game("gb")["id"], "FRANCE")["address"] == fresh
+
+
+def test_gunboat_signon_to_the_free_seat_is_answered_as_to_any_other(gunboat):
+    """attack31: after an EJECT, SIGNON <real name> gb <anything> answered 'France in game gb
+    has no player' for the free seat and 'wrong password' for the others: a stranger learnt
+    whose pseudonym the ejected power is. Now every power gets the wrong-password answer,
+    counted towards the lock alike."""
+    j, names = gunboat
+    j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    spy = "spy@players.test"
+
+    def answer(body: str) -> str:
+        [m] = [m for m in j.send(spy, body) if m.rcpt == spy]
+        text = m.body.split("\n\n", 1)[1]
+        for p in POWERS:
+            text = text.replace(p.title(), "X")
+        return text
+
+    for k in range(5):  # the fifth locks each: said alike too
+        said = {p: answer(f"SIGNON {p.title()} gb guess{k}") for p in ("AUSTRIA", "FRANCE")}
+        assert said["AUSTRIA"] == said["FRANCE"], said
+        assert "wrong password for X in game gb" in said["FRANCE"], said
+    assert "LIMIT: 5 wrong passwords" in said["FRANCE"], said
+
+
+def test_gunboat_list_and_summary_name_the_players_as_everyone_knows_them(gunboat):
+    """attack31: LIST gb listed the powers that have a player by their real names (every one
+    but France after France's player was ejected, beside 'Walrus OPEN') and SUMMARY's player
+    changes said 'S1901M France ejected': either tied the free pseudonym to France, for any
+    stranger. They name the powers by their pseudonyms (the reader's own by its name too),
+    in the order of the names shown; the master still sees both."""
+    j, names = gunboat
+    j.send(GM, "MASTER gb gm-pass\nEJECT France")
+    for sender, body in (("stranger@x.test", "LIST gb\nSUMMARY gb"),
+                         (addr("ITALY"), "SIGNON ITALY gb pw-italy\nLIST gb\nSUMMARY gb")):
+        [m] = [m for m in j.send(sender, body) if m.rcpt == sender]
+        players = m.body.split("\nPlayers:\n")[1].split("\nObservers")[0]
+        changes = m.body.split("Player changes:\n")[1].split("\n\n")[0]
+        for p in POWERS:
+            if not (p == "ITALY" and sender == addr(p)):
+                assert p.title() not in players and p.title() not in changes, m.body
+        assert f"{names['FRANCE']} ejected" in changes, m.body
+        shown = [line.split()[0] for line in players.splitlines() if line.strip()]
+        assert names["FRANCE"] not in shown and shown == sorted(shown), players
+    [m] = [m for m in j.send(GM, "MASTER gb gm-pass\nSUMMARY gb") if m.rcpt == GM]
+    assert "France" in m.body.split("Player changes:\n")[1], m.body

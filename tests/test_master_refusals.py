@@ -126,6 +126,41 @@ def test_process_of_a_game_the_judge_paused_says_resume_processes_it(tmp_path):
     assert "RESUME processes it again at once" in text, text
 
 
+def test_rollback_reopens_a_game_that_ended_in_the_phase_it_is_in(tmp_path):
+    """attack31: a game that ends without its phase being adjudicated (every survivor voted
+    the draw, or the master's ENDGAME) stays in that phase; ROLLBACK to it was refused
+    ('already in S1901M'), so a game that ended in its first phase could never be reopened,
+    and a later one only by losing the phase before. Its draw votes go with the result."""
+    j = _judge(tmp_path)
+    j.send("france@players.test", "SIGNON FRANCE rf pw-france\nA PAR - BUR")
+    for p in POWERS:
+        j.send(f"{p.lower()}@players.test", f"SIGNON {p} rf pw-{p.lower()}\nDRAW")
+    assert j.store.game("rf")["status"] == "finished"
+    text = _master(j, "ROLLBACK S1901M")
+    assert "ERROR" not in text and "back in S1901M" in text, text
+    game = j.store.game("rf")
+    assert (game["status"], game["phase"]) == ("active", "S1901M")
+    assert parse_iso(game["deadline"]) > j.actor.clock()
+    assert "A PAR - BUR" in [x["order"] for x in j.store.order_sets(
+        game["id"], "S1901M")["FRANCE"]]
+    # the votes that ended it are gone: one power's DRAW does not end it again
+    j.send("italy@players.test", "SIGNON ITALY rf pw-italy\nDRAW")
+    assert j.store.game("rf")["status"] == "active"
+    # a running game still refuses it
+    assert "already in S1901M" in _master(j, "ROLLBACK S1901M")
+
+
+def test_dipnomicy_rollback_reopens_a_game_that_ended_in_the_turn_it_is_in(tmp_path):
+    g = DipGame(tmp_path)
+    g.start()
+    r = g.sg("ENDGAME")
+    assert g.game()["status"] == "finished", r.body
+    r = g.sg("ROLLBACK 1")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert (g.game()["status"], g.game()["phase"]) == ("active", "S1901M")
+    assert g.deadline() > g.clock.now
+
+
 @pytest.mark.parametrize("name", ["Autoreply", "AutoResponse", "Abwesenheitsnotiz", "autosvar"])
 def test_a_game_cannot_be_named_as_an_automatic_replys_subject_starts(tmp_path, name):
     """Mail whose subject starts "Autoreply:" is an auto-responder's and never answered; a game

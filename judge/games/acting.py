@@ -818,16 +818,23 @@ class Actor:
             return
         until = now + timedelta(seconds=lim.password_lock_seconds)
         self.s.lock_passwords(exc.scope, now, until)
+        # a master's address from a forged CREATE has not confirmed it reads the judge's mail:
+        # an attacker's wrong passwords must not make the judge mail it (again each time the
+        # lock runs out)
+        # (said alike either way: whether it was told would tell a forger whether the victim
+        # confirmed, and a Gunboat spy whether the power has a player)
         ses.say(None, f"LIMIT: {count} wrong passwords for {exc.what} within "
                 f"{reports.duration(lim.password_window_seconds)} ([limits] password_attempts, "
                 f"password_window_seconds): no password for it is checked until {_when(until)} "
-                "UTC. Its owner has been told.", error=True)
-        self.outbox.queue(kind="notice", to=exc.owner,
-                          subject=f"Sign-on for {exc.what} locked after wrong passwords",
-                          template="notices/password_lock.txt.j2",
-                          context={"what": exc.what, "failures": count,
-                                   "window": reports.duration(lim.password_window_seconds),
-                                   "until": _when(until), "sender": ses.inbound.sender})
+                "UTC. Its owner is told, if its address has confirmed it reads this judge's "
+                "mail.", error=True)
+        if exc.owner and self.s.confirmed(exc.owner):
+            self.outbox.queue(kind="notice", to=exc.owner,
+                              subject=f"Sign-on for {exc.what} locked after wrong passwords",
+                              template="notices/password_lock.txt.j2",
+                              context={"what": exc.what, "failures": count,
+                                       "window": reports.duration(lim.password_window_seconds),
+                                       "until": _when(until), "sender": ses.inbound.sender})
         self.s.audit(command="(password lock)", outcome=f"locked until {iso(until)}",
                      inbox_id=ses.inbox_id, address=ses.inbound.sender)
 

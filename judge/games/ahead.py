@@ -273,23 +273,33 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     marked used in this phase (kept for a ROLLBACK, no longer pending). Blocks for later
     phases stay pending."""
     here, key = A.phase_id(pos.phase), A.phase_key(pos.phase)
+    # the phases whose orders are sent in this one (Stab!'s next season): their blocks are
+    # taken now, after this phase's own, as one mail's orders
+    joined = flow_of(game["variant"]).sent_with(game, pos.phase)
     out: list[Activation] = []
+    acts: dict[str, Activation] = {}
     rows, stale = _blocks(s, game)
     for row in stale:  # sent by a player since replaced: not the present player's orders
         s.drop_pending_block(row["id"])
+    order = [here, *joined]
+    rows.sort(key=lambda r: (r["power"], order.index(r["phase"]) if r["phase"] in order
+                             else len(order), r["id"]))
     for row in rows:
         blocks = _read_row(game, pos, row["power"], row["lines"])
         target = blocks[0].target if blocks else None
-        if row["phase"] == here:  # each block decided, their orders read as one mail's
-            act = Activation(row["power"], str(pos.phase), pos.phase.long_name, [], [], [],
-                             row["inbox_id"])
+        if row["phase"] in order:  # each block decided, their orders read as one mail's
+            act = acts.get(row["power"])
+            if act is None:
+                act = acts[row["power"]] = Activation(
+                    row["power"], str(pos.phase), pos.phase.long_name, [], [], [],
+                    row["inbox_id"])
+                out.append(act)
             for block in blocks:
                 chosen = A.evaluate(block, pos, row["power"])
                 act.lines += chosen.lines
                 act.dropped += chosen.dropped
                 act.trace += chosen.trace
                 act.shown += block.echo(pos)
-            out.append(act)
         elif target is not None and A.phase_key(target) < key:
             out.append(Activation(row["power"], str(target), target.long_name,
                                   [], [], [], row["inbox_id"], expired=True))

@@ -302,7 +302,9 @@ def after_orders(actor: FlowContext, game: dict, now: datetime) -> tuple[str, li
         if game["early_at"]:
             s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
         return "", []
-    waits = waiting_powers(s, game)
+    # a wait keeps a phase from being processed early: once its deadline has passed (in
+    # grace, or waiting for late orders) the last orders process it as if nobody waited
+    waits = waiting_powers(s, game) if now < stage.deadline else []
     if waits:
         return (f"Every power in game {game['name']} has ordered, but "
                 f"{', '.join(w.title() for w in waits)} asked to wait (SET WAIT): the phase "

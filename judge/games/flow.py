@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from judge.config import Config
     from judge.engine.events import Event
     from judge.engine.orders import Order
-    from judge.engine.position import Position
+    from judge.engine.position import Phase, Position
     from judge.engine.variant import Outcome, Variant
     from judge.games.turn import Turn
     from judge.mail.outbox import Outbox
@@ -226,12 +226,21 @@ class GameFlow:
         (TAKEOVER, or the master's REPLACE), saying why (nothing changes). Asked when the
         command is read and again when the new player's address confirms."""
 
+    def sent_with(self, game: dict, phase: Phase) -> list[str]:
+        """The later phases (codes) whose orders are sent in ``phase``: adjudicated with it
+        from the orders sent there, the game never waiting in them (Stab!'s next season,
+        sent in the retreat phase or the Winter). Orders sent ahead for them are taken when
+        ``phase`` begins, as its orders (judge/games/ahead.py), not left for a phase that
+        never begins."""
+        return []
+
     def vacant_seat(self, game: dict, power: str) -> str:
         """What EJECT's reply says of ``power``, just left without a player: how it gets a
         new one (only commands :meth:`check_new_player` lets through) and what happens
         meanwhile."""
-        return (f"A new player can TAKEOVER {power.title()} {game['name']} <password>, or "
-                "you can REPLACE them.")
+        # by the name the newcomer knows it by (Gunboat: its pseudonym, not its power)
+        return (f"A new player can TAKEOVER {self.label(game_settings(game), power)} "
+                f"{game['name']} <password>, or you can REPLACE them.")
 
     # ----------------------------------------------------------- joining, starting
     def check_join(self, game: dict) -> None:

@@ -225,6 +225,14 @@ def join_game(s: Store, game: dict, power_text: str, password: str, address: str
     return power
 
 
+def hides_who_plays(game: dict) -> bool:
+    """Whether the game names the powers by other names (Gunboat's pseudonyms), so that no
+    answer may tell which power stands behind which name."""
+    flow, settings = flow_of(game["variant"]), game_settings(game)
+    return any(flow.label(settings, p, None) != p.title()
+               for p in get_variant(game["variant"]).board.powers)
+
+
 def sign_on(s: Store, game: dict, power_text: str, password: str, address: str,
             guard: Guard | None = None) -> tuple[str, bool]:
     """(power, joined): signs on, or joins when the power is free in an open game."""
@@ -234,8 +242,14 @@ def sign_on(s: Store, game: dict, power_text: str, password: str, address: str,
     if player is None:
         if game["status"] in ("open", "forming"):
             return join_game(s, game, power, password, address), True
-        raise GameError(f"{power.title()} in game {game['name']} has no player")
+        if not hides_who_plays(game):
+            raise GameError(f"{power.title()} in game {game['name']} has no player")
     scope, what = f"{game['id']}:{power}", f"{power.title()} in game {game['name']}"
+    if player is None:  # answered as a wrong password: 'has no player' would tell anyone
+        # which power's pseudonym was ejected or abandoned (counted towards the lock alike)
+        if guard is not None:
+            guard(scope, what)
+        raise WrongPassword(f"wrong password for {what}", scope, what, "")
     if guard is not None:
         guard(scope, what)
     if not verify_password(password, player["password_hash"]):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -62,6 +63,18 @@ def _reader(actor: CommandContext, ses: MailSession, game: dict) -> tuple[str | 
         if gid == game["id"]:
             return power, "player"
     return None, "observer"
+
+
+def _names_for_reader(actor: CommandContext, ses: MailSession, game: dict
+                      ) -> Callable[[str], str]:
+    """How a query names each power to its sender: in a game that hides who plays what
+    (Gunboat) by the names the sender knows (pseudonyms; both to the master), else by the
+    power's name. A list of players by power, or 'France ejected' beside 'Walrus OPEN',
+    would tie a pseudonym to its power."""
+    power, role = _reader(actor, ses, game)
+    if role == "master" or not G.hides_who_plays(game):
+        return lambda p: p.title()
+    return lambda p: P.label(game, p, power)
 
 
 def _deadline(game: dict, now: datetime) -> str:
@@ -552,10 +565,12 @@ def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     game = G.find_game(s, cmd.args[0])
     info = G.game_summary(s, game, now)
     anonymous = S.anonymous(game)
+    named = _names_for_reader(actor, ses, game)
     players = []
     for p in s.players(game["id"]):
-        players.append({"power": p["power"], "state": p["state"],
+        players.append({"power": p["power"], "name": named(p["power"]), "state": p["state"],
                         "address": None if anonymous else p["address"]})
+    players.sort(key=lambda p: p["name"] if G.hides_who_plays(game) else "")
     observers = s.one("SELECT count(*) AS n FROM observers WHERE game_id = ?", (game["id"],))
     data = {"template": "_settings.txt.j2", "g": info, "players": players,
             "settings": S.describe(game, D.settle_seconds(actor.cfg, game)),
@@ -625,8 +640,10 @@ def summary(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             if years and years[-1]["phase"] == label:
                 continue
             years.append({"phase": label, "counts": counts})
-    changes = s.all("SELECT phase, power, change, at FROM player_changes WHERE game_id = ? "
-                    "ORDER BY id", (game["id"],))
+    named = _names_for_reader(actor, ses, game)
+    changes = [{**c, "name": named(c["power"])} for c in s.all(
+        "SELECT phase, power, change, at FROM player_changes WHERE game_id = ? ORDER BY id",
+        (game["id"],))]
     data = {"template": "_summary.txt.j2", "game": game["name"], "years": years,
             "powers": list(variant.board.powers), "changes": changes,
             "result": game["result"] or (f"won by {game['winner'].title()}"
@@ -656,16 +673,18 @@ def takeover(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
     power_text, game_name, password = cmd.args
     game = G.find_game(s, game_name)
-    power = G.power_name(G.get_variant(game["variant"]), power_text)
+    # by the name everyone knows it by: in a game that hides who plays what (Gunboat) a real
+    # name is refused as an unknown one, else trying each would find whose pseudonym is free
+    power = P.power_named(game, power_text, "")
     if game["status"] not in ("active", "paused"):
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
+    if len(password) < 4:  # before anything that depends on the seat
+        raise GameError("a password must be at least 4 characters long")
     flow_for(game).check_new_player(s, game, power, "TAKEOVER")
     player = s.player(game["id"], power)
     if player is not None and player["state"] != "abandoned":
-        raise GameError(f"{power.title()} in game {game['name']} has a player: only an "
-                        "abandoned or empty power can be taken over")
-    if len(password) < 4:
-        raise GameError("a password must be at least 4 characters long")
+        raise GameError(f"{P.label(game, power, '')} in game {game['name']} has a player: "
+                        "only an abandoned or empty power can be taken over")
     _, held = U.sign_on(actor, ses, game, "takeover", lambda: U.seat(
         actor, game, power, ses.inbound.sender, hash_password(password), now, "taken over"))
     if held is not None:  # its address has not confirmed: it waits (judge/games/signup.py)
@@ -735,9 +754,17 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if target not in ids:
         raise GameError(f"game {game['name']} has no phase {target} (its phases: "
                         f"{', '.join(r['phase'] for r in rows)})")
-    if target == game["phase"]:
+    # a game that ended in its phase (a draw voted, a concession, ENDGAME) is reopened there:
+    # it has no other way back when that phase is its first
+    in_place = target == game["phase"]
+    if in_place and game["status"] != "finished":
         raise GameError(f"game {game['name']} is already in {target}")
+    if in_place and G.current_position(s, game).winner:  # its position is the one won
+        raise GameError(f"game {game['name']} was won in the phase before {target}: "
+                        "ROLLBACK to that phase")
     later = [r["phase"] for r in rows if r["id"] > ids[target]]
+    if in_place:  # the votes that ended it go with its result: one more DRAW would end it
+        s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (game["id"], target))
     archiving.rolled_back(actor.outbox, s, game, target, later)  # their pages: void
     for phase in later:
         for table in ("orders", "waits", "votes"):

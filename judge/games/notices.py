@@ -39,7 +39,9 @@ def names_for(game: dict, reader: str | None, role: str) -> dict[str, Any]:
     secret = any(shown[p] != p.title() for p in powers if p != reader)
     if secret and role == "master":  # the master knows who is who
         shown = {p: f"{p.title()} ({flow.label(settings, p, None)})" for p in powers}
-    return {"names": shown, "secret_names": secret and role != "master"}
+    # ``known_as``: the name everyone knows each power by, which a newcomer's TAKEOVER takes
+    return {"names": shown, "secret_names": secret and role != "master",
+            "known_as": {p: flow.label(settings, p, None) for p in powers}}
 
 
 def to_powers(actor: FlowContext, game: dict, powers: list[str], template: str, subject: str,

@@ -47,6 +47,9 @@ from judge.storage import CONFIRM_DAYS, Store, iso
 
 RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
 WITHDRAWN = "withdrawn"  # a seat request a later one for the power replaced: dead, but counted
+# an address that answered NO to a master's request (a seat, a list): no master's request is
+# sent to it again ("nothing more will come", its request said); its own mail is not refused
+DECLINED = "declined"
 # a sign-on waiting for its own sender's address to confirm: a new seat (JOIN, or SIGNON of
 # a free power), a seat moved to a new address (SIGNON with its password), a TAKEOVER
 SIGN_ONS = ("join", "signon", "takeover")
@@ -152,6 +155,12 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
     mailbox, spellings = same_mailbox("address", address)  # and its plus tags with it
     if role in ("list", "seat"):
         _check_asking(s, now, inbox_id, requester, per_day)
+        declined = s.one(f"SELECT requested FROM observer_requests WHERE role = '{DECLINED}' "
+                         f"AND {mailbox} ORDER BY requested DESC", spellings)
+        if declined is not None and not s.confirmed(address):
+            raise G.GameError(f"{address} declined a request from this judge (on "
+                              f"{declined['requested'][:10]}): no master's request is sent to "
+                              "it again. It can sign on or OBSERVE by itself")
     if role in ("list", "seat"):  # a master names the address: whichever game asks (a
         # seat request once a day per game let three games, or three masters, send three)
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat', "
@@ -481,6 +490,13 @@ def confirm_by_reply(s: Store, message_ids: list[str], address: str, now: dateti
         # other sign-ons (a forger's JOIN, declined, dropped the player's own before it)
         gone = {r["token"]: r for r in [*rows, *_waiting_with(s, address, now, rows)]}
         _drop(s, list(gone))
+        for row in gone.values():
+            if row["role"] in ("list", "seat"):  # a master named it: not again (request)
+                s.execute("INSERT INTO observer_requests (token, game_id, address, role, "
+                          "requested) VALUES (?, ?, ?, ?, ?)",
+                          (secrets.token_hex(8), row["game_id"], canonical_address(address),
+                           DECLINED, iso(now)))
+                break
         # named, since one may be the address's own, sent after a forged one's request and
         # unanswered (the flood bound); with these gone, its next one is asked at once
         dropped = [_sign_on_named(game, row) for row in gone.values()

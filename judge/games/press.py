@@ -46,8 +46,8 @@ def _names(game: dict, powers: list[str], reader: str | None) -> list[str]:
 
 
 def power_named(game: dict, text: str, reader: str | None) -> str:
-    """The power ``text`` names to ``reader`` (a power; None: the master), by the names the
-    reader knows (:func:`label`). In a game that hides the powers behind other names
+    """The power ``text`` names to ``reader`` (a power; None: the master; "": someone who
+    plays no power, a newcomer's TAKEOVER), by the names the reader knows (:func:`label`). In a game that hides the powers behind other names
     (Gunboat's pseudonyms) a player names the others by those alone, and himself by either:
     another power's real name gets the very reply an unknown name gets, so that the reply
     never tells who plays what. The master knows both. GameError when it names none."""
@@ -59,7 +59,7 @@ def power_named(game: dict, text: str, reader: str | None) -> str:
     known = {name.upper(): p for p, name in public.items()}
     if reader is None:
         known.update({p: p for p in powers})
-    else:
+    elif reader:
         known[reader] = reader
     t = text.strip().upper()
     if t in known:

@@ -737,9 +737,14 @@ class DipnomicyFlow(GameFlow):
         row = s.position(game["id"], phase)
         if row is None:
             raise GameError(f"game {game['name']} has no stored position of turn {turn}")
-        if phase == game["phase"]:  # nothing to undo but its orders, and its clock restarted
+        # nothing to undo but its orders, and its clock restarted; but a game that ended in
+        # the turn (ENDGAME, a draw) is reopened there, the only way back in its first turn
+        if phase == game["phase"] and game["status"] != "finished":
             raise GameError(f"game {game['name']} is already in {phase} (turn {turn}): "
                             "ROLLBACK goes back to the start of an earlier turn")
+        if phase == game["phase"] and RULES.read_position(json.loads(row["position"])).winner:
+            raise GameError(f"game {game['name']} was won in the turn before turn {turn}: "
+                            "ROLLBACK to that turn")
         gid = game["id"]
         # everything after that turn's start is undone: later positions, orders, proposals
         # and votes (the rules in force come back with the position)
@@ -748,6 +753,7 @@ class DipnomicyFlow(GameFlow):
         s.execute("DELETE FROM positions WHERE game_id = ? AND id > ?", (gid, row["id"]))
         for p in [*later, phase]:
             s.execute("DELETE FROM orders WHERE game_id = ? AND phase = ?", (gid, p))
+            s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (gid, p))  # DRAW
             # the deadline engine's notices of the phases played again are due again
             s.execute("DELETE FROM notices WHERE game_id = ? AND key LIKE ?", (gid, p + ":%"))
         s.execute("UPDATE positions SET results = NULL, adjudicated = NULL WHERE id = ?",

@@ -449,6 +449,12 @@ class StabFlow(GameFlow):
         return [(variant.adjudicate(pos, orders), orders)]
 
     # ---------------------------------------------------------------- master
+    def sent_with(self, game: dict, phase: Phase) -> list[str]:
+        """The phases adjudicated with ``phase`` from the orders sent in it (:func:`folded`):
+        a block sent ahead for one of them is taken when the game begins to wait in
+        ``phase`` for those orders."""
+        return folded(phase, mode(game_settings(game)))
+
     def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
                        ) -> tuple[str, str, Any] | None:
         """Some phases are adjudicated with the phase before them, from the orders sent in
