@@ -510,6 +510,7 @@ class SimGame:
     replay: dict | None = None  # a ROLLBACK waiting to be checked (invariant 7)
     newcomers: int = 0
     offers: list[dict] = field(default_factory=list)  # seats offered by REPLACE, unanswered
+    takeovers: list[dict] = field(default_factory=list)  # TAKEOVERs waiting for their code
     who: dict[str, str] = field(default_factory=dict)  # every address that played -> power
     owned: dict[str, set] = field(default_factory=dict)  # power -> provinces (hiddenwatch)
     observer: str = ""
@@ -1046,7 +1047,12 @@ class Season:
             seat.address = f"taker{g.newcomers}.{power.lower()}.{g.name}@players.test"
             seat.password = f"take-{g.newcomers}-{g.name}"
             g.who[seat.address] = power
-            self.send(seat.address, f"TAKEOVER {power} {g.name} {seat.password}", g, "takeover")
+            # a Gunboat newcomer names the power as the EJECT notice does: by its pseudonym
+            name = self.pseudonyms(g).get(power, power)
+            mid = self.send(seat.address, f"TAKEOVER {name} {g.name} {seat.password}", g,
+                            "takeover")
+            g.takeovers.append({"power": power, "address": seat.address, "mid": mid,
+                                "round": self.round})
         elif roll < 0.24:
             self.send(g.gm, f"{head}\nPAUSE", g, "pause")
             g.paused = True
@@ -1312,7 +1318,9 @@ class Season:
     def confirm_offers(self, g: SimGame) -> None:
         """Each newcomer named by a REPLACE reads the confirmation request mailed to it and
         sends its code back (CONFIRM <code>, or a reply quoting it); one in ten never
-        answers (the power stays with its player)."""
+        answers (the power stays with its player). A newcomer whose TAKEOVER (after an
+        EJECT) waits for its address to confirm sends the code in the judge's reply."""
+        self.confirm_takeovers(g)
         if not g.offers:
             return
         with contextlib.closing(self.db()) as c:
@@ -1348,6 +1356,33 @@ class Season:
                 seat.address, seat.password = o["address"], o["password"]
                 g.who[seat.address] = o["power"]
                 g.master_log.append(f"{o['address']} confirms {o['power']}")
+
+    def confirm_takeovers(self, g: SimGame) -> None:
+        """CONFIRM <code> from the reply to each TAKEOVER sent after an EJECT; a TAKEOVER
+        refused, or not answered three rounds on, is a breach (the seat would stay empty)."""
+        if not g.takeovers:
+            return
+        from invariants import _body
+
+        with contextlib.closing(self.db()) as c:
+            for t in list(g.takeovers):
+                r = c.execute("SELECT o.raw FROM outbox o JOIN inbox i ON i.id = o.inbox_id "
+                              "WHERE i.key LIKE ? AND o.kind = 'reply' AND o.state = 'sent'",
+                              (t["mid"] + "%",)).fetchone()
+                if r is None:
+                    if self.round - t["round"] > 3:
+                        g.takeovers.remove(t)
+                        self.violation(g, f"TAKEOVER {t['power']} by {t['address']}: no reply")
+                    continue
+                g.takeovers.remove(t)
+                body = _body(r["raw"])
+                m = re.search(r"^CONFIRM ([0-9a-f]{16})\s*$", body, re.M)
+                if m is None:
+                    self.violation(g, f"TAKEOVER {t['power']} by {t['address']} not taken:"
+                                   f"\n{body[:600]}")
+                    continue
+                self.send(t["address"], f"CONFIRM {m.group(1)}", g, "confirm")
+                g.master_log.append(f"{t['address']} confirms its TAKEOVER of {t['power']}")
 
     def advance(self) -> bool:
         """Move the clock to the next wake of any game; False when no game waits."""
