@@ -5,26 +5,14 @@ its master EDITs in Gunboat again, tests/seasonkit.py EDIT_KINDS)."""
 
 from __future__ import annotations
 
-import json
 import re
 
-from mailkit import POWERS, InProcessJudge
-
-GM = "gm@players.test"
-
-
-def addr(power: str) -> str:
-    return f"{power.lower()}@players.test"
+from mailkit import POWERS
+from test_gunboat_names import GM, addr, gunboat  # noqa: F401 (the fixture)
 
 
-def test_the_edit_notice_names_each_power_by_its_pseudonym(tmp_path):
-    j = InProcessJudge(tmp_path)
-    j.send(GM, "CREATE gb gm-pass VARIANT stab GUNBOAT\nOPEN")
-    for p in POWERS:
-        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}")
-    j.send(GM, "MASTER gb gm-pass\nSTART")
-    names = json.loads(j.store.game("gb")["settings"])["pseudonyms"]
-
+def test_the_edit_notice_names_each_power_by_its_pseudonym(gunboat):  # noqa: F811
+    j, names = gunboat
     sent = j.send(GM, "MASTER gb gm-pass\nEDIT OWNER LON TURKEY\nEDIT ADD RUSSIA F SEV\n"
                       "EDIT REMOVE F SEV\nEDIT ADD AUSTRIA A BOH")
     reply = next(m for m in sent if m.rcpt == GM and "Re: " in m.subject)
