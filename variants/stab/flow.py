@@ -33,7 +33,17 @@ from typing import Any
 from judge.engine.board import province_of
 from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.events import Event
-from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, UnitRef, unit_of
+from judge.engine.orders import (
+    Convoy,
+    Disband,
+    Order,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    UnitRef,
+    unit_of,
+)
 from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
@@ -210,6 +220,28 @@ def read_movement_line(rules: StabRules, pos: Position, power: str, own: list[Un
     return order
 
 
+def _conditional_retreat(rules: StabRules, pos: Position, text: str) -> str | None:
+    """Why a retreat or disband written in a movement phase is refused, when the game takes
+    its retreats with the movement orders (``WITH_ORDERS``: no retreat phase waits for them,
+    so the parser's 'retreats are made in the retreat phase' would send the player looking
+    for one), written as this game wants it; None for any other line (a block sent ahead
+    for the retreat phase is read with the movement orders too, :func:`folded`)."""
+    if rules.retreat_mode(pos) != WITH_ORDERS:
+        return None
+    try:
+        order = parse_order(rules.board, seed_notation(text), "R")
+    except OrderError:
+        return None
+    if isinstance(order, Retreat):
+        wanted = f"IF DISLODGED {order.unit} R {order.destination}"
+    elif isinstance(order, Disband):
+        wanted = f"IF DISLODGED {order.unit} D"
+    else:
+        return None
+    return ("in this game a retreat is sent with the movement orders, as a conditional "
+            f"retreat: {wanted} (made only if the unit is dislodged)")
+
+
 # --------------------------------------------------------------------- flow
 class StabFlow(GameFlow):
     hidden = True
@@ -304,7 +336,7 @@ class StabFlow(GameFlow):
             try:
                 order = read_movement_line(rules, pos, power, own, text)
             except OrderError as exc:
-                out.append(_refused(text, str(exc)))
+                out.append(_refused(text, _conditional_retreat(rules, pos, text) or str(exc)))
                 continue
             out.append(order_entry(variant, text, order, _unit_key(order)))
             if isinstance(order, Place):
