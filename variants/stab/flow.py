@@ -51,6 +51,7 @@ from judge.games import gmtools
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, game_settings
 from judge.games.game import order_entry, refuse, set_aside
+from judge.variants import get_variant
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
     _IF,
@@ -486,6 +487,27 @@ class StabFlow(GameFlow):
         a block sent ahead for one of them is taken when the game begins to wait in
         ``phase`` for those orders."""
         return folded(phase, mode(game_settings(game)))
+
+    def taken_with(self, game: dict, pos: Position, target: str, lines: list[str]
+                   ) -> tuple[list[str], list[tuple[str, str]]]:
+        """With WITH_ORDERS a retreat phase's orders are the conditional retreats sent with
+        the movement orders: of a block sent ahead for it, those are kept; any other line
+        would be read as a movement order (A BUR - GAS, the retreat meant, a move), so it is
+        left out saying how this game takes retreats."""
+        if mode(game_settings(game)) != WITH_ORDERS or Phase.parse(target).kind != "R":
+            return lines, []
+        rules = _rules(get_variant(game["variant"]))
+        kept: list[str] = []
+        dropped: list[tuple[str, str]] = []
+        for line in lines:
+            if _IF_DISLODGED.match(seed_notation(line)):
+                kept.append(line)
+                continue
+            dropped.append((line, _conditional_retreat(rules, pos, line) or (
+                "in this game the retreat phase takes no orders of its own: retreats are "
+                "sent with the movement orders, as conditional retreats (IF DISLODGED A BUR "
+                "R GAS)")))
+        return kept, dropped
 
     def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
                        ) -> tuple[str, str, Any] | None:
