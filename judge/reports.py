@@ -26,7 +26,6 @@ from judge.mail.compose import Attachment
 from judge.mail.outbox import Outbox
 from judge.render.classic import ClassicNames, classic_context
 from judge.render.views import report_picture, report_view
-from judge.storage import Store
 from judge.text import duration_text
 
 log = logging.getLogger("judge.reports")
@@ -34,19 +33,6 @@ log = logging.getLogger("judge.reports")
 
 def duration(seconds: int) -> str:
     return duration_text(seconds)
-
-
-def recipients(s: Store, game: dict) -> list[tuple[str, str | None]]:
-    """(address, power) of every player, then the master (power None); each address once."""
-    out: list[tuple[str, str | None]] = []
-    seen: set[str] = set()
-    for p in s.players(game["id"]):
-        if p["address"].lower() not in seen:
-            seen.add(p["address"].lower())
-            out.append((p["address"], p["power"]))
-    if game["master_address"].lower() not in seen:
-        out.append((game["master_address"], None))
-    return out
 
 
 def position_context(variant: Any, pos: Position) -> list[dict]:

@@ -185,3 +185,56 @@ def test_stab_next_season_takes_a_block_for_the_season_whose_orders_it_waits_for
     sent = judge.send(GM, "MASTER st masterpw\nPROCESS")
     [report] = [m for m in sent if m.rcpt == addr("FRANCE") and "Spring 1902" in m.subject]
     assert "A(Bel)" in report.body, report.body
+
+
+def test_stab_with_orders_a_retreat_sent_ahead_is_told_how_this_game_takes_retreats(tmp_path):
+    """attack leftover: with RETREATS WITH_ORDERS a retreat phase takes no orders of its own
+    (the conditional retreats come with the movement orders), so a block sent ahead for it is
+    read with the movement orders when that phase begins; its retreat was refused with
+    'retreats are made in the retreat phase', which is NEXT_SEASON's way, not this game's,
+    and a retreat written as a move (A BUR - GAS) became a movement order, replacing the one
+    sent for the Autumn. Each such line is refused saying how to write it in this game, as a
+    retreat written in a movement phase's orders is told."""
+    from mailkit import GM, InProcessJudge
+    from stabkit import PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    judge = InProcessJudge(tmp_path)
+
+    def spring(game: str, ahead: list[str]) -> list:
+        """A game played to F1901M, France's Spring mail carrying ``ahead``: the mail made."""
+        judge.send(GM, f"CREATE {game} masterpw VARIANT stab RETREATS WITH_ORDERS\nOPEN")
+        for p in POWERS:
+            judge.send(addr(p), f"SIGNON {p} {game} pw-{p.lower()}")
+        judge.send(GM, f"MASTER {game} masterpw\nSTART")
+        sent = []
+        for p in ["FRANCE"] + [p for p in POWERS if p != "FRANCE"]:
+            lines = PLACEMENT[p] + STAB_SPRING[p] + (ahead if p == "FRANCE" else [])
+            sent += judge.send(addr(p), f"SIGNON {p} {game} pw-{p.lower()}\n"
+                               + "\n".join(lines))
+        assert judge.store.game(game)["phase"] == "F1901M"
+        return sent
+
+    [notice] = ahead_notices(spring("st", ["PHASE F1901R", "A BUR R GAS", "A BUR D"]),
+                             "FRANCE")
+    text = " ".join(notice.body.split())
+    assert "retreats are made in the retreat phase" not in text, notice.body
+    assert ("in this game a retreat is sent with the movement orders, as a conditional "
+            "retreat: IF DISLODGED A BUR R GAS") in text, notice.body
+    assert "IF DISLODGED A BUR D" in text, notice.body
+    # the same line among the movement orders is told the same
+    reply = only_reply(judge.send(addr("FRANCE"), "SIGNON FRANCE st pw-france\nA BUR R GAS"),
+                       addr("FRANCE"))
+    assert ("in this game a retreat is sent with the movement orders, as a conditional "
+            "retreat: IF DISLODGED A BUR R GAS") in reply.flat, reply.body
+
+    # a retreat written as a move, in a block for the retreat phase, is not a movement order
+    [notice] = ahead_notices(spring("st2", ["PHASE F1901M", "A BUR H", "PHASE F1901R",
+                                            "A BUR - GAS", "IF DISLODGED A PIC R BRE",
+                                            "A MAR H"]), "FRANCE")
+    text = " ".join(notice.body.split())
+    assert "These now stand as your orders for the phase: A BUR H IF DISLODGED A PIC R BRE " \
+        "These lines were left out:" in text, notice.body
+    assert ("A BUR - GAS <-- in this game a retreat is sent with the movement orders, as a "
+            "conditional retreat: IF DISLODGED A BUR R GAS") in text, notice.body
+    assert "A MAR H <-- in this game the retreat phase takes no orders of its own" in text

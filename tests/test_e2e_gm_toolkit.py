@@ -179,3 +179,61 @@ def test_concession(judge):
     assert len(ended) == 8 and "France wins" in ended[0].flat
     game = judge.game(g)
     assert game["status"] == "finished" and game["winner"] == "FRANCE"
+
+
+def test_edit_in_a_retreat_phase_names_the_dislodged_unit(judge):
+    """In a retreat phase a province can hold two units: the one that moved in and the one it
+    dislodged. EDIT REMOVE A BUR removed the one that moved in, whichever the master meant,
+    and nothing removed the dislodged one; a unit EDIT ADD put on a dislodged unit's retreat
+    could be retreated onto (two units in one province)."""
+    from mailkit import FALL, SPRING
+
+    g = "rt1"
+    new_game(judge, g, ["REMINDER OFF"])
+    for season in (SPRING, FALL):
+        for p, lines in season.items():
+            orders(judge, g, p, lines)
+        judge.pump()
+    assert judge.game(g)["phase"] == "F1901R"  # Germany A BUR dislodged France A BUR
+
+    def position() -> dict:
+        return json.loads(judge.store.position(judge.game(g)["id"], "F1901R")["position"])
+
+    before = position()
+    out = gm(judge, g, "EDIT REMOVE A BUR\nEDIT REMOVE F BUR\nEDIT REMOVE DISLODGED A MUN\n"
+                       "EDIT REMOVE A PIC")
+    body = out[0].flat
+    assert "BUR holds two armies: Germany A BUR, which stands there, and France A BUR, " \
+           "dislodged; write EDIT REMOVE DISLODGED A BUR or EDIT REMOVE STANDING A BUR" in body
+    assert "there is no fleet in BUR (Germany A BUR stands there, France A BUR is " \
+           "dislodged there)" in body
+    assert "there is no dislodged unit in MUN (Germany A MUN stands there)" in body
+    assert "there is no unit in PIC" in body
+    assert len(out) == 1 and position() == before
+
+    # the German army removed, a unit is added on BUR and on PAR, where the dislodged French
+    # army could retreat: it may no longer (it would share PAR with the Italian army)
+    out = gm(judge, g, "EDIT REMOVE STANDING A BUR\nEDIT ADD Italy A BUR\nEDIT ADD Italy A PAR")
+    assert "ERROR" not in out[0].flat, out[0].body
+    assert "removed Germany A BUR" in out[0].flat
+    pos = position()
+    assert "A BUR" in pos["units"]["ITALY"] and "A BUR" not in pos["units"]["GERMANY"]
+    [french] = [d for d in pos["dislodged"]["FRANCE"] if d["unit"] == "A BUR"]
+    assert "PAR" not in french["retreats"]
+    orders(judge, g, "FRANCE", ["A BUR - PAR"])
+    out = judge.pump()
+    assert "A BUR cannot retreat to Paris" in out[0].flat, out[0].body
+
+    # still two armies in BUR: the plain form stays refused
+    out = gm(judge, g, "EDIT REMOVE A BUR\nEDIT REMOVE DISLODGED A BUR")
+    assert "BUR holds two armies: Italy A BUR, which stands there, and France A BUR, " \
+           "dislodged" in out[0].flat
+    assert "edited: removed the dislodged France A BUR" in out[0].flat
+    edits = subj(out, "position edited by the master")
+    assert len(edits) == 8 and "removed the dislodged France A BUR" in edits[0].flat
+    pos = position()
+    assert "A BUR" in pos["units"]["ITALY"]
+    assert not any(d["unit"] == "A BUR" for ds in pos.get("dislodged", {}).values() for d in ds)
+    # one unit left in BUR: the plain form names it
+    out = gm(judge, g, "EDIT REMOVE A BUR")
+    assert "removed Italy A BUR" in out[0].flat

@@ -173,3 +173,41 @@ def test_gunboat_list_and_summary_name_the_players_as_everyone_knows_them(gunboa
         assert names["FRANCE"] not in shown and shown == sorted(shown), players
     [m] = [m for m in j.send(GM, "MASTER gb gm-pass\nSUMMARY gb") if m.rcpt == GM]
     assert "France" in m.body.split("Player changes:\n")[1], m.body
+
+
+def test_a_vote_tells_nothing_of_the_hidden_units_of_a_power_without_centres(gunboat):
+    """attack leftover: the survivors a vote counted were the powers with a centre or a unit,
+    so a DRAW or CONCEDE naming a power with no centre left (the counts are public, rule 3)
+    was accepted while it still had units and refused as 'eliminated' once it had none: the
+    reply told whether its units, which nobody sees, were still on the board, and a draw all
+    the others voted for waited for its vote. In a game that hides the board the survivors
+    are the powers with a centre (after a Winter no other power has a unit). Italy keeps its
+    units but loses its centres, Turkey loses both (by the master's EDIT, for the test)."""
+    from stabkit import PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    j, names = gunboat
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}\n"
+               + "\n".join(PLACEMENT[p] + STAB_SPRING[p]))
+    assert j.store.game("gb")["phase"] == "F1901M"
+    j.send(GM, "MASTER gb gm-pass\nSET DRAW SUBSET\n" + "\n".join(
+        [f"EDIT OWNER {c} NONE" for c in ("VEN", "ROM", "NAP", "ANK", "CON", "SMY")]
+        + [f"EDIT REMOVE {u}" for u in ("F ANK", "A CON", "A SMY")]))
+    replies = {}
+    for p in ("ITALY", "TURKEY"):
+        draw, _ = said(j, "AUSTRIA", f"DRAW {names[p]} Austria")
+        concede, _ = said(j, "AUSTRIA", f"CONCEDE {names[p]}")
+        replies[p] = (draw.split("> DRAW")[1].split(" ", 3)[3].split(" Orders for")[0],
+                      concede.split("> CONCEDE")[1].split(" ", 2)[2].split(" Orders for")[0])
+    assert replies["ITALY"][0].replace(names["ITALY"], names["TURKEY"]) == replies["TURKEY"][0]
+    assert replies["ITALY"][1].replace(names["ITALY"], names["TURKEY"]) == replies["TURKEY"][1]
+    assert "cannot share a draw: eliminated" in replies["ITALY"][0], replies["ITALY"]
+    text, _ = said(j, "ITALY", "DRAW")  # its player knows its units; the rule is the same
+    assert "Italy has no supply centre left and does not vote" in text, text
+    # the powers with centres all vote for a draw: it is agreed, Italy's units waited for by
+    # nobody (its vote, which it may still send, is not needed)
+    for p in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "RUSSIA"):
+        text, _ = said(j, p, "DRAW")
+    assert "Every survivor has voted for the same draw" in text, text
+    assert j.store.game("gb")["status"] == "finished"

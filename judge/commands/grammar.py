@@ -165,9 +165,14 @@ def _edit(args: list[str]) -> str:
     n = len(args)
     if not n or args[0].upper() not in ("ADD", "REMOVE", "OWNER"):
         return "EDIT needs ADD, REMOVE or OWNER"
-    need = {"ADD": (4, 4), "REMOVE": (3, 3), "OWNER": (3, 3)}[args[0].upper()]
-    if not need[0] <= n <= need[1]:
-        return f"EDIT {args[0].upper()} takes {need[0] - 1} words after it"
+    if args[0].upper() == "REMOVE":
+        # in a retreat phase a province may hold a unit and the one it dislodged
+        if n == 3 or (n == 4 and args[1].upper() in ("DISLODGED", "STANDING")):
+            return ""
+        return "EDIT REMOVE takes a unit (EDIT REMOVE A PAR), or DISLODGED or STANDING and a unit"
+    need = 4 if args[0].upper() == "ADD" else 3
+    if n != need:
+        return f"EDIT {args[0].upper()} takes {need - 1} words after it"
     return ""
 
 
@@ -254,7 +259,7 @@ JUDGE_GRAMMAR: tuple[CommandSpec, ...] = (
           check=_replace, password_at=3, mail_after_reply=True),
     _spec("ACT", "ACT <power>", "ACTAS", check=_exactly(1, "ACT needs one power"),
           mail_after_reply=True),
-    _spec("EDIT", "EDIT ADD <power> <unit> | EDIT REMOVE <unit> | "
+    _spec("EDIT", "EDIT ADD <power> <unit> | EDIT REMOVE [DISLODGED|STANDING] <unit> | "
                   "EDIT OWNER <centre> <power|NONE>", check=_edit,
           mail_after_reply=True),
     _spec("ENDGAME", "ENDGAME [DRAW <power> ... | WINNER <power>]", "TERMINATE",

@@ -275,7 +275,8 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
     here, key = A.phase_id(pos.phase), A.phase_key(pos.phase)
     # the phases whose orders are sent in this one (Stab!'s next season): their blocks are
     # taken now, after this phase's own, as one mail's orders
-    joined = flow_of(game["variant"]).sent_with(game, pos.phase)
+    flow = flow_of(game["variant"])
+    joined = flow.sent_with(game, pos.phase)
     out: list[Activation] = []
     acts: dict[str, Activation] = {}
     rows, stale = _blocks(s, game)
@@ -296,8 +297,12 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
                 out.append(act)
             for block in blocks:
                 chosen = A.evaluate(block, pos, row["power"])
-                act.lines += chosen.lines
-                act.dropped += chosen.dropped
+                kept, dropped = chosen.lines, chosen.dropped
+                if row["phase"] != here:  # a phase sent in this one: its lines may differ
+                    kept, left_out = flow.taken_with(game, pos, row["phase"], kept)
+                    dropped = dropped + left_out
+                act.lines += kept
+                act.dropped += dropped
                 act.trace += chosen.trace
                 act.shown += block.echo(pos)
         elif target is not None and A.phase_key(target) < key:

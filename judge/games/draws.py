@@ -1,11 +1,12 @@
 """Draws and concessions.
 
-A draw vote names the powers sharing the draw: all survivors (powers with a centre or a unit)
-unless the game's ``draw`` setting is ``subset``, when a vote may name some of them. Votes are
-secret: nobody is told how anyone voted until every survivor has voted for the same draw,
-which ends the game. A concession is a vote that one named power wins; when every other
-survivor concedes to it, the game ends with that power the winner. Votes belong to a phase, so
-they reset when the phase is processed.
+A draw vote names the powers sharing the draw: all survivors (powers with a centre or a unit;
+in a game that hides the board, with a centre: :func:`survivors`) unless the game's ``draw``
+setting is ``subset``, when a vote may name some of them. Votes are secret: nobody is told how
+anyone voted until every survivor has voted for the same draw, which ends the game. A
+concession is a vote that one named power wins; when every other survivor concedes to it, the
+game ends with that power the winner. Votes belong to a phase, so they reset when the phase is
+processed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from judge.games import game as G
 from judge.games import notices as N
 from judge.games import press as P
 from judge.games import settings as S
+from judge.games.flow import flow_for
 from judge.games.game import GameError
 from judge.storage import Store
 
@@ -25,8 +27,15 @@ if TYPE_CHECKING:
 
 
 def survivors(s: Store, game: dict) -> list[str]:
+    """The powers with a centre or a unit; in a game that hides the board (Stab!), the
+    powers with a centre. There the counts are public and the units are not: a vote naming
+    a power without centres, accepted while its units stand and refused once they are gone,
+    or a draw all the others agreed waiting for its vote, would tell that it still has units
+    (it may only in the Winter that removes them)."""
     pos = G.current_position(s, game)
     variant = G.get_variant(game["variant"])
+    if flow_for(game).hidden:
+        return [p for p in variant.board.powers if pos.centres.get(p)]
     return [p for p in variant.board.powers if pos.centres.get(p) or pos.units_of(p)]
 
 
@@ -35,6 +44,8 @@ def _check(s: Store, game: dict, power: str) -> list[str]:
         raise GameError(f"game {game['name']} is not running (it is {game['status']})")
     alive = survivors(s, game)
     if power not in alive:
+        if flow_for(game).hidden:  # it may have units till the Winter removes them
+            raise GameError(f"{power.title()} has no supply centre left and does not vote")
         raise GameError(f"{power.title()} has been eliminated and does not vote")
     return alive
 

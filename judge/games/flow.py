@@ -234,6 +234,15 @@ class GameFlow:
         never begins."""
         return []
 
+    def taken_with(self, game: dict, pos: Position, target: str, lines: list[str]
+                   ) -> tuple[list[str], list[tuple[str, str]]]:
+        """The order lines of a block sent ahead for ``target``, one of the phases
+        :meth:`sent_with` names, as they join the orders of the phase of ``pos`` when it
+        begins: (the lines kept, the lines left out with the reason). A line written for
+        ``target`` may mean something else among that phase's orders (Stab!'s retreat written
+        as a move). By default, every line is kept."""
+        return lines, []
+
     def vacant_seat(self, game: dict, power: str) -> str:
         """What EJECT's reply says of ``power``, just left without a player: how it gets a
         new one (only commands :meth:`check_new_player` lets through) and what happens

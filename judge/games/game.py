@@ -225,12 +225,18 @@ def join_game(s: Store, game: dict, power_text: str, password: str, address: str
     return power
 
 
-def hides_who_plays(game: dict) -> bool:
-    """Whether the game names the powers by other names (Gunboat's pseudonyms), so that no
-    answer may tell which power stands behind which name."""
+def public_names(game: dict) -> dict[str, str]:
+    """The name everyone knows each power by: its own, or another (Gunboat's pseudonym)."""
     flow, settings = flow_of(game["variant"]), game_settings(game)
-    return any(flow.label(settings, p, None) != p.title()
-               for p in get_variant(game["variant"]).board.powers)
+    return {p: flow.label(settings, p, None) for p in get_variant(game["variant"]).board.powers}
+
+
+def hides_who_plays(game: dict, names: dict[str, str] | None = None) -> bool:
+    """Whether the game names the powers by other names (Gunboat's pseudonyms), so that no
+    answer may tell which power stands behind which name; ``names``: its
+    :func:`public_names`, when the caller has them."""
+    names = public_names(game) if names is None else names
+    return any(name != p.title() for p, name in names.items())
 
 
 def sign_on(s: Store, game: dict, power_text: str, password: str, address: str,

@@ -872,6 +872,60 @@ def act(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
             "text", None)
 
 
+def _province(unit: str) -> str:
+    return unit.split()[-1].split("/")[0].upper()
+
+
+def _close_retreats(data: dict, province: str) -> None:
+    """A unit EDIT ADD puts in ``province`` closes it to the dislodged units that could
+    retreat there (their retreats were worked out when they were dislodged): one retreating
+    there would share it."""
+    for entries in data.get("dislodged", {}).values():
+        for entry in entries:
+            if entry.get("retreats") is not None:
+                entry["retreats"] = [r for r in entry["retreats"]
+                                     if r.split("/")[0].upper() != province]
+
+
+def _remove_unit(data: dict, words: list[str]) -> tuple[str, str]:
+    """EDIT REMOVE [DISLODGED | STANDING] <type> <location> on the position's JSON: the change
+    (``{name}`` for its owner) and the owner. In a retreat phase a province may hold the
+    unit that moved in and the one it dislodged: the plain form names one of them only when
+    the other is not of the type named."""
+    which = words[0] if len(words) == 3 else None
+    kind, at = words[-2], _province(words[-1])
+    if kind not in ("A", "F"):
+        raise GameError(f"{kind!r} is not a unit type (A or F)")
+    standing = [(p, u) for p, us in data.get("units", {}).items() for u in us
+                if _province(u) == at]
+    dislodged = [(p, d["unit"]) for p, ds in data.get("dislodged", {}).items() for d in ds
+                 if _province(d["unit"]) == at]
+    candidates = [("standing", p, u) for p, u in standing if which != "DISLODGED"]
+    candidates += [("dislodged", p, u) for p, u in dislodged if which != "STANDING"]
+    named = [c for c in candidates if c[2].split()[0].upper() == kind]
+    if not named:
+        there = [f"{p.title()} {u} stands there" for p, u in standing] + [
+            f"{p.title()} {u} is dislodged there" for p, u in dislodged]
+        if not there:
+            raise GameError(f"there is no unit in {at}")
+        # the province has a unit of the other type, or none as DISLODGED/STANDING says
+        noun = {"A": "army", "F": "fleet"}[kind] if candidates else "unit"
+        noun = f"{which.lower()} {noun}" if which else noun
+        raise GameError(f"there is no {noun} in {at} ({', '.join(there)})")
+    if len(named) > 1:
+        (_, p1, u1), (_, p2, u2) = named  # the standing one first
+        plural = {"A": "armies", "F": "fleets"}[kind]
+        raise GameError(f"{at} holds two {plural}: {p1.title()} {u1}, which stands there, and "
+                        f"{p2.title()} {u2}, dislodged; write EDIT REMOVE DISLODGED {kind} "
+                        f"{at} or EDIT REMOVE STANDING {kind} {at}")
+    state, owner, unit = named[0]
+    if state == "standing":
+        data["units"][owner] = [u for u in data["units"][owner] if u != unit]
+        return f"removed {{name}} {unit}", owner
+    data["dislodged"][owner] = [d for d in data["dislodged"][owner] if d["unit"] != unit]
+    return f"removed the dislodged {{name}} {unit}", owner
+
+
 @_flow_first
 def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
@@ -887,28 +941,21 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     units: dict[str, list[str]] = data.setdefault("units", {})
     centres: dict[str, list[str]] = data.setdefault("centres", {})
 
-    def where(unit: str) -> str:
-        return unit.split()[-1].split("/")[0].upper()
-
     if what == "ADD":
         power = G.power_name(variant, cmd.args[1])
         unit = f"{cmd.args[2].upper()} {cmd.args[3].upper()}"
         if cmd.args[2].upper() not in ("A", "F"):
             raise GameError(f"{cmd.args[2]!r} is not a unit type (A or F)")
-        if where(unit) not in board.provinces:
+        if _province(unit) not in board.provinces:
             raise GameError(f"{cmd.args[3]!r} is not a province of the {variant.title} map")
-        if any(where(u) == where(unit) for us in units.values() for u in us):
-            raise GameError(f"{where(unit)} is occupied: remove that unit first")
+        if any(_province(u) == _province(unit) for us in units.values() for u in us):
+            raise GameError(f"{_province(unit)} is occupied: remove that unit first")
         units.setdefault(power, []).append(unit)
+        _close_retreats(data, _province(unit))
         change, about, concerned = f"added {{name}} {unit}", power, [power]
     elif what == "REMOVE":
-        unit = f"{cmd.args[1].upper()} {cmd.args[2].upper()}"
-        owner = next((p for p, us in units.items() for u in us
-                      if where(u) == where(unit)), None)
-        if owner is None:
-            raise GameError(f"there is no unit in {where(unit)}")
-        units[owner] = [u for u in units[owner] if where(u) != where(unit)]
-        change, about, concerned = f"removed {{name}} {unit}", owner, [owner]
+        change, about = _remove_unit(data, [a.upper() for a in cmd.args[1:]])
+        concerned = [about]
     else:
         centre = cmd.args[1].upper()
         if centre not in board.supply_centres:

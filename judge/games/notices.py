@@ -34,14 +34,12 @@ def names_for(game: dict, reader: str | None, role: str) -> dict[str, Any]:
     powers behind other names (``secret_names``: Gunboat), so that a notice never ties a
     pseudonym to a power for anyone but the master and the power's own player."""
     flow, settings = flow_of(game["variant"]), game_settings(game)
-    powers = get_variant(game["variant"]).board.powers
-    shown = {p: flow.label(settings, p, reader) for p in powers}
-    secret = any(shown[p] != p.title() for p in powers if p != reader)
+    known = G.public_names(game)  # what everyone knows each power by (TAKEOVER takes it)
+    secret = G.hides_who_plays(game, known)
+    shown = {p: flow.label(settings, p, reader) for p in known}
     if secret and role == "master":  # the master knows who is who
-        shown = {p: f"{p.title()} ({flow.label(settings, p, None)})" for p in powers}
-    # ``known_as``: the name everyone knows each power by, which a newcomer's TAKEOVER takes
-    return {"names": shown, "secret_names": secret and role != "master",
-            "known_as": {p: flow.label(settings, p, None) for p in powers}}
+        shown = {p: f"{p.title()} ({name})" for p, name in known.items()}
+    return {"names": shown, "secret_names": secret and role != "master", "known_as": known}
 
 
 def to_powers(actor: FlowContext, game: dict, powers: list[str], template: str, subject: str,

@@ -33,7 +33,17 @@ from typing import Any
 from judge.engine.board import province_of
 from judge.engine.errors import OrderError, OrderSyntaxError
 from judge.engine.events import Event
-from judge.engine.orders import Convoy, Order, SupportHold, SupportMove, Unit, UnitRef, unit_of
+from judge.engine.orders import (
+    Convoy,
+    Disband,
+    Order,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    UnitRef,
+    unit_of,
+)
 from judge.engine.parse import parse_order
 from judge.engine.position import Phase, Position
 from judge.engine.variant import Outcome
@@ -41,6 +51,7 @@ from judge.games import gmtools
 from judge.games.errors import GameError
 from judge.games.flow import FlowContext, GameFlow, game_settings
 from judge.games.game import order_entry, refuse, set_aside
+from judge.variants import get_variant
 from judge.variants.stab.report import SEASON_NAMES, StabSettings, render_private, render_public
 from judge.variants.stab.rules import (
     _IF,
@@ -210,6 +221,28 @@ def read_movement_line(rules: StabRules, pos: Position, power: str, own: list[Un
     return order
 
 
+def _conditional_retreat(rules: StabRules, pos: Position, text: str) -> str | None:
+    """Why a retreat or disband written in a movement phase is refused, when the game takes
+    its retreats with the movement orders (``WITH_ORDERS``: no retreat phase waits for them,
+    so the parser's 'retreats are made in the retreat phase' would send the player looking
+    for one), written as this game wants it; None for any other line (a block sent ahead
+    for the retreat phase is read with the movement orders too, :func:`folded`)."""
+    if rules.retreat_mode(pos) != WITH_ORDERS:
+        return None
+    try:
+        order = parse_order(rules.board, seed_notation(text), "R")
+    except OrderError:
+        return None
+    if isinstance(order, Retreat):
+        wanted = f"IF DISLODGED {order.unit} R {order.destination}"
+    elif isinstance(order, Disband):
+        wanted = f"IF DISLODGED {order.unit} D"
+    else:
+        return None
+    return ("in this game a retreat is sent with the movement orders, as a conditional "
+            f"retreat: {wanted} (made only if the unit is dislodged)")
+
+
 # --------------------------------------------------------------------- flow
 class StabFlow(GameFlow):
     hidden = True
@@ -304,7 +337,7 @@ class StabFlow(GameFlow):
             try:
                 order = read_movement_line(rules, pos, power, own, text)
             except OrderError as exc:
-                out.append(_refused(text, str(exc)))
+                out.append(_refused(text, _conditional_retreat(rules, pos, text) or str(exc)))
                 continue
             out.append(order_entry(variant, text, order, _unit_key(order)))
             if isinstance(order, Place):
@@ -454,6 +487,27 @@ class StabFlow(GameFlow):
         a block sent ahead for one of them is taken when the game begins to wait in
         ``phase`` for those orders."""
         return folded(phase, mode(game_settings(game)))
+
+    def taken_with(self, game: dict, pos: Position, target: str, lines: list[str]
+                   ) -> tuple[list[str], list[tuple[str, str]]]:
+        """With WITH_ORDERS a retreat phase's orders are the conditional retreats sent with
+        the movement orders: of a block sent ahead for it, those are kept; any other line
+        would be read as a movement order (A BUR - GAS, the retreat meant, a move), so it is
+        left out saying how this game takes retreats."""
+        if mode(game_settings(game)) != WITH_ORDERS or Phase.parse(target).kind != "R":
+            return lines, []
+        rules = _rules(get_variant(game["variant"]))
+        kept: list[str] = []
+        dropped: list[tuple[str, str]] = []
+        for line in lines:
+            if _IF_DISLODGED.match(seed_notation(line)):
+                kept.append(line)
+                continue
+            dropped.append((line, _conditional_retreat(rules, pos, line) or (
+                "in this game the retreat phase takes no orders of its own: retreats are "
+                "sent with the movement orders, as conditional retreats (IF DISLODGED A BUR "
+                "R GAS)")))
+        return kept, dropped
 
     def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
                        ) -> tuple[str, str, Any] | None:
