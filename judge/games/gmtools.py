@@ -126,6 +126,15 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 raise GameError("SET WAIT takes nothing after it")
             s.execute("INSERT OR IGNORE INTO waits (game_id, phase, power) VALUES (?, ?, ?)",
                       (game["id"], game["phase"], power))
+            stage = flow_for(game).stage(s, game)
+            if stage.deadline is not None and now >= stage.deadline:
+                # past the deadline a wait holds nothing (deadlines.after_orders): cancelling
+                # the late orders' early processing would hold the phase to the next late
+                # notice or the end of grace
+                return (f"{power.title()} waits, but the deadline of {game['phase']} of game "
+                        f"{game['name']} has passed: a wait no longer holds it, and it is "
+                        "processed as soon as every power has ordered. The wait holds it "
+                        "again if the master moves the deadline later.", "text", None)
             s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
             return (f"{power.title()} waits: {game['phase']} of game {game['name']} will not "
                     f"be processed before its deadline ({_deadline(game, now)}). "
