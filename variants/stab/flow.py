@@ -452,8 +452,11 @@ class StabFlow(GameFlow):
     def sent_with(self, game: dict, phase: Phase) -> list[str]:
         """The phases adjudicated with ``phase`` from the orders sent in it (:func:`folded`):
         a block sent ahead for one of them is taken when the game begins to wait in
-        ``phase`` for those orders."""
-        return folded(phase, mode(game_settings(game)))
+        ``phase`` for those orders. Only with the next season's: with WITH_ORDERS the phase
+        folded is the movement's own retreat phase, whose retreats are IF DISLODGED lines of
+        the movement orders; a block's plain 'A BUR - GAS' read with them would be a move."""
+        retreats = mode(game_settings(game))
+        return folded(phase, retreats) if retreats == NEXT_SEASON else []
 
     def master_command(self, ctx: FlowContext, ses: Any, game: dict, cmd: Any
                        ) -> tuple[str, str, Any] | None:
