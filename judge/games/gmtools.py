@@ -77,6 +77,22 @@ def _names_for_reader(actor: CommandContext, ses: MailSession, game: dict
     return lambda p: P.label(game, p, power)
 
 
+def _result_for_reader(game: dict, named: Callable[[str], str]) -> str | None:
+    """The game's result ('conceded: France', 'drawn: France, Italy', 'won by France') with
+    its powers named by ``named`` (:func:`_names_for_reader`): the game-over notice names
+    them so, and a real name beside it would tie a Gunboat pseudonym to its power."""
+    if game["result"] is None:
+        return f"won by {named(game['winner'])}" if game["winner"] else None
+    how, sep, listed = game["result"].partition(": ")
+    if not sep:
+        return game["result"]
+    powers = {p.title(): p for p in G.get_variant(game["variant"]).board.powers}
+    shown = [named(powers[n]) if n in powers else n for n in listed.split(", ")]
+    if G.hides_who_plays(game):  # in the order of the names shown, never of the powers
+        shown.sort()
+    return f"{how}: {', '.join(shown)}"
+
+
 def _deadline(game: dict, now: datetime) -> str:
     """The game's deadline in its zone and, when that is not UTC, in UTC too."""
     tz = S.zone(game)
@@ -583,7 +599,8 @@ def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     observers = s.one("SELECT count(*) AS n FROM observers WHERE game_id = ?", (game["id"],))
     data = {"template": "_settings.txt.j2", "g": info, "players": players,
             "settings": S.describe(game, D.settle_seconds(actor.cfg, game)),
-            "observers": observers["n"] if observers else 0, "result": game["result"]}
+            "observers": observers["n"] if observers else 0,
+            "result": _result_for_reader(game, named)}
     return "", "include", data
 
 
@@ -655,8 +672,7 @@ def summary(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         (game["id"],))]
     data = {"template": "_summary.txt.j2", "game": game["name"], "years": years,
             "powers": list(variant.board.powers), "changes": changes,
-            "result": game["result"] or (f"won by {game['winner'].title()}"
-                                         if game["winner"] else None)}
+            "result": _result_for_reader(game, named)}
     return "", "include", data
 
 
