@@ -785,8 +785,10 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if in_place and game["status"] != "finished":
         raise GameError(f"game {game['name']} is already in {target}")
     if in_place and G.current_position(s, game).winner:  # its position is the one won
+        before = [r["phase"] for r in rows if r["id"] < ids[target]]
         raise GameError(f"game {game['name']} was won in the phase before {target}: "
-                        "ROLLBACK to that phase")
+                        + (f"ROLLBACK {before[-1]} reopens it there" if before else
+                           "it has no phase before to roll back to"))
     later = [r["phase"] for r in rows if r["id"] > ids[target]]
     if in_place:  # the votes that ended it go with its result: one more DRAW would end it
         s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (game["id"], target))
