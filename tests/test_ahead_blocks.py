@@ -238,3 +238,28 @@ def test_stab_with_orders_a_retreat_sent_ahead_is_told_how_this_game_takes_retre
     assert ("A BUR - GAS <-- in this game a retreat is sent with the movement orders, as a "
             "conditional retreat: IF DISLODGED A BUR R GAS") in text, notice.body
     assert "A MAR H <-- in this game the retreat phase takes no orders of its own" in text
+
+
+def test_stab_with_orders_does_not_read_a_retreat_block_as_movement_orders(tmp_path):
+    """review33 of 09e51d4: GameFlow.sent_with gave Stab!'s folded phases in both retreat
+    modes; with RETREATS WITH_ORDERS that is the movement's own retreat phase, whose
+    retreats come as IF DISLODGED lines with the movement orders, so a block sent ahead for
+    F1901R ('A BUR - GAS', the retreat France meant if dislodged) was read with the F1901M
+    block as one mail's movement orders: A BUR - GAS replaced A BUR H, a move France never
+    ordered. The block is not taken as the movement's orders."""
+    from mailkit import GM, InProcessJudge
+    from stabkit import PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    judge = InProcessJudge(tmp_path)
+    judge.send(GM, "CREATE st masterpw VARIANT stab RETREATS WITH_ORDERS\nOPEN")
+    for p in POWERS:
+        judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}")
+    judge.send(GM, "MASTER st masterpw\nSTART")
+    for p in ["FRANCE"] + [p for p in POWERS if p != "FRANCE"]:
+        ahead = ["PHASE F1901M", "A BUR H", "PHASE F1901R", "A BUR - GAS"] \
+            if p == "FRANCE" else []
+        judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}\n" +
+                   "\n".join(PLACEMENT[p] + STAB_SPRING[p] + ahead))
+    assert judge.store.game("st")["phase"] == "F1901M"
+    assert stored(judge, "F1901M", "FRANCE") == ["A BUR H"]

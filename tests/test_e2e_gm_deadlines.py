@@ -149,6 +149,37 @@ def test_a_wait_does_not_hold_a_phase_past_its_deadline(judge):
     assert judge.game(g)["phase"] == "F1901M"
 
 
+def test_a_wait_sent_after_the_deadline_does_not_stop_early_processing(judge_mailbox, smtp_sink,
+                                                                       tmp_path):
+    """review33: once the deadline has passed a wait holds nothing (0c1a43a), but a SET WAIT
+    sent then, while the late orders settled, cancelled their early processing: with MISSED
+    WAIT the phase then waited for the next daily late notice, a day, and Germany was told
+    it 'will not be processed before its deadline', already passed."""
+    j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), settle="5m")
+    try:
+        g = "wl2"
+        new_game(j, g, ["MISSED WAIT", "REMINDER OFF"])
+        deadline = parse_iso(j.game(g)["deadline"])
+        spring = hold_all(g)
+        for p in POWERS:
+            if p != "ENGLAND":
+                orders(j, g, p, spring[p])
+        j.pump()
+        got = [m for _, m in j.advance(deadline + timedelta(hours=1))]
+        assert not _reports(got, "S1901M") and subj(got, "late")
+        orders(j, g, "ENGLAND", spring["ENGLAND"])
+        out = j.pump()
+        assert "will be processed early" in to(out, addr(g, "ENGLAND"))[0].flat
+        j.send(addr(g, "GERMANY"), f"SIGNON GERMANY {g} pw-germany\nSET WAIT")
+        out = j.pump()
+        reply = to(out, addr(g, "GERMANY"))[0].flat
+        assert "has passed: a wait no longer holds it" in reply, reply
+        got = j.advance(j.clock() + 10 * TICK)
+        assert len(_reports(got, "S1901M")) == 8, [m.subject for _, m in got]
+    finally:
+        j.close()
+
+
 def test_early_processing_after_settling_and_set_wait(judge_mailbox, smtp_sink, tmp_path):
     j = LiveJudge(judge_mailbox, smtp_sink, tmp_path, FakeClock(), settle="5m")
     try:

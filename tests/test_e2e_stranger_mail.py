@@ -178,3 +178,27 @@ def test_an_address_that_declined_is_not_asked_again_by_a_master(judge):
         assert not to(out, VICTIM), (day, [m.subject for m in to(out, VICTIM)])
         [reply] = to(out, gm_addr(g))
         assert "declined" in reply.flat, reply.body
+
+
+def test_a_forged_unobserve_does_not_undo_an_addresss_no(judge):
+    """review33 of 8376e6d: the mark an address's NO leaves was a row of observer_requests
+    for the master's game, and UNOBSERVE <game> from the address deletes that game's rows
+    for it: the hostile master forged an auto-submitted 'Subject: UNOBSERVE decl2' from the
+    victim (honoured, and not answered, so the victim saw nothing), and his next REPLACE
+    mailed the victim a new request, every day."""
+    from datetime import timedelta
+
+    g = "decl2"
+    new_game(judge, g, ["REMINDER OFF"])
+    [request] = to(gm(judge, g, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
+    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
+               In_Reply_To=request.msg["Message-ID"])
+    [answer] = to(judge.pump(), VICTIM)
+    assert "Declined" in answer.flat, answer.body
+    judge.send(VICTIM, "", subject=f"UNOBSERVE {g}", Auto_Submitted="auto-replied")
+    assert not to(judge.pump(), VICTIM)
+    judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
+    out = gm(judge, g, f"REPLACE Italy {VICTIM} newpw2")
+    assert not to(out, VICTIM), [m.subject for m in to(out, VICTIM)]
+    [reply] = to(out, gm_addr(g))
+    assert "declined" in reply.flat, reply.body

@@ -211,3 +211,24 @@ def test_a_vote_tells_nothing_of_the_hidden_units_of_a_power_without_centres(gun
         text, _ = said(j, p, "DRAW")
     assert "Every survivor has voted for the same draw" in text, text
     assert j.store.game("gb")["status"] == "finished"
+
+
+def test_gunboat_result_names_the_winner_as_everyone_knows_it(gunboat):
+    """review33: the game-over notice said '<pseudonym> wins', and STATUS ('Won by France'),
+    LIST ('Result: conceded: France') and SUMMARY ('(conceded: France)') said whose pseudonym
+    it was, to anyone; the master's ROLLBACK reopens such a game (d8ff048: in the phase it
+    ended in, too), with a pseudonym tied to its power. They name it as the reader knows it;
+    the master still sees the real name."""
+    j, names = gunboat
+    for p in POWERS:
+        if p != "FRANCE":
+            j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}\nCONCEDE {names['FRANCE']}")
+    assert j.store.game("gb")["status"] == "finished"
+    for sender, body in (("stranger@x.test", "STATUS gb\nLIST gb\nSUMMARY gb"),
+                         (addr("ITALY"), "SIGNON ITALY gb pw-italy\nSTATUS gb\nLIST gb\n"
+                                         "SUMMARY gb")):
+        [m] = [m for m in j.send(sender, body) if m.rcpt == sender]
+        assert not re.search(r"\bFrance\b", m.body, re.I), m.body
+        assert names["FRANCE"] in m.body.split("Result:")[1].splitlines()[0], m.body
+    [m] = [m for m in j.send(GM, "MASTER gb gm-pass\nLIST gb\nSUMMARY gb") if m.rcpt == GM]
+    assert "conceded: France" in m.body, m.body

@@ -174,3 +174,26 @@ def test_a_game_cannot_be_named_as_an_automatic_replys_subject_starts(tmp_path, 
     # a name that only begins like one is fine
     reply = only_reply(j.send(GM, "CREATE autumn gm-pass"), GM)
     assert "ERROR" not in reply.body, reply.body
+
+
+def test_rollback_to_the_phase_after_a_solo_names_the_phase_to_roll_back_to(tmp_path):
+    """review33 of dd30268: ROLLBACK to the phase a solo left the game in is refused (it
+    would play on from the won position), with 'ROLLBACK to that phase', which one unsaid
+    (the phase before: the Fall movement, or its retreats, the Winter...). It names it; and
+    that ROLLBACK reopens the game."""
+    j = _judge(tmp_path)
+    _master(j, "EDIT REMOVE F LON\nEDIT REMOVE A LVP\nEDIT REMOVE F EDI")
+    centres = ["NWY", "SWE", "DEN", "HOL", "BEL", "SPA", "POR", "TUN", "RUM", "BUL", "GRE",
+               "SER", "LON", "LVP", "EDI"]
+    for k in range(0, len(centres), 5):
+        text = _master(j, "\n".join(f"EDIT OWNER {c} FRANCE" for c in centres[k:k + 5]))
+        assert "ERROR" not in text, text
+    _master(j, "PROCESS")
+    _master(j, "PROCESS")
+    game = j.store.game("rf")
+    assert (game["status"], game["phase"], game["winner"]) == ("finished", "S1902M", "FRANCE")
+    text = _master(j, "ROLLBACK S1902M")
+    assert "ERROR" in text and "ROLLBACK F1901M" in text, text
+    text = _master(j, "ROLLBACK F1901M")
+    assert "ERROR" not in text and "back in F1901M" in text, text
+    assert j.store.game("rf")["status"] == "active"

@@ -669,7 +669,9 @@ def game_summary(s: Store, game: dict, now: datetime, reader: str | None = None)
     players = {p["power"]: p for p in s.players(game["id"])}
     info: dict[str, Any] = {
         "name": game["name"], "variant": variant.title, "status": game["status"],
-        "phase": game["phase"], "deadline": game["deadline"], "winner": game["winner"],
+        "phase": game["phase"], "deadline": game["deadline"],
+        # as the reader knows it: a Gunboat pseudonym (the game-over notice's name for it)
+        "winner": plug.label(settings, game["winner"], reader) if game["winner"] else None,
         "movement": game["movement_seconds"], "retreat": game["retreat_seconds"],
         "adjustment": game["adjustment_seconds"], "phase_name": None, "powers": [],
         "tz": _zone(game),

@@ -77,6 +77,22 @@ def _names_for_reader(actor: CommandContext, ses: MailSession, game: dict
     return lambda p: P.label(game, p, power)
 
 
+def _result_for_reader(game: dict, named: Callable[[str], str]) -> str | None:
+    """The game's result ('conceded: France', 'drawn: France, Italy', 'won by France') with
+    its powers named by ``named`` (:func:`_names_for_reader`): the game-over notice names
+    them so, and a real name beside it would tie a Gunboat pseudonym to its power."""
+    if game["result"] is None:
+        return f"won by {named(game['winner'])}" if game["winner"] else None
+    how, sep, listed = game["result"].partition(": ")
+    if not sep:
+        return game["result"]
+    powers = {p.title(): p for p in G.get_variant(game["variant"]).board.powers}
+    shown = [named(powers[n]) if n in powers else n for n in listed.split(", ")]
+    if G.hides_who_plays(game):  # in the order of the names shown, never of the powers
+        shown.sort()
+    return f"{how}: {', '.join(shown)}"
+
+
 def _deadline(game: dict, now: datetime) -> str:
     """The game's deadline in its zone and, when that is not UTC, in UTC too."""
     tz = S.zone(game)
@@ -126,6 +142,15 @@ def set_setting(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
                 raise GameError("SET WAIT takes nothing after it")
             s.execute("INSERT OR IGNORE INTO waits (game_id, phase, power) VALUES (?, ?, ?)",
                       (game["id"], game["phase"], power))
+            stage = flow_for(game).stage(s, game)
+            if stage.deadline is not None and now >= stage.deadline:
+                # past the deadline a wait holds nothing (deadlines.after_orders): cancelling
+                # the late orders' early processing would hold the phase to the next late
+                # notice or the end of grace
+                return (f"{power.title()} waits, but the deadline of {game['phase']} of game "
+                        f"{game['name']} has passed: a wait no longer holds it, and it is "
+                        "processed as soon as every power has ordered. The wait holds it "
+                        "again if the master moves the deadline later.", "text", None)
             s.execute("UPDATE games SET early_at = NULL WHERE id = ?", (game["id"],))
             return (f"{power.title()} waits: {game['phase']} of game {game['name']} will not "
                     f"be processed before its deadline ({_deadline(game, now)}). "
@@ -574,7 +599,8 @@ def list_games(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     observers = s.one("SELECT count(*) AS n FROM observers WHERE game_id = ?", (game["id"],))
     data = {"template": "_settings.txt.j2", "g": info, "players": players,
             "settings": S.describe(game, D.settle_seconds(actor.cfg, game)),
-            "observers": observers["n"] if observers else 0, "result": game["result"]}
+            "observers": observers["n"] if observers else 0,
+            "result": _result_for_reader(game, named)}
     return "", "include", data
 
 
@@ -646,8 +672,7 @@ def summary(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         (game["id"],))]
     data = {"template": "_summary.txt.j2", "game": game["name"], "years": years,
             "powers": list(variant.board.powers), "changes": changes,
-            "result": game["result"] or (f"won by {game['winner'].title()}"
-                                         if game["winner"] else None)}
+            "result": _result_for_reader(game, named)}
     return "", "include", data
 
 
@@ -760,8 +785,10 @@ def rollback(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     if in_place and game["status"] != "finished":
         raise GameError(f"game {game['name']} is already in {target}")
     if in_place and G.current_position(s, game).winner:  # its position is the one won
+        before = [r["phase"] for r in rows if r["id"] < ids[target]]
         raise GameError(f"game {game['name']} was won in the phase before {target}: "
-                        "ROLLBACK to that phase")
+                        + (f"ROLLBACK {before[-1]} reopens it there" if before else
+                           "it has no phase before to roll back to"))
     later = [r["phase"] for r in rows if r["id"] > ids[target]]
     if in_place:  # the votes that ended it go with its result: one more DRAW would end it
         s.execute("DELETE FROM votes WHERE game_id = ? AND phase = ?", (game["id"], target))

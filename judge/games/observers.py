@@ -118,8 +118,10 @@ def unobserve(s: Store, game: dict, address: str) -> bool:
     unanswered requests. True when any was there."""
     cur = s.execute("DELETE FROM observers WHERE game_id = ? AND address = ?",
                     (game["id"], address))
-    pending = s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ?",
-                        (game["id"], address))
+    # not an address's NO (DECLINED): a forged UNOBSERVE, honoured unanswered when marked
+    # auto-submitted, would let the master it refused mail the address again
+    pending = s.execute("DELETE FROM observer_requests WHERE game_id = ? AND address = ? AND "
+                        "role != ?", (game["id"], address, DECLINED))
     was_list = (S.load(game)["list"] or "").lower() == address.lower()
     if was_list:
         _set_list(s, game, "")

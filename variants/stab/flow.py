@@ -485,7 +485,10 @@ class StabFlow(GameFlow):
     def sent_with(self, game: dict, phase: Phase) -> list[str]:
         """The phases adjudicated with ``phase`` from the orders sent in it (:func:`folded`):
         a block sent ahead for one of them is taken when the game begins to wait in
-        ``phase`` for those orders."""
+        ``phase`` for those orders. With WITH_ORDERS that is the movement's own retreat
+        phase, whose retreats are IF DISLODGED lines of the movement orders: of its block
+        :meth:`taken_with` keeps those, and tells how this game takes retreats for the rest
+        (a plain 'A BUR - GAS' read with them would be a move)."""
         return folded(phase, mode(game_settings(game)))
 
     def taken_with(self, game: dict, pos: Position, target: str, lines: list[str]
