@@ -161,6 +161,38 @@ def test_dipnomicy_rollback_reopens_a_game_that_ended_in_the_turn_it_is_in(tmp_p
     assert g.deadline() > g.clock.now
 
 
+def test_dipnomicy_rollback_of_a_game_ended_during_a_vote_opens_the_vote_again(tmp_path):
+    """Reviewer of d8ff048: a Dipnomicy game ended (ENDGAME) while the vote on turn 1's
+    proposals was open, in turn 2, was reopened by ROLLBACK 2 with no vote: turn 1's
+    proposals were never voted on, and nobody was told. The vote is open again, with its
+    votes cast and a deadline ahead; the SG and every player are told; it closes as any."""
+    g = DipGame(tmp_path)
+    label = open_vote(g)
+    r = g.player("FRANCE", f"VOTE {label} FOR", "vote")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    r = g.sg("ENDGAME")
+    assert g.game()["status"] == "finished", r.body
+    g.clock.advance(days=30)  # reopened long after: the vote's old deadline has passed
+    g.tick()
+    r = g.sg("ROLLBACK 2")
+    assert not r.subject.startswith("[ERROR]"), r.body
+    assert (g.game()["status"], g.game()["phase"]) == ("active", "F1901M")
+    assert (g.state()["voting"], g.state()["turn"]) == (1, 1)
+    assert g.vote_deadline() > g.clock.now
+    assert g.deadline() > g.vote_deadline()  # turn 2 is adjudicated after the vote closes
+    said = "The vote on the proposals of turn 1 is open again"
+    assert said in r.flat, r.body
+    notice = g.to_all(g.mail, "rolled back to turn 2")
+    assert said in notice.flat and "votes already cast stand" in notice.flat, notice.body
+    # France's vote stands; the others vote and the vote closes with its result
+    for country in g.countries:
+        if country != "FRANCE":
+            g.player(country, f"VOTE {label} AGAINST", "vote")
+    result = g.to_all(g.to_vote_deadline(), "votes on the proposals of turn 1")
+    assert "For 1 (France), against 6" in result.flat, result.body
+    assert (g.state()["voting"], g.state()["turn"]) == (0, 2)
+
+
 @pytest.mark.parametrize("name", ["Autoreply", "AutoResponse", "Abwesenheitsnotiz", "autosvar"])
 def test_a_game_cannot_be_named_as_an_automatic_replys_subject_starts(tmp_path, name):
     """Mail whose subject starts "Autoreply:" is an auto-responder's and never answered; a game

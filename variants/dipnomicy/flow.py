@@ -746,6 +746,11 @@ class DipnomicyFlow(GameFlow):
             raise GameError(f"game {game['name']} was won in the turn before turn {turn}: "
                             "ROLLBACK to that turn")
         gid = game["id"]
+        # a game that ended in the turn while the vote on the last turn's proposals was
+        # open: the vote is open again (its proposals, votes, vetoes kept), else they would
+        # never be voted on; with a fresh vote_days, as when the move report opened it
+        st = state(s, game)
+        vote = bool(phase == game["phase"] and st["voting"] and st["turn"] == turn - 1)
         # everything after that turn's start is undone: later positions, orders, proposals
         # and votes (the rules in force come back with the position)
         later = [r["phase"] for r in s.all("SELECT phase FROM positions WHERE game_id = ? AND "
@@ -764,9 +769,14 @@ class DipnomicyFlow(GameFlow):
                           [*later, phase], replayed=True)
         s.execute("DELETE FROM dipnomicy_proposals WHERE game_id = ? AND turn >= ?", (gid, turn))
         s.execute("DELETE FROM dipnomicy_votes WHERE game_id = ? AND turn >= ?", (gid, turn))
-        _update(s, gid, turn=turn, voting=0, vote_deadline=None, presented=None,
-                vetoes="{}", numbers="{}", report_sent=iso(now))
         pos = RULES.read_position(json.loads(row["position"]))
+        if vote:
+            vote_deadline = fit_deadline(s, game, now + RULES.ruleset(pos).setting(
+                "vote_days") * DAY)
+            _update(s, gid, vote_deadline=iso(vote_deadline), report_sent=iso(now))
+        else:
+            _update(s, gid, turn=turn, voting=0, vote_deadline=None, presented=None,
+                    vetoes="{}", numbers="{}", report_sent=iso(now))
         # a paused game stays paused; a finished one runs again, its result undone (as the
         # judge's own ROLLBACK does)
         status = "paused" if game["status"] == "paused" else "active"
@@ -786,6 +796,15 @@ class DipnomicyFlow(GameFlow):
                 f"sent for turn {turn} too: send them again. The rules in force are those "
                 f"of that turn, below.")
         deadline = f"Moves for turn {turn} are due by {_when(game['deadline'], now)}."
+        opened = ""
+        if vote:  # the game ended during it: it is open again, said before the deadlines
+            listed = "; ".join(f"P{k}: {p['title']}"
+                               for k, p in enumerate(json.loads(st["presented"]), start=1))
+            opened = (f"The vote on the proposals of turn {turn - 1} is open again "
+                      f"({listed}): votes already cast stand, and turn {turn} is "
+                      f"adjudicated after it closes. ")
+            text = text.replace(" The rules in force", " " + opened + "The rules in force")
+            deadline = f"Votes are due by {_when(iso(vote_deadline), now)}.\n" + deadline
         undone = (f" The moves and proposals sent for turn {turn} are undone, not restored as "
                   "the judge's ROLLBACK restores a phase's orders in other variants: the "
                   "players send them again.")
@@ -793,7 +812,8 @@ class DipnomicyFlow(GameFlow):
             actor, g, f"rolled back to turn {turn}",
             text + "\n\n" + ruleset_text(RULES.ruleset(pos), "The rules in force"), deadline,
             "dipnomicy/rolled_back.txt.j2", again=again, ahead=ahead))
-        return (f"Game {game['name']} is back at the start of turn {turn}. {deadline}{undone}"
+        return (f"Game {game['name']} is back at the start of turn {turn}. "
+                f"{opened}{deadline}{undone}"
                 f"{_ahead_back(turn, again, ahead)} Every player has been told.", "text", None)
 
     # ---------------------------------------------------------------- status
