@@ -154,12 +154,9 @@ def test_blocks_waiting_for_one_phase_are_bounded(tmp_path):
         "Pending orders")[1].split("Not kept")[0]
 
 
-def test_stab_next_season_takes_a_block_for_the_season_whose_orders_it_waits_for(tmp_path):
-    """attack31: with RETREATS NEXT_SEASON the game waits in the retreat phase (or the
-    Winter) for the next season's orders, and never in that season's movement; a block sent
-    ahead for Spring 1902 waited for a phase that never began, was dropped with 'the game went
-    past S1902M without playing it (no such phase was needed)', and France's units held.
-    It is taken when the game begins to wait for that season's mail, as if sent then."""
+def _stab_next_season_to_the_retreats(tmp_path, ahead: list[str]) -> tuple:
+    """A Stab! game with RETREATS NEXT_SEASON played to F1901R (A(Bur) dislodged), France's
+    Autumn mail carrying ``ahead``: (the judge, the mail the Autumn's mails made)."""
     from mailkit import GM, InProcessJudge
     from stabkit import AUTUMN, PLACEMENT
     from stabkit import SPRING as STAB_SPRING
@@ -176,15 +173,41 @@ def test_stab_next_season_takes_a_block_for_the_season_whose_orders_it_waits_for
     for p in ["FRANCE"] + [p for p in AUTUMN if p != "FRANCE"]:
         lines = [x for x in AUTUMN[p] if not x.startswith("IF")]
         if p == "FRANCE":  # A(Bur) is dislodged this Autumn: the Spring's orders go ahead
-            lines += ["PHASE S1902M", "A PIC - BEL"]
+            lines += ahead
         sent += judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}\n" + "\n".join(lines))
     assert judge.store.game("st")["phase"] == "F1901R"
+    return judge, sent
+
+
+def test_stab_next_season_takes_a_block_for_the_season_whose_orders_it_waits_for(tmp_path):
+    """attack31: with RETREATS NEXT_SEASON the game waits in the retreat phase (or the
+    Winter) for the next season's orders, and never in that season's movement; a block sent
+    ahead for Spring 1902 waited for a phase that never began, was dropped with 'the game went
+    past S1902M without playing it (no such phase was needed)', and France's units held.
+    It is taken when the game begins to wait for that season's mail, as if sent then."""
+    from mailkit import GM
+
+    judge, sent = _stab_next_season_to_the_retreats(tmp_path, ["PHASE S1902M", "A PIC - BEL"])
     [notice] = ahead_notices(sent, "FRANCE")
     assert "A PIC - BEL" in notice.body and "went past" not in notice.body, notice.body
     assert "A PIC - BEL" in stored(judge, "F1901R", "FRANCE")
     sent = judge.send(GM, "MASTER st masterpw\nPROCESS")
     [report] = [m for m in sent if m.rcpt == addr("FRANCE") and "Spring 1902" in m.subject]
     assert "A(Bel)" in report.body, report.body
+
+
+def test_stab_next_season_mail_of_a_block_taken_names_the_phase_it_was_sent_for(tmp_path):
+    """Reviewer of the commit above: the mail that tells France its block for S1902M was
+    used, the game waiting in F1901R for that season's orders, said 'your orders sent ahead
+    for F1901R' and 'Fall 1901 Retreat (F1901R) has begun, and your orders sent ahead for it
+    were used': France sent none for F1901R. It names the phase of France's PHASE line,
+    and the phase that took it."""
+    _, sent = _stab_next_season_to_the_retreats(tmp_path, ["PHASE Spring 1902", "A PIC - BEL"])
+    [notice] = ahead_notices(sent, "FRANCE")
+    assert notice.subject.endswith("your orders sent ahead for S1902M"), notice.subject
+    assert ("Game st: Fall 1901 Retreat (F1901R) has begun, which takes the orders of "
+            "Spring 1902 Movement (S1902M), and your orders sent ahead for Spring 1902 "
+            "Movement (S1902M) were used.") in notice.flat, notice.body
 
 
 def test_stab_with_orders_a_retreat_sent_ahead_is_told_how_this_game_takes_retreats(tmp_path):

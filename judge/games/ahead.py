@@ -295,6 +295,9 @@ def take_due(s: Store, game: dict, pos: Position) -> list[Activation]:
                     row["power"], str(pos.phase), pos.phase.long_name, [], [], [],
                     row["inbox_id"])
                 out.append(act)
+            named = (str(target), target.long_name) if target else (here, pos.phase.long_name)
+            if named not in act.sent_for:
+                act.sent_for.append(named)
             for block in blocks:
                 chosen = A.evaluate(block, pos, row["power"])
                 kept, dropped = chosen.lines, chosen.dropped
@@ -360,7 +363,11 @@ def queue_mail(outbox: Outbox, s: Store, game: dict, activations: list[Activatio
             continue
         used = next((a for a in acts if not a.expired), None)
         expired = [{"phase": a.phase, "phase_name": a.phase_name} for a in acts if a.expired]
-        phases = ", ".join(a.phase for a in acts)
+        # the phases the player's PHASE lines named (a block for a phase taken in another,
+        # Stab!'s next season in its retreat phase, is named as sent)
+        phases = ", ".join(code for a in acts
+                           for code in ([a.phase] if a.expired or not a.sent_for
+                                        else [c for c, _ in a.sent_for]))
         outbox.queue(kind="notice", to=player["address"],
                      subject=f"{game['name']}: your orders sent ahead for {phases}",
                      template=NOTICE_TEMPLATE,
@@ -368,7 +375,7 @@ def queue_mail(outbox: Outbox, s: Store, game: dict, activations: list[Activatio
                               "used": None if used is None else {
                                   "phase": used.phase, "phase_name": used.phase_name,
                                   "shown": used.shown, "lines": used.lines,
-                                  "dropped": used.dropped},
+                                  "dropped": used.dropped, "sent_for": used.sent_for},
                               "expired": expired, "deadline": fresh["deadline"],
                               "tz": zone(fresh), "role": "player"},
                      game_id=game["id"])

@@ -45,6 +45,9 @@ class Activation:
     # the blocks as sent, line by line, each IF marked with whether its lines stood
     # (judge.engine.ahead.Block.echo with the position): what the player is mailed
     shown: list[dict] = field(default_factory=list)
+    # the phases of the blocks used (code, long name), as their PHASE lines named them: the
+    # phase begun, or one whose orders it takes (GameFlow.sent_with: Stab!'s next season)
+    sent_for: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
