@@ -286,3 +286,35 @@ def test_stab_with_orders_does_not_read_a_retreat_block_as_movement_orders(tmp_p
                    "\n".join(PLACEMENT[p] + STAB_SPRING[p] + ahead))
     assert judge.store.game("st")["phase"] == "F1901M"
     assert stored(judge, "F1901M", "FRANCE") == ["A BUR H"]
+
+
+def test_stab_with_orders_a_retreat_block_is_told_how_this_game_takes_retreats_at_once(
+        tmp_path):
+    """Reviewer of 45fca02: with RETREATS WITH_ORDERS a block sent ahead for a retreat phase
+    was kept as sent, its lines shown as pending orders; only when the movement phase began
+    were its lines other than IF DISLODGED ones left out, saying how this game takes
+    retreats, too late to send them again. The reply to the mail that sent it says so beside
+    each such line, and every later reply listing it; the IF DISLODGED line stands."""
+    from mailkit import GM, InProcessJudge
+    from stabkit import PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    judge = InProcessJudge(tmp_path)
+    judge.send(GM, "CREATE st masterpw VARIANT stab RETREATS WITH_ORDERS\nOPEN")
+    for p in POWERS:
+        judge.send(addr(p), f"SIGNON {p} st pw-{p.lower()}")
+    judge.send(GM, "MASTER st masterpw\nSTART")
+    france = addr("FRANCE")
+    ahead = ["PHASE F1901R", "A BUR R GAS", "A MAR H", "IF DISLODGED A PIC R BRE"]
+    reply = only_reply(judge.send(france, "SIGNON FRANCE st pw-france\n" + "\n".join(
+        PLACEMENT["FRANCE"] + STAB_SPRING["FRANCE"] + ahead)), france)
+    pending = " ".join(reply.body.split("Pending orders for France")[1].split())
+    assert ("A BUR R GAS <-- ERROR: in this game a retreat is sent with the movement orders, "
+            "as a conditional retreat: IF DISLODGED A BUR R GAS") in pending, reply.body
+    assert ("A MAR H <-- ERROR: in this game the retreat phase takes no orders of its own"
+            in pending), reply.body
+    assert "IF DISLODGED A PIC R BRE <--" not in pending, reply.body
+    # a later reply lists it the same
+    reply = only_reply(judge.send(france, "SIGNON FRANCE st pw-france\nLIST"), france)
+    assert ("A BUR R GAS <-- ERROR: in this game a retreat is sent with the movement orders"
+            in reply.flat), reply.body

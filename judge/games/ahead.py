@@ -70,6 +70,15 @@ def _read(game: dict, pos: Position, power: str, lines: list[str]) -> A.Block:
     variant = get_variant(game["variant"])
     block = A.parse_block(lines, variant.board, power, pos.phase, kinds=kinds, visible=visible)
     target = block.target
+    if target is not None and not block.error:
+        # the lines the flow will leave out when the block joins the orders of the phase
+        # that takes it (GameFlow.taken_with: Stab!'s retreat written as a move): told now,
+        # beside each line, while there is time to send it again
+        texts = [line.text for line, _ in block.order_lines()]
+        _, left_out = flow_of(game["variant"]).taken_with(game, pos, str(target), texts)
+        if left_out:
+            why = dict(left_out)
+            A.mark_unreadable(block, why.get)
     # a flow that reads orders its own way (Stab!'s IF DISLODGED) is left to read them then
     if target is None or block.error or type(flow_of(game["variant"])).read_lines is not \
             GameFlow.read_lines:

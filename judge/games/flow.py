@@ -240,7 +240,12 @@ class GameFlow:
         :meth:`sent_with` names, as they join the orders of the phase of ``pos`` when it
         begins: (the lines kept, the lines left out with the reason). A line written for
         ``target`` may mean something else among that phase's orders (Stab!'s retreat written
-        as a move). By default, every line is kept."""
+        as a move). By default, every line is kept.
+
+        Asked too whenever such a block is read before then (received, listed in a reply),
+        with the game's position at that time: a line left out is shown as an ERROR line
+        with the reason from the mail that sends it on, while the player can still send it
+        again (judge/games/ahead.py)."""
         return lines, []
 
     def vacant_seat(self, game: dict, power: str) -> str:
