@@ -202,3 +202,42 @@ def test_a_forged_unobserve_does_not_undo_an_addresss_no(judge):
     assert not to(out, VICTIM), [m.subject for m in to(out, VICTIM)]
     [reply] = to(out, gm_addr(g))
     assert "declined" in reply.flat, reply.body
+
+
+def test_a_no_to_one_master_does_not_stop_another_masters_seat_request(judge):
+    """Reviewer of 8376e6d: the NO's mark stopped every master's request to the address, so
+    anyone could CREATE a game, REPLACE a newcomer's address into it, and the newcomer's NO
+    (as the request invites) then refused its real master's REPLACE until the newcomer
+    confirmed something by itself. The NO stops the master it answered (its games, whatever
+    their address's plus tag) and any master whose address has not confirmed (a forged
+    CREATE's, a new address each day); a confirmed master's request is sent."""
+    from datetime import timedelta
+
+    from mailkit import confirmed
+
+    hostile, real = "grief1", "grief2"
+    new_game(judge, hostile, ["REMINDER OFF"])
+    [request] = to(gm(judge, hostile, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
+    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
+               In_Reply_To=request.msg["Message-ID"])
+    [answer] = to(judge.pump(), VICTIM)
+    assert "Declined" in answer.flat, answer.body
+    judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
+    new_game(judge, real, ["REMINDER OFF"])
+    confirmed(judge.store, gm_addr(real))  # a master that reads the judge's mail
+    out = gm(judge, real, f"REPLACE Italy {VICTIM} newpw2")
+    [request] = to(out, VICTIM)
+    assert "grief2" in request.flat, request.body
+    # the hostile master's new game, from a plus tag of its address (both confirmed: its
+    # mailbox), is still refused; so is a master whose address never confirmed
+    judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
+    tagged = gm_addr(hostile).replace("@", "+2@")
+    confirmed(judge.store, gm_addr(hostile), tagged)
+    for master, game in ((tagged, "grief3"), ("fresh@evil.test", "grief4")):
+        judge.send(master, f"CREATE {game} gm-{game}\nOPEN")
+        judge.pump()
+        judge.send(master, f"MASTER {game} gm-{game}\nREPLACE Italy {VICTIM} newpw3")
+        out = judge.pump()
+        assert not to(out, VICTIM), (game, [m.subject for m in to(out, VICTIM)])
+        [reply] = to(out, master, lambda m: "Re:" in m.subject)
+        assert "declined a request from this judge" in reply.flat, reply.body

@@ -47,8 +47,9 @@ from judge.storage import CONFIRM_DAYS, Store, iso
 
 RESEND_AFTER = timedelta(days=1)  # one confirmation request a day per address and game
 WITHDRAWN = "withdrawn"  # a seat request a later one for the power replaced: dead, but counted
-# an address that answered NO to a master's request (a seat, a list): no master's request is
-# sent to it again ("nothing more will come", its request said); its own mail is not refused
+# an address that answered NO to a master's request (a seat, a list): that master's (nor an
+# unconfirmed master's) request is not sent to it again ("nothing more will come", its
+# request said; _declined); its own mail is not refused
 DECLINED = "declined"
 # a sign-on waiting for its own sender's address to confirm: a new seat (JOIN, or SIGNON of
 # a free power), a seat moved to a new address (SIGNON with its password), a TAKEOVER
@@ -157,12 +158,12 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
     mailbox, spellings = same_mailbox("address", address)  # and its plus tags with it
     if role in ("list", "seat"):
         _check_asking(s, now, inbox_id, requester, per_day)
-        declined = s.one(f"SELECT requested FROM observer_requests WHERE role = '{DECLINED}' "
-                         f"AND {mailbox} ORDER BY requested DESC", spellings)
-        if declined is not None and not s.confirmed(address):
+        declined = None if s.confirmed(address) else _declined(s, game, address)
+        if declined is not None:
             raise G.GameError(f"{address} declined a request from this judge (on "
-                              f"{declined['requested'][:10]}): no master's request is sent to "
-                              "it again. It can sign on or OBSERVE by itself")
+                              f"{declined['requested'][:10]}): no request of that game's "
+                              "master, nor of a master whose address has not confirmed, is "
+                              "sent to it again. It can sign on or OBSERVE by itself")
     if role in ("list", "seat"):  # a master names the address: whichever game asks (a
         # seat request once a day per game let three games, or three masters, send three)
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat', "
@@ -183,6 +184,24 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
               "inbox_id, power, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
               (token, game["id"], address, role, iso(now), inbox_id, power, password_hash))
     return token
+
+
+def _declined(s: Store, game: dict, address: str) -> dict | None:
+    """The NO (its DECLINED mark) of ``address``'s mailbox that stops a master's
+    request from ``game``: one that answered a request of this game or of any game of its
+    master (the mailbox: a plus tag is no new master), or any NO while its master's address
+    has not confirmed (a forged CREATE from a new address each day would ask again). Not a
+    NO to another, confirmed master: anyone could CREATE a game and REPLACE a newcomer into
+    it, and the newcomer's NO then stopped its real master's requests."""
+    mailbox, spellings = same_mailbox("r.address", address)
+    marks = f"SELECT r.requested FROM observer_requests r WHERE r.role = '{DECLINED}' AND " \
+        f"{mailbox}"
+    if not s.confirmed(game["master_address"]):
+        return s.one(f"{marks} ORDER BY r.requested DESC", spellings)
+    master, masters = same_mailbox("g.master_address", game["master_address"])
+    return s.one(f"{marks} AND (r.game_id = ? OR r.game_id IN (SELECT g.id FROM games g "
+                 f"WHERE {master})) ORDER BY r.requested DESC",
+                 (*spellings, game["id"], *masters))
 
 
 def prove(s: Store, address: str, now: datetime, how: str) -> None:
