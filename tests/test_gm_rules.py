@@ -61,6 +61,8 @@ def reply(j: InProcessJudge, frm: str, body: str) -> str:
     ("EDIT MOVE A PAR", "EDIT needs ADD, REMOVE or OWNER"),
     ("EDIT ADD France", "EDIT ADD takes 3 words after it"),
     ("EDIT REMOVE ARMY A PAR", "EDIT REMOVE takes a unit (EDIT REMOVE A PAR), or DISLODGED"),
+    ("EDIT REMOVE DISLODGED BUR", "EDIT REMOVE DISLODGED takes a unit: its type and place "
+     "(EDIT REMOVE DISLODGED A BUR)"),
     ("EJECT", "EJECT needs one power"),
     ("REPLACE France nobody pw", "REPLACE needs a power, the new player's address"),
     ("ACT Narnia", "'Narnia' is not a power in Standard Diplomacy"),

@@ -202,7 +202,8 @@ def test_a_vote_tells_nothing_of_the_hidden_units_of_a_power_without_centres(gun
                       concede.split("> CONCEDE")[1].split(" ", 2)[2].split(" Orders for")[0])
     assert replies["ITALY"][0].replace(names["ITALY"], names["TURKEY"]) == replies["TURKEY"][0]
     assert replies["ITALY"][1].replace(names["ITALY"], names["TURKEY"]) == replies["TURKEY"][1]
-    assert "cannot share a draw: eliminated" in replies["ITALY"][0], replies["ITALY"]
+    # a pseudonym is never refused for its centres (review34: the counts are public by power)
+    assert "is recorded" in replies["ITALY"][0], replies["ITALY"]
     text, _ = said(j, "ITALY", "DRAW")  # its player knows its units; the rule is the same
     assert "Italy has no supply centre left and does not vote" in text, text
     # the powers with centres all vote for a draw: it is agreed, Italy's units waited for by
@@ -232,3 +233,43 @@ def test_gunboat_result_names_the_winner_as_everyone_knows_it(gunboat):
         assert names["FRANCE"] in m.body.split("Result:")[1].splitlines()[0], m.body
     [m] = [m for m in j.send(GM, "MASTER gb gm-pass\nLIST gb\nSUMMARY gb") if m.rcpt == GM]
     assert "conceded: France" in m.body, m.body
+
+
+def test_a_vote_naming_a_pseudonym_does_not_tell_whether_its_power_has_centres(gunboat):
+    """review34 of f7ab6a3: the centre counts are public by power (SUMMARY, the Winter
+    report), not by pseudonym, so 'DRAW Walrus Austria' refused '<Walrus> cannot share a
+    draw: eliminated' (and CONCEDE '<Walrus> has been eliminated') told that Walrus is one of
+    the powers without centres: with one such power, whose it is. A vote naming a pseudonym
+    is answered alike whether or not its power has a centre; a draw is shared among the
+    powers named that still have one, and a concession to one without can never be agreed."""
+    from stabkit import PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    j, names = gunboat
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}\n"
+               + "\n".join(PLACEMENT[p] + STAB_SPRING[p]))
+    assert j.store.game("gb")["phase"] == "F1901M"
+    j.send(GM, "MASTER gb gm-pass\nSET DRAW SUBSET\n" + "\n".join(
+        f"EDIT OWNER {c} NONE" for c in ("VEN", "ROM", "NAP")))
+    replies = {}
+    for p in ("ITALY", "ENGLAND"):
+        draw, _ = said(j, "AUSTRIA", f"DRAW {names[p]} Austria")
+        concede, _ = said(j, "AUSTRIA", f"CONCEDE {names[p]}")
+        replies[p] = (draw.split("> DRAW")[1].split(" ", 3)[3].split(" Orders for")[0],
+                      concede.split("> CONCEDE")[1].split(" ", 2)[2].split(" Orders for")[0])
+    assert "ERROR" not in replies["ITALY"][0] + replies["ITALY"][1], replies["ITALY"]
+    for i in (0, 1):  # the same words, the names aside (the order of the names shown too)
+        strip = [r[i].replace(names["ITALY"], "<name>").replace(names["ENGLAND"], "<name>")
+                 for r in (replies["ITALY"], replies["ENGLAND"])]
+        assert strip[0] == strip[1], replies
+    # every survivor concedes to Italy's pseudonym: no centre, so no winner
+    for p in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "RUSSIA", "TURKEY"):
+        said(j, p, f"CONCEDE {names['ITALY']}")
+    assert j.store.game("gb")["status"] == "active"
+    # every survivor votes to draw with Italy's pseudonym and Austria: Austria's draw
+    for p in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "RUSSIA", "TURKEY"):
+        text, _ = said(j, p, f"DRAW {names['ITALY']} {names['AUSTRIA']}")
+    assert "Every survivor has voted for the same draw" in text, text
+    game = j.store.game("gb")
+    assert game["status"] == "finished" and game["result"] == "drawn: Austria", game["result"]

@@ -167,7 +167,11 @@ def _edit(args: list[str]) -> str:
         return "EDIT needs ADD, REMOVE or OWNER"
     if args[0].upper() == "REMOVE":
         # in a retreat phase a province may hold a unit and the one it dislodged
-        if n == 3 or (n == 4 and args[1].upper() in ("DISLODGED", "STANDING")):
+        which = args[1].upper() if n > 1 else ""
+        if n == 3 and which in ("DISLODGED", "STANDING"):  # the type left out
+            return (f"EDIT REMOVE {which} takes a unit: its type and place (EDIT REMOVE "
+                    f"{which} A {args[2].upper()})")
+        if n == 3 or (n == 4 and which in ("DISLODGED", "STANDING")):
             return ""
         return "EDIT REMOVE takes a unit (EDIT REMOVE A PAR), or DISLODGED or STANDING and a unit"
     need = 4 if args[0].upper() == "ADD" else 3

@@ -95,14 +95,17 @@ def draw(actor: FlowContext, game: dict, power: str, names: list[str]) -> str:
                             "DRAW alone")
         chosen = sorted({P.power_named(game, n, power) for n in names})
         dead = [p for p in chosen if p not in alive]
-        if dead:
+        if dead and not G.hides_who_plays(game):
             raise GameError(f"{_shown(game, power, dead)} cannot share a draw: eliminated")
         # a survivor may vote for a draw it is not part of (conceding it to the others)
     else:
         chosen = sorted(alive)
-    _vote(s, game, power, "draw", json.dumps(chosen))
+    # Gunboat: the centre counts are public by power, not by pseudonym, so refusing a
+    # pseudonym without centres would tell whose it is; the vote is for the draw of the
+    # powers it names that have one (none: a draw nobody shares, never agreed)
+    _vote(s, game, power, "draw", json.dumps([p for p in chosen if p in alive]))
     agreed = _unanimous(s, game, "draw", alive)
-    if agreed is not None:
+    if agreed is not None and json.loads(agreed):
         finish(actor, game, "drawn", json.loads(agreed))
         return (f"Every survivor has voted for the same draw: game {game['name']} ends in a "
                 f"draw. Everyone has been told.")
@@ -121,14 +124,14 @@ def concede(actor: FlowContext, game: dict, power: str, to: str) -> str:
     s = actor.s
     alive = _check(s, game, power)
     winner = P.power_named(game, to, power)
-    if winner not in alive:
+    if winner not in alive and not G.hides_who_plays(game):  # Gunboat: as in draw()
         raise GameError(f"{_shown(game, power, [winner])} has been eliminated: nobody can "
                         "concede to it")
     if winner == power:
         raise GameError("you cannot concede to yourself: the others concede to you")
     _vote(s, game, power, "concede", winner)
     others = [p for p in alive if p != winner]
-    if _unanimous(s, game, "concede", others) == winner:
+    if winner in alive and _unanimous(s, game, "concede", others) == winner:
         finish(actor, game, "conceded", [winner])
         return (f"Every other survivor has conceded: {_shown(game, power, [winner])} wins game "
                 f"{game['name']}. Everyone has been told.")

@@ -909,47 +909,69 @@ def _close_retreats(data: dict, province: str) -> None:
     there would share it."""
     for entries in data.get("dislodged", {}).values():
         for entry in entries:
-            if entry.get("retreats") is not None:
+            if isinstance(entry, dict) and entry.get("retreats") is not None:
                 entry["retreats"] = [r for r in entry["retreats"]
                                      if r.split("/")[0].upper() != province]
 
 
-def _remove_unit(data: dict, words: list[str]) -> tuple[str, str]:
+def _dislodged_unit(entry: dict | str) -> str:
+    """A dislodged entry's unit (a position may write it alone, without its retreats)."""
+    return entry if isinstance(entry, str) else entry["unit"]
+
+
+def _is_of_type(unit: str, kind: str) -> bool:
+    """Whether ``unit`` (its text in the position) is of the type ``kind`` names: the same
+    word (``A``, Chess Dip's ``K``, Stack 'em's ``2A``), or a letter among those of a stack
+    or of a multiple unit (``A`` names ``2A BUR``, ``A/F SPA/NC``)."""
+    word = unit.split()[0].upper()
+    return word == kind or kind in {part.lstrip("0123456789") for part in word.split("/")}
+
+
+def _remove_unit(data: dict, words: list[str], retreat_phase: bool) -> tuple[str, str]:
     """EDIT REMOVE [DISLODGED | STANDING] <type> <location> on the position's JSON: the change
     (``{name}`` for its owner) and the owner. In a retreat phase a province may hold the
     unit that moved in and the one it dislodged: the plain form names one of them only when
-    the other is not of the type named."""
+    the other is not of the type named. Outside one there is no dislodged unit to remove
+    (Chess Dip's positions list the pieces a movement captured, gone already)."""
     which = words[0] if len(words) == 3 else None
     kind, at = words[-2], _province(words[-1])
-    if kind not in ("A", "F"):
-        raise GameError(f"{kind!r} is not a unit type (A or F)")
     standing = [(p, u) for p, us in data.get("units", {}).items() for u in us
                 if _province(u) == at]
-    dislodged = [(p, d["unit"]) for p, ds in data.get("dislodged", {}).items() for d in ds
-                 if _province(d["unit"]) == at]
+    dislodged = [(p, _dislodged_unit(d)) for p, ds in data.get("dislodged", {}).items()
+                 for d in ds if _province(_dislodged_unit(d)) == at] if retreat_phase else []
     candidates = [("standing", p, u) for p, u in standing if which != "DISLODGED"]
     candidates += [("dislodged", p, u) for p, u in dislodged if which != "STANDING"]
-    named = [c for c in candidates if c[2].split()[0].upper() == kind]
+    named = [c for c in candidates if _is_of_type(c[2], kind)]
+    if len(named) > 1:  # the very word written tells a stack from a multiple unit
+        named = [c for c in named if c[2].split()[0].upper() == kind] or named
+    noun = {"A": "army", "F": "fleet"}.get(kind, f"{kind} unit")
     if not named:
         there = [f"{p.title()} {u} stands there" for p, u in standing] + [
             f"{p.title()} {u} is dislodged there" for p, u in dislodged]
         if not there:
             raise GameError(f"there is no unit in {at}")
-        # the province has a unit of the other type, or none as DISLODGED/STANDING says
-        noun = {"A": "army", "F": "fleet"}[kind] if candidates else "unit"
+        # the province has a unit of another type, or none as DISLODGED/STANDING says
+        noun = noun if candidates else "unit"
         noun = f"{which.lower()} {noun}" if which else noun
         raise GameError(f"there is no {noun} in {at} ({', '.join(there)})")
     if len(named) > 1:
-        (_, p1, u1), (_, p2, u2) = named  # the standing one first
-        plural = {"A": "armies", "F": "fleets"}[kind]
-        raise GameError(f"{at} holds two {plural}: {p1.title()} {u1}, which stands there, and "
-                        f"{p2.title()} {u2}, dislodged; write EDIT REMOVE DISLODGED {kind} "
-                        f"{at} or EDIT REMOVE STANDING {kind} {at}")
+        states = {state for state, _, _ in named}
+        listed = [f"{p.title()} {u}, "
+                  + ("which stands there" if state == "standing" else "dislodged")
+                  for state, p, u in named]
+        plural = {"A": "armies", "F": "fleets"}.get(kind, f"{kind} units")
+        how = (f"write EDIT REMOVE DISLODGED {kind} {at} or EDIT REMOVE STANDING {kind} {at}"
+               if len(states) == len(named) == 2
+               else "EDIT REMOVE cannot tell them apart")
+        count = "two" if len(named) == 2 else str(len(named))
+        raise GameError(f"{at} holds {count} {plural}: {', '.join(listed[:-1])}, and "
+                        f"{listed[-1]}; {how}")
     state, owner, unit = named[0]
     if state == "standing":
         data["units"][owner] = [u for u in data["units"][owner] if u != unit]
         return f"removed {{name}} {unit}", owner
-    data["dislodged"][owner] = [d for d in data["dislodged"][owner] if d["unit"] != unit]
+    data["dislodged"][owner] = [d for d in data["dislodged"][owner]
+                                if _dislodged_unit(d) != unit]
     return f"removed the dislodged {{name}} {unit}", owner
 
 
@@ -981,7 +1003,8 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         _close_retreats(data, _province(unit))
         change, about, concerned = f"added {{name}} {unit}", power, [power]
     elif what == "REMOVE":
-        change, about = _remove_unit(data, [a.upper() for a in cmd.args[1:]])
+        change, about = _remove_unit(data, [a.upper() for a in cmd.args[1:]],
+                                     game["phase"].endswith("R"))
         concerned = [about]
     else:
         centre = cmd.args[1].upper()
