@@ -229,6 +229,9 @@ def test_edit_in_a_retreat_phase_names_the_dislodged_unit(judge):
     assert "BUR holds two armies: Italy A BUR, which stands there, and France A BUR, " \
            "dislodged" in out[0].flat
     assert "edited: removed the dislodged France A BUR" in out[0].flat
+    # the phase has nothing left to order: the master is told how to go on (review34)
+    assert ("No unit is dislodged now: send PROCESS to go on at once, or Fall 1901 Retreat "
+            "is processed at its deadline.") in out[0].flat, out[0].body
     edits = subj(out, "position edited by the master")
     assert len(edits) == 8 and "removed the dislodged France A BUR" in edits[0].flat
     pos = position()

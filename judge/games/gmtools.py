@@ -1034,8 +1034,13 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     ses.later.append(lambda: N.edited(actor, G.refresh(s, game), [
         {"text": change, "about": about, "powers": concerned}], hidden=hidden))
     told = change.replace("{name}", about.title()) if about else change
+    # a retreat phase whose last dislodged unit the edit removed has nothing to order: it
+    # waits for its deadline like any other, which the master may not expect
+    idle = (f" No unit is dislodged now: send PROCESS to go on at once, or "
+            f"{pos.phase.long_name} is processed at its deadline."
+            if pos.phase.kind == "R" and not pos.dislodged else "")
     return (f"Position of game {game['name']} edited: {told}. Orders for {game['phase']} "
-            "were cleared (they were for the old position); everyone has been told.",
+            f"were cleared (they were for the old position); everyone has been told.{idle}",
             "text", None)
 
 
