@@ -241,3 +241,36 @@ def test_a_no_to_one_master_does_not_stop_another_masters_seat_request(judge):
         assert not to(out, VICTIM), (game, [m.subject for m in to(out, VICTIM)])
         [reply] = to(out, master, lambda m: "Re:" in m.subject)
         assert "declined a request from this judge" in reply.flat, reply.body
+
+
+def test_a_no_does_not_open_the_day_to_another_masters_request(judge):
+    """Review35 of 51ec54a: a confirmed other master may ask an address that said NO, 'still
+    at most one a day to the address, whoever asks'; but the NO replaced the request it
+    answered by its DECLINED mark, which that day's bound did not count, so a hostile master
+    with a second confirmed address (its own, cheap: a catch-all domain) had the address
+    mailed again the minute it said NO, and again after each NO. The NO counts as that
+    day's request: the next master's REPLACE, within the day, mails nothing."""
+    from datetime import timedelta
+
+    from mailkit import confirmed
+
+    first, second = "nomore1", "nomore2"
+    for game in (first, second):
+        new_game(judge, game, ["REMINDER OFF"])
+    confirmed(judge.store, gm_addr(first), gm_addr(second))
+    [request] = to(gm(judge, first, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
+    judge.clock.set(judge.clock() + timedelta(hours=1))
+    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
+               In_Reply_To=request.msg["Message-ID"])
+    [answer] = to(judge.pump(), VICTIM)
+    assert "Declined" in answer.flat, answer.body
+    judge.clock.set(judge.clock() + timedelta(minutes=5))
+    out = gm(judge, second, f"REPLACE Italy {VICTIM.upper()} newpw2")
+    assert not to(out, VICTIM), [m.subject for m in to(out, VICTIM)]
+    [reply] = to(out, gm_addr(second))
+    assert "within a day of a NO" in reply.flat, reply.body
+    # a day after the NO, the other master's request is sent, as 51ec54a meant
+    judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
+    [request] = to(gm(judge, second, f"REPLACE Italy {VICTIM} newpw3"), VICTIM)
+    assert gm_addr(second).split("@")[0] in request.flat or "nomore2" in request.flat, \
+        request.body

@@ -164,6 +164,16 @@ def request(s: Store, game: dict, address: str, now: datetime, inbox_id: int | N
                               f"{declined['requested'][:10]}): no request of that game's "
                               "master, nor of a master whose address has not confirmed, is "
                               "sent to it again. It can sign on or OBSERVE by itself")
+        # a NO counts as that day's request, whoever asks next (the bound below counts the
+        # requests waiting; the NO replaced the one it answered): else a second confirmed
+        # master, a hostile one's other address, mailed it again the minute it said NO
+        said_no = s.one(f"SELECT requested FROM observer_requests WHERE role = '{DECLINED}' "
+                        f"AND {mailbox} AND requested >= ? ORDER BY requested DESC",
+                        (*spellings, iso(now - RESEND_AFTER)))
+        if said_no is not None:
+            raise G.GameError(f"{address} declined a request from this judge less than a "
+                              f"day ago (at {said_no['requested'][:16].replace('T', ' ')}): "
+                              "no master's request is sent to it within a day of a NO")
     if role in ("list", "seat"):  # a master names the address: whichever game asks (a
         # seat request once a day per game let three games, or three masters, send three)
         recent = s.one("SELECT 1 AS x FROM observer_requests WHERE role IN ('list', 'seat', "
