@@ -240,3 +240,27 @@ def test_edit_in_a_retreat_phase_names_the_dislodged_unit(judge):
     # one unit left in BUR: the plain form names it
     out = gm(judge, g, "EDIT REMOVE A BUR")
     assert "removed Italy A BUR" in out[0].flat
+
+
+def test_edit_of_the_last_dislodged_unit_of_a_paused_game_tells_to_resume(judge):
+    """Review35 of 626f3a1: EDIT that left a retreat phase with no dislodged unit told the
+    master 'send PROCESS to go on at once, or <phase> is processed at its deadline' even in a
+    paused game, where PROCESS is refused ('RESUME it first') and no deadline runs."""
+    from mailkit import FALL, SPRING
+
+    g = "rt2"
+    new_game(judge, g, ["REMINDER OFF"])
+    for season in (SPRING, FALL):
+        for p, lines in season.items():
+            orders(judge, g, p, lines)
+        judge.pump()
+    assert judge.game(g)["phase"] == "F1901R"  # Germany A BUR dislodged France A BUR
+    out = gm(judge, g, "PAUSE")
+    assert judge.game(g)["status"] == "paused", out[0].body
+    out = gm(judge, g, "EDIT REMOVE DISLODGED A BUR")
+    reply = out[0].flat
+    assert "edited: removed the dislodged France A BUR" in reply, out[0].body
+    assert "now: send PROCESS" not in reply, out[0].body
+    assert ("No unit is dislodged now: once the game resumes (RESUME), send PROCESS to go "
+            "on at once, or Fall 1901 Retreat is processed at its deadline.") in reply, \
+        out[0].body

@@ -1036,7 +1036,9 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     told = change.replace("{name}", about.title()) if about else change
     # a retreat phase whose last dislodged unit the edit removed has nothing to order: it
     # waits for its deadline like any other, which the master may not expect
-    idle = (f" No unit is dislodged now: send PROCESS to go on at once, or "
+    # (a paused game refuses PROCESS and runs no deadline: RESUME first)
+    resume = "once the game resumes (RESUME), " if game["status"] == "paused" else ""
+    idle = (f" No unit is dislodged now: {resume}send PROCESS to go on at once, or "
             f"{pos.phase.long_name} is processed at its deadline."
             if pos.phase.kind == "R" and not pos.dislodged else "")
     return (f"Position of game {game['name']} edited: {told}. Orders for {game['phase']} "
