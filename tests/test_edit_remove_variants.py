@@ -62,3 +62,20 @@ def test_a_chess_dip_piece_is_removed(tmp_path):
     text = _master(j, "EDIT REMOVE K E1")
     assert "edited: removed Italy K e1" in text, text
     assert "K e1" not in _units(j)["ITALY"]
+
+
+def test_stab_next_season_retreat_phase_left_without_dislodged_units_still_waits(tmp_path):
+    """Review35 of 626f3a1: EDIT that left a retreat phase with no dislodged unit told the
+    master 'No unit is dislodged now: send PROCESS to go on at once'; but a Stab! game with
+    RETREATS NEXT_SEASON waits in F1901R for the Winter's and Spring 1902's orders too, and
+    PROCESS at once would adjudicate them with nobody's orders in. The hint is not given
+    there: the phase still waits for orders."""
+    from mailkit import GM as KIT_GM
+    from test_ahead_blocks import _stab_next_season_to_the_retreats
+
+    judge, _ = _stab_next_season_to_the_retreats(tmp_path, [])
+    reply = only_reply(judge.send(KIT_GM, "MASTER st masterpw\nEDIT REMOVE DISLODGED A BUR"),
+                       KIT_GM)
+    body = " ".join(reply.body.split())
+    assert "removed the dislodged France A BUR" in body, reply.body
+    assert "send PROCESS to go on at once" not in body, reply.body

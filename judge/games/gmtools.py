@@ -1035,12 +1035,15 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
         {"text": change, "about": about, "powers": concerned}], hidden=hidden))
     told = change.replace("{name}", about.title()) if about else change
     # a retreat phase whose last dislodged unit the edit removed has nothing to order: it
-    # waits for its deadline like any other, which the master may not expect
+    # waits for its deadline like any other, which the master may not expect. Unless some
+    # power still owes orders there (Stab!'s RETREATS NEXT_SEASON: the retreat phase takes
+    # the next season's orders; a flow's vote): PROCESS then would go on without them
     # (a paused game refuses PROCESS and runs no deadline: RESUME first)
     resume = "once the game resumes (RESUME), " if game["status"] == "paused" else ""
     idle = (f" No unit is dislodged now: {resume}send PROCESS to go on at once, or "
             f"{pos.phase.long_name} is processed at its deadline."
-            if pos.phase.kind == "R" and not pos.dislodged else "")
+            if pos.phase.kind == "R" and not pos.dislodged
+            and not D.missing_powers(s, G.refresh(s, game)) else "")
     return (f"Position of game {game['name']} edited: {told}. Orders for {game['phase']} "
             f"were cleared (they were for the old position); everyone has been told.{idle}",
             "text", None)
