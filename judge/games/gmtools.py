@@ -41,6 +41,7 @@ from judge.storage import iso, parse_iso
 from judge.text import deadline_text
 
 if TYPE_CHECKING:
+    from judge.engine.variant import Variant
     from judge.games.session import CommandContext, MailSession
     from judge.storage import Store
 
@@ -975,6 +976,72 @@ def _remove_unit(data: dict, words: list[str], retreat_phase: bool) -> tuple[str
     return f"removed the dislodged {{name}} {unit}", owner
 
 
+def _add_unit(variant: Variant, data: dict, power: str, kind: str, place: str) -> str:
+    """EDIT ADD <power> <kind> <place> on the position's JSON: the unit as this variant
+    writes it, added to ``data``, with what the province holds of ``power``'s after it when
+    that differs (a Stack 'em stack grows: ``A BUR (BUR now holds France 3A BUR)``). The
+    variant reads the unit as it reads any position (its ``read_position``: Stack 'em's
+    ``2A BUR``, Chess Dip's ``K e1``, Multiplicity's ``A/F SPA/NC``, Hoplite's ``G ATH``)
+    and says, refusing it, how its units are written; a province another unit holds is
+    refused unless the variant lets the two share it."""
+    at = _province(place)
+    if at not in {p.upper() for p in variant.board.provinces}:
+        raise GameError(f"{place!r} is not a province of the {variant.title} map")
+    units = data.setdefault("units", {})
+    there = [(p, u) for p, us in units.items() for u in us if _province(u) == at]
+    name = power.title()
+
+    def with_unit(text: str, others: bool) -> dict:
+        """The position with ``text`` added for ``power``; without the units already in
+        the province unless ``others`` (what the new unit alone is)."""
+        kept = {p: [u for u in us if others or _province(u) != at] for p, us in units.items()}
+        kept[power] = [*kept.get(power, []), text]
+        return {**data, "units": kept}
+
+    try:
+        written = variant.write_position(variant.read_position(with_unit(f"{kind} {place}",
+                                                                        True)))
+    except (ValueError, KeyError) as exc:
+        try:
+            variant.read_position(with_unit(f"{kind} {place}", False))
+        except (ValueError, KeyError) as alone:
+            # the unit itself is not one of this variant's, or cannot stand there: a
+            # fleet on a split coast stands on one of its coasts
+            coasts = variant.board.provinces[_board_key(variant, at)].coasts
+            fits = [c.upper() for c in coasts if "/" not in place
+                    and _reads(variant, with_unit(f"{kind} {c.upper()}", False))]
+            if fits:
+                raise GameError(f"cannot add {name} {kind} {place}: a fleet in {at} stands on "
+                                f"one of its coasts: write "
+                                + " or ".join(f"{kind} {c}" for c in fits)) from None
+            raise GameError(f"cannot add {name} {kind} {place}: {alone}") from None
+        held = ", ".join(f"{p.title()} {u}" for p, u in there)
+        # onto its own unit, the variant's reason says how the two would be one
+        # (Multiplicity: 'one unit holds them all (written e.g. 2A SPA)')
+        why = f" ({exc})" if any(p == power for p, _ in there) else ""
+        raise GameError(f"{_board_key(variant, at)} is occupied ({held} stands there): remove that unit "
+                        f"first{why}") from None
+    units.setdefault(power, []).append(f"{kind} {place}")
+    now = [u for u in written["units"].get(power, []) if _province(u) == at]
+    if any(p == power for p, _ in there):  # the power's own unit there took it in
+        return f"{kind} {place} ({at} now holds {name} {', '.join(now)})"
+    return now[0] if len(now) == 1 else f"{kind} {place}"
+
+
+def _board_key(variant: Variant, province: str) -> str:
+    """The board's own spelling of ``province`` (Chess Dip's squares are lower-case)."""
+    return next(p for p in variant.board.provinces if p.upper() == province)
+
+
+def _reads(variant: Variant, data: dict) -> bool:
+    """Whether ``data`` is a position this variant reads."""
+    try:
+        variant.read_position(data)
+    except (ValueError, KeyError):
+        return False
+    return True
+
+
 @_flow_first
 def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     s = actor.s
@@ -987,20 +1054,12 @@ def edit(actor: CommandContext, ses: MailSession, cmd: Command) -> Reply:
     data = json.loads(row["position"])
     board = variant.board
     what = cmd.args[0].upper()
-    units: dict[str, list[str]] = data.setdefault("units", {})
     centres: dict[str, list[str]] = data.setdefault("centres", {})
 
     if what == "ADD":
         power = G.power_name(variant, cmd.args[1])
-        unit = f"{cmd.args[2].upper()} {cmd.args[3].upper()}"
-        if cmd.args[2].upper() not in ("A", "F"):
-            raise GameError(f"{cmd.args[2]!r} is not a unit type (A or F)")
-        if _province(unit) not in board.provinces:
-            raise GameError(f"{cmd.args[3]!r} is not a province of the {variant.title} map")
-        if any(_province(u) == _province(unit) for us in units.values() for u in us):
-            raise GameError(f"{_province(unit)} is occupied: remove that unit first")
-        units.setdefault(power, []).append(unit)
-        _close_retreats(data, _province(unit))
+        unit = _add_unit(variant, data, power, cmd.args[2].upper(), cmd.args[3].upper())
+        _close_retreats(data, _province(cmd.args[3]))
         change, about, concerned = f"added {{name}} {unit}", power, [power]
     elif what == "REMOVE":
         change, about = _remove_unit(data, [a.upper() for a in cmd.args[1:]],

@@ -149,7 +149,8 @@ class ChessRules(StandardRules):
             parts = ["P", *parts]
         if len(parts) != 2 or parts[0].upper() not in PIECE_NAMES or not is_square(
                 parts[1].lower()):
-            raise ValueError(f"not a piece: {text!r} (expected e.g. 'K e1' or 'P c2')")
+            raise ValueError(f"not a piece: {text!r} (a piece is written {', '.join(PIECE_NAMES)} "
+                             "and its square, e.g. 'K e1' or 'P c2')")
         return Unit(power.upper(), parts[0].upper(), parts[1].lower())
 
     def write_position(self, position: Position) -> dict:

@@ -225,6 +225,7 @@ class HopliteRules(MultiplicityRules):
 
     # ------------------------------------------------------------------ validation
     unit_letters = (ARMY, FLEET, GARRISON)
+    unit_examples = "'A ATH', 'F COR', 'G ATH', '2A ATH' or 'A/F ATH'"
 
     def max_unit_size(self) -> int:
         # a garrison costs half a centre (rule 4) and the sacker of Delphi keeps two more

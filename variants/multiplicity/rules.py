@@ -180,8 +180,7 @@ class MultiplicityRules(StandardRules):
     def read_unit(self, power: str, text: str) -> Unit:
         parts = str(text).split()
         if len(parts) != 2 or not is_kind(parts[0].upper()):
-            raise ValueError(f"not a unit: {text!r} (expected e.g. 'A PAR', '2A BUR' or "
-                             "'A/F SPA/NC')")
+            raise ValueError(f"not a unit: {text!r} (expected e.g. {self.unit_examples})")
         kind = format_kind(*parse_kind(parts[0].upper()))
         location = parts[1].upper()
         if province_of(location) not in self.board.provinces:
@@ -191,6 +190,8 @@ class MultiplicityRules(StandardRules):
     # -------------------------------------------------------- validation
     #: the letters of the variant's units (Hoplite adds garrisons)
     unit_letters: tuple[str, ...] = (ARMY, FLEET)
+    #: how the variant writes its units, for the reply refusing one (EDIT ADD, a position)
+    unit_examples = "'A PAR', '2A BUR' or 'A/F SPA/NC'"
 
     def max_unit_size(self) -> int:
         """The most components a unit can have: a player's units never outnumber the centres

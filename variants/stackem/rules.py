@@ -72,13 +72,19 @@ _STACK_RE = re.compile(r"^\s*(\d+)\s*([AaFf])\s+(\S+)\s*$")
 
 
 def _expand(text: Any, most: int) -> list[str]:
-    """``"2A BUR"`` -> ``["A BUR", "A BUR"]``; any other unit text is left to Unit.parse.
+    """``"2A BUR"`` -> ``["A BUR", "A BUR"]``; any other unit text is a unit as Unit.parse
+    reads it.
     A stack of more than ``most`` units (the board's centres: no power keeps more units) is
     refused before it is expanded (``99999999A BUR`` would fill the memory)."""
     if not isinstance(text, str):
         raise ValueError(f"not a unit: {text!r}")
     m = _STACK_RE.match(text)
     if not m:
+        try:
+            Unit.parse("", text)
+        except ValueError:  # its reason names the plain units only
+            raise ValueError(f"not a unit: {text[:40]!r} (expected e.g. 'A PAR', 'F STP/SC' "
+                             "or a stack, '2A BUR')") from None
         return [text]
     n = int(m.group(1))
     if n < 1:
