@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from judge.config import Config, ConfigError, load_config
+from judge.storage import MIGRATIONS, UnusableDatabase, hold_database, inspect_database
 
 TIMEOUT = 20.0
 
@@ -33,6 +34,12 @@ def connection_error(exc: BaseException) -> str:
         return f"TLS certificate not trusted ({exc.verify_message}; set ca_file?)"
     if isinstance(exc, ssl.SSLError):
         return f"TLS failed ({exc.reason or exc}; check ssl/starttls and the port)"
+    if isinstance(exc, smtplib.SMTPNotSupportedError) and "STARTTLS" in str(exc):
+        return ("the server does not offer STARTTLS (on a relay without TLS set starttls = "
+                "false; ssl = true for a TLS port)")
+    if isinstance(exc, smtplib.SMTPNotSupportedError) and "AUTH" in str(exc):
+        return ("the server offers no login (AUTH): leave user empty for a relay that takes "
+                "mail without one, or use the port that asks for it (587)")
     if isinstance(exc, smtplib.SMTPAuthenticationError):
         return f"login refused ({exc.smtp_code} {exc.smtp_error.decode(errors='replace')})"
     if type(exc).__name__ == "LoginError":  # imapclient's
@@ -51,11 +58,24 @@ def _context(ca_file: str) -> ssl.SSLContext:
 def check_database(cfg: Config) -> str:
     folder = cfg.database_path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    target = cfg.database_path if cfg.database_path.exists() else folder
+    try:
+        version = inspect_database(cfg.database_path)
+    except UnusableDatabase as exc:
+        raise RuntimeError(str(exc)) from None
+    target = cfg.database_path if version is not None else folder
     if not os.access(target, os.W_OK):
         raise PermissionError(f"{target} is not writable by this user")
+    try:  # taken and let go at once: only a judge serving it now holds it
+        hold_database(cfg.database_path).close()
+    except UnusableDatabase as exc:
+        raise RuntimeError(str(exc)) from None
+    older = ""
+    if version is not None and version < len(MIGRATIONS):
+        older = (f"; written by an older judge: `judge serve` will update its tables from "
+                 f"schema {version} to {len(MIGRATIONS)}: back it up first, to go back to "
+                 f"the older judge")
     return f"{cfg.database_path} ({'exists' if target != folder else 'will be created'}, "\
-           "writable)"
+           f"writable{older})"
 
 
 def check_imap(cfg: Config) -> str:

@@ -17,6 +17,7 @@ retries. Each thread has its own database connection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import logging
@@ -50,7 +51,7 @@ from judge.mail.outbox import (
 from judge.mail.sender import Sender
 from judge.render.raster import png  # the pure function the pool runs (picklable)
 from judge.scheduler import Clock
-from judge.storage import Store, now_utc
+from judge.storage import Store, UnusableDatabase, hold_database, inspect_database, now_utc
 
 log = logging.getLogger("judge")
 
@@ -551,10 +552,21 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
+        cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
+        inspect_database(cfg.database_path)
+        serving_lock = hold_database(cfg.database_path)  # held until the process ends
         service = Service(cfg)
         service.start()
-    except OSError as exc:
+    except UnusableDatabase as exc:
         print(f"judge: cannot start: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        hint = ""
+        if exc.errno == errno.EADDRINUSE and cfg.intake.mode == "smtp" \
+                and str(cfg.intake.listen_port) in str(exc):
+            hint = (" (is a judge already running? to listen elsewhere, set [intake] listen = "
+                    "\"127.0.0.1:PORT\" in the config)")
+        print(f"judge: cannot start: {exc}{hint}", file=sys.stderr)
         return 1
     serving = (f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
                f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
@@ -569,4 +581,5 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
     while not stop.is_set():
         stop.wait(1.0)
     service.stop()
+    serving_lock.close()
     return 0
