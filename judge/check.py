@@ -1,7 +1,8 @@
 """``judge check [--config F]``: load the config, then try what ``judge serve`` will need, one
 line per step: the database folder, the intake (IMAP: connect, log in, open the folder; SMTP
 receiver: the listen address can be bound) and the outbound side (SMTP: connect, EHLO, STARTTLS,
-log in; Maildir: a file can be written). Exit 0 only when every step works; 2 for a config that
+log in; Maildir: a file can be written), and the web archive's folder and listen address
+when it is on. Exit 0 only when every step works; 2 for a config that
 cannot be loaded; 1 for a step that fails. Every connection error names the host and port."""
 
 from __future__ import annotations
@@ -155,6 +156,28 @@ def check_maildir(cfg: Config) -> str:
     return f"Maildir {root}: writable"
 
 
+def check_archive(cfg: Config) -> str:
+    folder = cfg.archive_path
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(f"{folder} is not writable by this user")
+    said = f"{folder} (writable)"
+    listen = cfg.archive.listen
+    if listen:
+        host, _, port = listen.rpartition(":")
+        host = host.strip("[]")
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((host, int(port)))
+            except OSError as exc:
+                raise RuntimeError(f"served on {listen}: cannot listen there "
+                                   f"({exc.strerror or exc}): set [archive] listen to a free "
+                                   f"port") from exc
+        said += f", served on {listen} (free to listen on)"
+    return said
+
+
 def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
     def say(ok: bool, step: str, text: str) -> None:
         print(f"{'ok  ' if ok else 'FAIL'}  {step}: {text}", file=out, flush=True)
@@ -174,6 +197,8 @@ def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
     elif cfg.intake.mode == "smtp":
         steps.append(("intake", check_listen))
     steps.append(("outbound", check_smtp if cfg.outbound.mode == "smtp" else check_maildir))
+    if cfg.archive.on:
+        steps.append(("archive", check_archive))
     failed = False
     for step, run in steps:
         try:

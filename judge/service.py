@@ -563,10 +563,12 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
     except OSError as exc:
         hint = ""
         if exc.errno == errno.EADDRINUSE and cfg.intake.mode == "smtp" \
-                and str(cfg.intake.listen_port) in str(exc):
+                and f", {cfg.intake.listen_port})" in str(exc):  # aiosmtpd's (host, port)
             hint = (" (is a judge already running? to listen elsewhere, set [intake] listen = "
                     "\"127.0.0.1:PORT\" in the config)")
-        print(f"judge: cannot start: {exc}{hint}", file=sys.stderr)
+        # "[Errno 98]" says nothing to a host; the words do (with the file, when one is named)
+        text = str(exc) if exc.filename or not exc.strerror else exc.strerror
+        print(f"judge: cannot start: {text}{hint}", file=sys.stderr)
         return 1
     serving = (f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
                f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "

@@ -150,3 +150,31 @@ def test_serve_says_which_key_chooses_the_receivers_port(tmp_path):
     assert last.endswith("(is a judge already running? to listen elsewhere, set [intake] "
                          "listen = \"127.0.0.1:PORT\" in the config)"), last
     assert os.path.exists(tmp_path / "judge.db")
+
+
+def test_check_tries_the_archive_and_serve_names_its_port(tmp_path):
+    """[archive] listen on a taken port: `judge check` said ok for every step, and `judge
+    serve` then said only "cannot start: [Errno 98] Address already in use"."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        config = config_for(tmp_path, "judge.db", f'[archive]\nfolder = "archive"\n'
+                                                  f'listen = "127.0.0.1:{port}"\n')
+        out = run("check", "--config", str(config), cwd=tmp_path)
+        served = run("serve", "--config", str(config), cwd=tmp_path)
+    assert out.returncode == 1
+    assert by_step(out.stdout)["archive"] == (
+        f"FAIL  archive: served on 127.0.0.1:{port}: cannot listen there (Address already "
+        "in use): set [archive] listen to a free port")
+    assert served.returncode == 1
+    assert served.stderr.strip().splitlines()[-1] == (
+        f"judge: cannot start: the web archive cannot listen on 127.0.0.1:{port} (Address "
+        "already in use): set [archive] listen to a free port")
+    out = run("check", "--config", str(config_for(tmp_path / "free", "judge.db",
+                                                  '[archive]\nfolder = "archive"\n')),
+              cwd=tmp_path / "free")
+    assert by_step(out.stdout)["archive"] == \
+        f"ok    archive: {tmp_path / 'free' / 'archive'} (writable)"
