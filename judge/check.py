@@ -15,6 +15,7 @@ import ssl
 import sys
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from judge.config import Config, ConfigError, load_config
@@ -46,6 +47,18 @@ def connection_error(exc: BaseException) -> str:
     if type(exc).__name__ == "LoginError":  # imapclient's
         return f"login refused ({exc})"
     return f"{type(exc).__name__}: {exc}"
+
+
+def os_error_words(exc: OSError) -> str:
+    """A file system error as a host reads it: the path and what is wrong, no "[Errno N]"
+    (``judge check``'s steps, ``judge serve``'s start)."""
+    if isinstance(exc, FileExistsError | NotADirectoryError) and exc.filename:
+        for parent in (Path(exc.filename), *Path(exc.filename).parents):
+            if parent.is_file():
+                return f"{parent} is a file, not a folder"
+    if exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return exc.strerror or str(exc)
 
 
 def _tls(ssl_on: bool, starttls: bool) -> str:
@@ -205,8 +218,8 @@ def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
             say(True, step, run(cfg))
         except (RuntimeError, OSError) as exc:
             failed = True
-            say(False, step, str(exc) if isinstance(exc, RuntimeError) else
-                f"{type(exc).__name__}: {exc}")
+            say(False, step, str(exc) if isinstance(exc, RuntimeError) or not exc.strerror
+                else os_error_words(exc))
     if cfg.intake.mode == "none":
         say(True, "intake", "none (this judge reads no mail)")
     return 1 if failed else 0

@@ -36,6 +36,7 @@ from typing import Any
 from judge.archive import write as archive
 from judge.archive.store import release_pictures
 from judge.archive.web import ArchiveServer
+from judge.check import os_error_words
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.games.deadlines import render_failed, short_reason
@@ -566,9 +567,7 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
                 and f", {cfg.intake.listen_port})" in str(exc):  # aiosmtpd's (host, port)
             hint = (" (is a judge already running? to listen elsewhere, set [intake] listen = "
                     "\"127.0.0.1:PORT\" in the config)")
-        # "[Errno 98]" says nothing to a host; the words do (with the file, when one is named)
-        text = str(exc) if exc.filename or not exc.strerror else exc.strerror
-        print(f"judge: cannot start: {text}{hint}", file=sys.stderr)
+        print(f"judge: cannot start: {os_error_words(exc)}{hint}", file=sys.stderr)
         return 1
     serving = (f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
                f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "

@@ -178,3 +178,18 @@ def test_check_tries_the_archive_and_serve_names_its_port(tmp_path):
               cwd=tmp_path / "free")
     assert by_step(out.stdout)["archive"] == \
         f"ok    archive: {tmp_path / 'free' / 'archive'} (writable)"
+
+
+def test_a_database_folder_that_is_a_file_is_said_in_words(tmp_path):
+    """database = "state/judge.db" where state is a file: check said "FileExistsError:
+    [Errno 17] File exists: '.../state'", serve "[Errno 17] File exists: '.../state'"."""
+    state = tmp_path / "state"
+    state.write_text("a file\n")
+    config = config_for(tmp_path / "host", str(state / "judge.db"))
+    out = run("check", "--config", str(config), cwd=config.parent)
+    assert out.returncode == 1
+    assert by_step(out.stdout)["database"] == f"FAIL  database: {state} is a file, not a folder"
+    served = run("serve", "--config", str(config), cwd=config.parent)
+    assert served.returncode == 1
+    assert served.stderr.strip().splitlines()[-1] == \
+        f"judge: cannot start: {state} is a file, not a folder"
