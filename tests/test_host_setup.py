@@ -193,3 +193,18 @@ def test_a_database_folder_that_is_a_file_is_said_in_words(tmp_path):
     assert served.returncode == 1
     assert served.stderr.strip().splitlines()[-1] == \
         f"judge: cannot start: {state} is a file, not a folder"
+
+
+def test_a_mistyped_key_names_the_nearest_and_an_unquoted_text_says_quotes(tmp_path):
+    """`adress = ...` was "[judge] adress: unknown key" and `address = judge@x.org` (no
+    quotes) "Invalid value (at line 2, column 11)": a host new to TOML had to guess both."""
+    typo = write_config(tmp_path, '[judge]\nadress = "judge@club.example"\n[outbound]\n'
+                                  'mode = "smtp"\nhots = "127.0.0.1"\n')
+    out = run("check", "--config", str(typo), cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stdout == (f"FAIL  config: {typo} line 2: [judge] adress: unknown key (did you "
+                          "mean address?)\n")
+    bare = write_config(tmp_path, '[judge]\naddress = judge@club.example\n')
+    out = run("check", "--config", str(bare), cwd=tmp_path)
+    assert out.stdout == (f"FAIL  config: {bare}: Invalid value (at line 2, column 11): a "
+                          "text is written in quotes, as in address = \"judge@example.org\"\n")
