@@ -208,3 +208,14 @@ def test_a_mistyped_key_names_the_nearest_and_an_unquoted_text_says_quotes(tmp_p
     out = run("check", "--config", str(bare), cwd=tmp_path)
     assert out.stdout == (f"FAIL  config: {bare}: Invalid value (at line 2, column 11): a "
                           "text is written in quotes, as in address = \"judge@example.org\"\n")
+
+
+def test_judge_archive_says_why_it_cannot_read_the_database(tmp_path):
+    """`judge archive --out` on a file that is not the judge's database ended in sqlite3's
+    traceback."""
+    text = tmp_path / "notes.db"
+    text.write_text("not a database\n")
+    config = write_config(tmp_path, f'[judge]\ndatabase = "{text}"\n')
+    out = run("archive", "--config", str(config), "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr == f"judge: {text}: is not a SQLite database (file is not a database)\n"
