@@ -1,7 +1,8 @@
 """``judge check [--config F]``: load the config, then try what ``judge serve`` will need, one
 line per step: the database folder, the intake (IMAP: connect, log in, open the folder; SMTP
 receiver: the listen address can be bound) and the outbound side (SMTP: connect, EHLO, STARTTLS,
-log in; Maildir: a file can be written). Exit 0 only when every step works; 2 for a config that
+log in; Maildir: a file can be written), and the web archive's folder and listen address
+when it is on. Exit 0 only when every step works; 2 for a config that
 cannot be loaded; 1 for a step that fails. Every connection error names the host and port."""
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import ssl
 import sys
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from judge.config import Config, ConfigError, load_config
+from judge.storage import MIGRATIONS, UnusableDatabase, hold_database, inspect_database
 
 TIMEOUT = 20.0
 
@@ -33,11 +36,29 @@ def connection_error(exc: BaseException) -> str:
         return f"TLS certificate not trusted ({exc.verify_message}; set ca_file?)"
     if isinstance(exc, ssl.SSLError):
         return f"TLS failed ({exc.reason or exc}; check ssl/starttls and the port)"
+    if isinstance(exc, smtplib.SMTPNotSupportedError) and "STARTTLS" in str(exc):
+        return ("the server does not offer STARTTLS (on a relay without TLS set starttls = "
+                "false; ssl = true for a TLS port)")
+    if isinstance(exc, smtplib.SMTPNotSupportedError) and "AUTH" in str(exc):
+        return ("the server offers no login (AUTH): leave user empty for a relay that takes "
+                "mail without one, or use the port that asks for it (587)")
     if isinstance(exc, smtplib.SMTPAuthenticationError):
         return f"login refused ({exc.smtp_code} {exc.smtp_error.decode(errors='replace')})"
     if type(exc).__name__ == "LoginError":  # imapclient's
         return f"login refused ({exc})"
     return f"{type(exc).__name__}: {exc}"
+
+
+def os_error_words(exc: OSError) -> str:
+    """A file system error as a host reads it: the path and what is wrong, no "[Errno N]"
+    (``judge check``'s steps, ``judge serve``'s start)."""
+    if isinstance(exc, FileExistsError | NotADirectoryError) and exc.filename:
+        for parent in (Path(exc.filename), *Path(exc.filename).parents):
+            if parent.is_file():
+                return f"{parent} is a file, not a folder"
+    if exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return exc.strerror or str(exc)
 
 
 def _tls(ssl_on: bool, starttls: bool) -> str:
@@ -51,11 +72,24 @@ def _context(ca_file: str) -> ssl.SSLContext:
 def check_database(cfg: Config) -> str:
     folder = cfg.database_path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    target = cfg.database_path if cfg.database_path.exists() else folder
+    try:
+        version = inspect_database(cfg.database_path)
+    except UnusableDatabase as exc:
+        raise RuntimeError(str(exc)) from None
+    target = cfg.database_path if version is not None else folder
     if not os.access(target, os.W_OK):
         raise PermissionError(f"{target} is not writable by this user")
+    try:  # taken and let go at once: only a judge serving it now holds it
+        hold_database(cfg.database_path).close()
+    except UnusableDatabase as exc:
+        raise RuntimeError(str(exc)) from None
+    older = ""
+    if version is not None and version < len(MIGRATIONS):
+        older = (f"; written by an older judge: `judge serve` will update its tables from "
+                 f"schema {version} to {len(MIGRATIONS)}: back it up first, to go back to "
+                 f"the older judge")
     return f"{cfg.database_path} ({'exists' if target != folder else 'will be created'}, "\
-           "writable)"
+           f"writable{older})"
 
 
 def check_imap(cfg: Config) -> str:
@@ -135,6 +169,28 @@ def check_maildir(cfg: Config) -> str:
     return f"Maildir {root}: writable"
 
 
+def check_archive(cfg: Config) -> str:
+    folder = cfg.archive_path
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(f"{folder} is not writable by this user")
+    said = f"{folder} (writable)"
+    listen = cfg.archive.listen
+    if listen:
+        host, _, port = listen.rpartition(":")
+        host = host.strip("[]")
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((host, int(port)))
+            except OSError as exc:
+                raise RuntimeError(f"served on {listen}: cannot listen there "
+                                   f"({exc.strerror or exc}): set [archive] listen to a free "
+                                   f"port") from exc
+        said += f", served on {listen} (free to listen on)"
+    return said
+
+
 def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
     def say(ok: bool, step: str, text: str) -> None:
         print(f"{'ok  ' if ok else 'FAIL'}  {step}: {text}", file=out, flush=True)
@@ -154,14 +210,16 @@ def run_check(config_path: str | None, out: TextIO = sys.stdout) -> int:
     elif cfg.intake.mode == "smtp":
         steps.append(("intake", check_listen))
     steps.append(("outbound", check_smtp if cfg.outbound.mode == "smtp" else check_maildir))
+    if cfg.archive.on:
+        steps.append(("archive", check_archive))
     failed = False
     for step, run in steps:
         try:
             say(True, step, run(cfg))
         except (RuntimeError, OSError) as exc:
             failed = True
-            say(False, step, str(exc) if isinstance(exc, RuntimeError) else
-                f"{type(exc).__name__}: {exc}")
+            say(False, step, str(exc) if isinstance(exc, RuntimeError) or not exc.strerror
+                else os_error_words(exc))
     if cfg.intake.mode == "none":
         say(True, "intake", "none (this judge reads no mail)")
     return 1 if failed else 0

@@ -207,7 +207,7 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     """Write the whole web archive (every game's public mail, pages and feeds) to --out."""
     from judge.archive.write import rebuild
     from judge.config import ConfigError, check_archive_folder, load_config
-    from judge.storage import Store
+    from judge.storage import Store, UnusableDatabase, inspect_database
 
     try:
         cfg = load_config(args.config)
@@ -216,6 +216,10 @@ def _cmd_archive(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if not cfg.database_path.is_file():
         return _fail(f"no database at {cfg.database_path}: nothing to archive")
+    try:
+        inspect_database(cfg.database_path)
+    except UnusableDatabase as exc:
+        return _fail(str(exc))
     store = Store(cfg.database_path)
     try:
         changed = rebuild(store, cfg, Path(args.out))

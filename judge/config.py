@@ -17,6 +17,7 @@ database").
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 import typing
@@ -312,7 +313,8 @@ def _msgspec_message(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:
     path = at.rstrip("`").split(".")[1:] if at else []
     unknown = re.match(r"Object contains unknown field `(.+)`", text)
     if unknown:
-        path, text = [*path, unknown.group(1)], "unknown key"
+        path = [*path, unknown.group(1)]
+        text = "unknown key" + _nearest_key(path)
     else:
         text = re.sub(r"`(\w+)`", lambda m: _TYPE_WORDS.get(m.group(1), m.group(1)), text)
         text = re.sub(r"(\d)\.0\b", r"\1", text[0].lower() + text[1:])  # > 0, not > 0.0
@@ -330,6 +332,14 @@ def _msgspec_message(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:
     if len(path) >= 2:
         return f"{_where(path[0], path[1])}: {text}"
     return text
+
+
+def _nearest_key(path: list[str]) -> str:
+    """`` (did you mean address?)`` for a mistyped key at ``path`` (section, key), or ''."""
+    cls: type = sections()[path[0]] if len(path) > 1 and path[0] in sections() else Config
+    keys = [k for k in cls.__struct_fields__ if k not in sections() and k not in NOT_KEYS]
+    near = difflib.get_close_matches(path[-1], keys, n=1, cutoff=0.75)
+    return f" (did you mean {near[0]}?)" if near else ""
 
 
 def _line_of(text: str, message: str) -> int | None:
@@ -361,7 +371,10 @@ def load_config(path: str | Path | None) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read {p}: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: {exc}") from exc
+        # the mistake of a host new to TOML: a text without its quotes
+        quotes = (': a text is written in quotes, as in address = "judge@example.org"'
+                  if str(exc).startswith("Invalid value") else "")
+        raise ConfigError(f"{p}: {exc}{quotes}") from exc
     try:
         cfg = _load(data, p.resolve().parent)
     except ConfigError as exc:

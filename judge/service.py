@@ -17,6 +17,7 @@ retries. Each thread has its own database connection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import logging
@@ -35,6 +36,7 @@ from typing import Any
 from judge.archive import write as archive
 from judge.archive.store import release_pictures
 from judge.archive.web import ArchiveServer
+from judge.check import os_error_words
 from judge.config import Config, ConfigError, load_config
 from judge.games.acting import Actor
 from judge.games.deadlines import render_failed, short_reason
@@ -50,7 +52,7 @@ from judge.mail.outbox import (
 from judge.mail.sender import Sender
 from judge.render.raster import png  # the pure function the pool runs (picklable)
 from judge.scheduler import Clock
-from judge.storage import Store, now_utc
+from judge.storage import Store, UnusableDatabase, hold_database, inspect_database, now_utc
 
 log = logging.getLogger("judge")
 
@@ -551,10 +553,21 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
+        cfg.database_path.parent.mkdir(parents=True, exist_ok=True)
+        inspect_database(cfg.database_path)
+        serving_lock = hold_database(cfg.database_path)  # held until the process ends
         service = Service(cfg)
         service.start()
-    except OSError as exc:
+    except UnusableDatabase as exc:
         print(f"judge: cannot start: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        hint = ""
+        if exc.errno == errno.EADDRINUSE and cfg.intake.mode == "smtp" \
+                and f", {cfg.intake.listen_port})" in str(exc):  # aiosmtpd's (host, port)
+            hint = (" (is a judge already running? to listen elsewhere, set [intake] listen = "
+                    "\"127.0.0.1:PORT\" in the config)")
+        print(f"judge: cannot start: {os_error_words(exc)}{hint}", file=sys.stderr)
         return 1
     serving = (f"judge: serving {cfg.address} (intake {cfg.intake.mode}"
                f"{' on ' + cfg.intake.listen if cfg.intake.mode == 'smtp' else ''}, "
@@ -569,4 +582,5 @@ def serve(config_path: str | None, log_level: str | None = None) -> int:
     while not stop.is_set():
         stop.wait(1.0)
     service.stop()
+    serving_lock.close()
     return 0

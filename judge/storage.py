@@ -15,6 +15,7 @@ it done are one atomic step.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ import uuid
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import sqlite_utils
 
@@ -444,6 +445,63 @@ def content_hash(raw: bytes) -> str:
     return h.hexdigest()[:32]
 
 
+class UnusableDatabase(RuntimeError):
+    """A database file this judge cannot use; the message names it and says why."""
+
+
+def inspect_database(path: Path) -> int | None:
+    """The schema version of the database at ``path``, read without writing anything (None:
+    no file yet, the judge creates it); :class:`UnusableDatabase` for a folder, a file that
+    is not SQLite, or the tables of a newer judge (``judge check``, ``judge serve``)."""
+    if not path.exists():
+        return None
+    if not path.is_file():
+        raise UnusableDatabase(f"{path}: is a folder, not a database file" if path.is_dir()
+                               else f"{path}: is not a file")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise UnusableDatabase(f"{path}: is not a SQLite database ({exc})") from None
+    _refuse_newer(path, version)
+    return version
+
+
+def _refuse_newer(path: str | Path, version: int) -> None:
+    # an older judge on a newer judge's tables (a host going back to the previous wheel)
+    # would read and write what it does not know
+    if version > len(MIGRATIONS):
+        raise UnusableDatabase(f"{path}: written by a newer judge (schema {version}; this one "
+                               f"knows {len(MIGRATIONS)}): run that judge again, or restore "
+                               f"the backup taken before the upgrade")
+
+
+def hold_database(path: Path) -> IO[bytes]:
+    """Take the serving lock of the database at ``path`` (``<name>.lock`` beside it, holding
+    the process id) for as long as the returned file stays open; the system lets go of it
+    when the process ends, however it ends. Two judges serving one database would both send
+    the outbox (each message twice): the second is refused with :class:`UnusableDatabase`."""
+    lock = path.with_name(f"{path.name}.lock")
+    f = open(lock, "a+b")  # noqa: SIM115 - held open for the life of the judge
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().decode(errors="replace").strip() or "?"
+        f.close()
+        raise UnusableDatabase(f"{path}: a judge is serving it now (process {holder}): two "
+                               f"judges on one database send their mail twice; stop it "
+                               f"first, or give this one a database of its own") from None
+    f.truncate(0)
+    f.write(str(os.getpid()).encode())
+    f.flush()
+    return f
+
+
 class Store:
     """One connection to the judge's database (open one per thread)."""
 
@@ -484,6 +542,7 @@ class Store:
 
     def migrate(self) -> None:
         """Apply every numbered migration above the database's ``user_version``."""
+        _refuse_newer(self.path, self.schema_version())
         if self.schema_version() >= len(MIGRATIONS):
             return  # up to date: no write lock (a receiver opening while the worker acts)
         with self.transaction():

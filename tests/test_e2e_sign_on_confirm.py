@@ -42,6 +42,24 @@ def test_a_forged_join_asks_once_and_seats_no_one(judge):
     assert "waits for this address to confirm; send your orders again" in reply.flat
 
 
+def test_a_waiting_sign_on_is_not_said_to_be_carried_out(judge):
+    """A newcomer's first JOIN: the reply began "Your mail was read and carried out." above
+    "Not yet done: ..." (newhost33: the first thing a new player reads contradicted the
+    second). Its first line now says the sign-on waits; a sign-on that acts says as before."""
+    g = "wj1"
+    open_game(judge, g)
+    judge.send(NEWBIE, f"JOIN {g} Italy pw-italy", subject="join")
+    [reply] = to(judge.pump(), NEWBIE)
+    assert reply.body.startswith("Your mail was read; the sign-on in it is not done yet: it "
+                                 "waits for this\naddress to confirm (below).\n"), reply.body
+    assert "carried out" not in reply.body
+    judge.send(NEWBIE, f"CONFIRM {confirm_code(reply)}", subject="confirm")
+    judge.pump()
+    judge.send(NEWBIE, f"SIGNON Italy {g} pw-italy", subject="again")
+    [again] = to(judge.pump(), NEWBIE)
+    assert again.body.startswith("Your mail was read and carried out.\n"), again.body
+
+
 def test_a_flood_of_forged_sign_ons_gets_the_address_one_mail(judge):
     """JOINs of several games, a SIGNON to a held seat, a TAKEOVER, each in its own mail:
     the first mail's reply is the one request; the others wait with it, unanswered."""

@@ -84,9 +84,14 @@ class ArchiveServer:
     def __init__(self, folder: Path, listen: str) -> None:
         host, _, port = listen.rpartition(":")
         make_folder(folder)
-        self.server = create_server(application(folder), host=host.strip("[]"),
-                                    port=int(port), threads=2, ident="judge-archive",
-                                    clear_untrusted_proxy_headers=True)
+        try:
+            self.server = create_server(application(folder), host=host.strip("[]"),
+                                        port=int(port), threads=2, ident="judge-archive",
+                                        clear_untrusted_proxy_headers=True)
+        except OSError as exc:  # the OS's words alone did not say which of the judge's ports
+            raise OSError(exc.errno, f"the web archive cannot listen on {listen} "
+                                     f"({exc.strerror or exc}): set [archive] listen to a "
+                                     f"free port") from exc
         self.thread = threading.Thread(target=self.server.run, name="archive-web",
                                        daemon=True)
 

@@ -374,7 +374,7 @@ class Actor:
         message_id = new_message_id(self.cfg.domain)
         answered = self._reply(row, inbound, subject=subject, template="reply.txt.j2",
                                context={"items": items, "errors": session.errors,
-                                        "omitted": omitted,
+                                        "held": session.signon_held, "omitted": omitted,
                                         "quote_lines": self.cfg.reply_quote_lines,
                                         "judge_name": self.cfg.name},
                                attachments=session.attachments, message_id=message_id,
