@@ -157,6 +157,17 @@ def test_wrong_master_passwords_do_not_mail_a_forged_creates_address(judge):
     assert "owner is told, if its address has confirmed" in locking.flat, locking.body
 
 
+
+def declined_in_new_game(judge, g: str) -> None:
+    """Game ``g`` created by a master who REPLACEs Italy's player by VICTIM, who answers NO."""
+    new_game(judge, g, ["REMINDER OFF"])
+    [request] = to(gm(judge, g, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
+    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
+               In_Reply_To=request.msg["Message-ID"])
+    [answer] = to(judge.pump(), VICTIM)
+    assert "Declined" in answer.flat, answer.body
+
+
 def test_an_address_that_declined_is_not_asked_again_by_a_master(judge):
     """attack31: the request says 'If nobody here asked for this, reply NO or ignore this
     mail: nothing more will come', and the NO 'the judge sends this address nothing more
@@ -166,12 +177,7 @@ def test_an_address_that_declined_is_not_asked_again_by_a_master(judge):
     from datetime import timedelta
 
     g = "decl1"
-    new_game(judge, g, ["REMINDER OFF"])
-    [request] = to(gm(judge, g, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
-    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
-               In_Reply_To=request.msg["Message-ID"])
-    [answer] = to(judge.pump(), VICTIM)
-    assert "Declined" in answer.flat, answer.body
+    declined_in_new_game(judge, g)
     for day in (1, 2, 8):
         judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
         out = gm(judge, g, f"REPLACE Italy {VICTIM} newpw{day}\nSET LIST {VICTIM}")
@@ -189,12 +195,7 @@ def test_a_forged_unobserve_does_not_undo_an_addresss_no(judge):
     from datetime import timedelta
 
     g = "decl2"
-    new_game(judge, g, ["REMINDER OFF"])
-    [request] = to(gm(judge, g, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
-    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
-               In_Reply_To=request.msg["Message-ID"])
-    [answer] = to(judge.pump(), VICTIM)
-    assert "Declined" in answer.flat, answer.body
+    declined_in_new_game(judge, g)
     judge.send(VICTIM, "", subject=f"UNOBSERVE {g}", Auto_Submitted="auto-replied")
     assert not to(judge.pump(), VICTIM)
     judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
@@ -216,12 +217,7 @@ def test_a_no_to_one_master_does_not_stop_another_masters_seat_request(judge):
     from mailkit import confirmed
 
     hostile, real = "grief1", "grief2"
-    new_game(judge, hostile, ["REMINDER OFF"])
-    [request] = to(gm(judge, hostile, f"REPLACE Italy {VICTIM} newpw1"), VICTIM)
-    judge.send(VICTIM, "No", subject=f"Re: {request.subject}",
-               In_Reply_To=request.msg["Message-ID"])
-    [answer] = to(judge.pump(), VICTIM)
-    assert "Declined" in answer.flat, answer.body
+    declined_in_new_game(judge, hostile)
     judge.clock.set(judge.clock() + timedelta(days=1, hours=1))
     new_game(judge, real, ["REMINDER OFF"])
     confirmed(judge.store, gm_addr(real))  # a master that reads the judge's mail

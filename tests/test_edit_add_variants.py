@@ -7,36 +7,10 @@ share it (a Stack 'em power's own stack grows), and a fleet on a split coast nee
 
 from __future__ import annotations
 
-import json
-
-from mailkit import POWERS, InProcessJudge, only_reply
+from mailkit import POWERS
+from test_edit_remove_variants import CHESS_POWERS, _game, _master, _units
 
 from judge.variants import get_variant
-
-GM = "gm@players.test"
-CHESS_POWERS = ("ENGLAND", "ITALY", "FRANCE", "SCANDINAVIA")
-
-
-def _addr(p: str) -> str:
-    return f"{p.lower()}@players.test"
-
-
-def _game(tmp_path, variant: str, powers) -> InProcessJudge:
-    j = InProcessJudge(tmp_path)
-    j.send(GM, f"CREATE ev masterpw VARIANT {variant}\nOPEN")
-    for p in powers:
-        j.send(_addr(p), f"SIGNON {p} ev pw-{p.lower()}")
-    j.send(GM, "MASTER ev masterpw\nSTART")
-    return j
-
-
-def _master(j: InProcessJudge, body: str) -> str:
-    return " ".join(only_reply(j.send(GM, f"MASTER ev masterpw\n{body}"), GM).body.split())
-
-
-def _units(j: InProcessJudge) -> dict[str, list[str]]:
-    game = j.store.game("ev")
-    return json.loads(j.store.position(game["id"], game["phase"])["position"])["units"]
 
 
 def test_a_stack_em_stack_is_added_and_a_power_s_own_stack_grows(tmp_path):
