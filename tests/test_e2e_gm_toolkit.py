@@ -181,20 +181,26 @@ def test_concession(judge):
     assert game["status"] == "finished" and game["winner"] == "FRANCE"
 
 
-def test_edit_in_a_retreat_phase_names_the_dislodged_unit(judge):
-    """In a retreat phase a province can hold two units: the one that moved in and the one it
-    dislodged. EDIT REMOVE A BUR removed the one that moved in, whichever the master meant,
-    and nothing removed the dislodged one; a unit EDIT ADD put on a dislodged unit's retreat
-    could be retreated onto (two units in one province)."""
+
+def to_fall_retreats(judge: LiveJudge, g: str) -> None:
+    """Game ``g`` played to F1901R, where Germany's A BUR has dislodged France's A BUR."""
     from mailkit import FALL, SPRING
 
-    g = "rt1"
     new_game(judge, g, ["REMINDER OFF"])
     for season in (SPRING, FALL):
         for p, lines in season.items():
             orders(judge, g, p, lines)
         judge.pump()
-    assert judge.game(g)["phase"] == "F1901R"  # Germany A BUR dislodged France A BUR
+    assert judge.game(g)["phase"] == "F1901R"
+
+
+def test_edit_in_a_retreat_phase_names_the_dislodged_unit(judge):
+    """In a retreat phase a province can hold two units: the one that moved in and the one it
+    dislodged. EDIT REMOVE A BUR removed the one that moved in, whichever the master meant,
+    and nothing removed the dislodged one; a unit EDIT ADD put on a dislodged unit's retreat
+    could be retreated onto (two units in one province)."""
+    g = "rt1"
+    to_fall_retreats(judge, g)
 
     def position() -> dict:
         return json.loads(judge.store.position(judge.game(g)["id"], "F1901R")["position"])
@@ -246,15 +252,8 @@ def test_edit_of_the_last_dislodged_unit_of_a_paused_game_tells_to_resume(judge)
     """Review35 of 626f3a1: EDIT that left a retreat phase with no dislodged unit told the
     master 'send PROCESS to go on at once, or <phase> is processed at its deadline' even in a
     paused game, where PROCESS is refused ('RESUME it first') and no deadline runs."""
-    from mailkit import FALL, SPRING
-
     g = "rt2"
-    new_game(judge, g, ["REMINDER OFF"])
-    for season in (SPRING, FALL):
-        for p, lines in season.items():
-            orders(judge, g, p, lines)
-        judge.pump()
-    assert judge.game(g)["phase"] == "F1901R"  # Germany A BUR dislodged France A BUR
+    to_fall_retreats(judge, g)
     out = gm(judge, g, "PAUSE")
     assert judge.game(g)["status"] == "paused", out[0].body
     out = gm(judge, g, "EDIT REMOVE DISLODGED A BUR")

@@ -175,6 +175,18 @@ def test_gunboat_list_and_summary_name_the_players_as_everyone_knows_them(gunboa
     assert "France" in m.body.split("Player changes:\n")[1], m.body
 
 
+
+def to_fall(j: InProcessJudge) -> None:
+    """Game gb placed and played through its Spring: F1901M."""
+    from stabkit import PLACEMENT
+    from stabkit import SPRING as STAB_SPRING
+
+    for p in POWERS:
+        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}\n"
+               + "\n".join(PLACEMENT[p] + STAB_SPRING[p]))
+    assert j.store.game("gb")["phase"] == "F1901M"
+
+
 def test_a_vote_tells_nothing_of_the_hidden_units_of_a_power_without_centres(gunboat):
     """attack leftover: the survivors a vote counted were the powers with a centre or a unit,
     so a DRAW or CONCEDE naming a power with no centre left (the counts are public, rule 3)
@@ -183,14 +195,8 @@ def test_a_vote_tells_nothing_of_the_hidden_units_of_a_power_without_centres(gun
     the others voted for waited for its vote. In a game that hides the board the survivors
     are the powers with a centre (after a Winter no other power has a unit). Italy keeps its
     units but loses its centres, Turkey loses both (by the master's EDIT, for the test)."""
-    from stabkit import PLACEMENT
-    from stabkit import SPRING as STAB_SPRING
-
     j, names = gunboat
-    for p in POWERS:
-        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}\n"
-               + "\n".join(PLACEMENT[p] + STAB_SPRING[p]))
-    assert j.store.game("gb")["phase"] == "F1901M"
+    to_fall(j)
     j.send(GM, "MASTER gb gm-pass\nSET DRAW SUBSET\n" + "\n".join(
         [f"EDIT OWNER {c} NONE" for c in ("VEN", "ROM", "NAP", "ANK", "CON", "SMY")]
         + [f"EDIT REMOVE {u}" for u in ("F ANK", "A CON", "A SMY")]))
@@ -242,14 +248,8 @@ def test_a_vote_naming_a_pseudonym_does_not_tell_whether_its_power_has_centres(g
     the powers without centres: with one such power, whose it is. A vote naming a pseudonym
     is answered alike whether or not its power has a centre; a draw is shared among the
     powers named that still have one, and a concession to one without can never be agreed."""
-    from stabkit import PLACEMENT
-    from stabkit import SPRING as STAB_SPRING
-
     j, names = gunboat
-    for p in POWERS:
-        j.send(addr(p), f"SIGNON {p} gb pw-{p.lower()}\n"
-               + "\n".join(PLACEMENT[p] + STAB_SPRING[p]))
-    assert j.store.game("gb")["phase"] == "F1901M"
+    to_fall(j)
     j.send(GM, "MASTER gb gm-pass\nSET DRAW SUBSET\n" + "\n".join(
         f"EDIT OWNER {c} NONE" for c in ("VEN", "ROM", "NAP")))
     replies = {}
