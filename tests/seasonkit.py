@@ -1174,14 +1174,17 @@ class Season:
 
     def replayed_reports(self, g: SimGame, since: int) -> tuple[str, dict, dict] | None:
         """The report the phase played again made (the first report since outbox row
-        ``since`` whose subject the game had reported before: the 'rolled back' notice is
-        new), each reader's text, and the text each reader had got before."""
+        ``since`` whose subject the game had reported before, but the 'rolled back' notice:
+        the game had it before too when it was rolled back to that turn once already), each
+        reader's text, and the text each reader had got before."""
         from invariants import _body
 
         with contextlib.closing(self.db()) as c:
             new = c.execute("SELECT subject, rcpt, raw FROM outbox WHERE game_id = ? AND "
                             "kind = 'report' AND id > ? ORDER BY id", (g.gid, since)).fetchall()
             for r in new:
+                if "rolled back to" in r["subject"]:
+                    continue
                 old = c.execute("SELECT rcpt, raw FROM outbox WHERE game_id = ? AND kind = "
                                 "'report' AND id <= ? AND subject = ? ORDER BY id",
                                 (g.gid, since, r["subject"])).fetchall()

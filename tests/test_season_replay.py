@@ -56,3 +56,48 @@ def test_a_deep_tracebacks_exception_is_reported(tmp_path):
     assert "processing failed" in error
     assert traceback.endswith("KeyError: 'S1901M'"), traceback
     assert "next" not in traceback
+
+
+def test_a_second_rollback_to_a_turn_compares_the_turns_report_not_the_rollback_notice(
+        tmp_path):
+    """The nightly of seed 20261201 (game dipnomicy1) flagged a second ROLLBACK to turn 1:
+    the oracle took as 'the report of the phase played again' the first report since the
+    ROLLBACK whose subject the game had had before, and the 'rolled back to turn 1' notice had
+    been sent at the first ROLLBACK, so the two notices were compared (they differ rightly:
+    the second told of orders sent ahead pending again). The turn's own report is compared."""
+    import sqlite3
+    from email.message import EmailMessage
+    from types import SimpleNamespace
+
+    def raw(text: str) -> bytes:
+        m = EmailMessage()
+        m["Subject"] = "x"
+        m.set_content(text)
+        return bytes(m)
+
+    path = tmp_path / "judge.db"
+    c = sqlite3.connect(path)
+    c.execute("CREATE TABLE outbox (id INTEGER PRIMARY KEY, game_id INT, kind TEXT, "
+              "subject TEXT, rcpt TEXT, raw BLOB)")
+    rows = [("dip: move report, turn 1", "report one"),
+            ("dip: rolled back to turn 1", "first notice"),  # the first ROLLBACK
+            ("dip: move report, turn 1", "report one"),  # its turn played again
+            ("dip: rolled back to turn 1", "second notice, blocks pending again"),  # second
+            ("dip: move report, turn 1", "report one")]  # the turn played again again
+    for subject, text in rows:
+        c.execute("INSERT INTO outbox (game_id, kind, subject, rcpt, raw) VALUES "
+                  "(1, 'report', ?, 'p@x', ?)", (subject, raw(text)))
+    c.commit()
+    c.close()
+
+    def db() -> sqlite3.Connection:
+        conn = sqlite3.connect(path)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    season = SimpleNamespace(db=db)
+    got = Season.replayed_reports(season, SimpleNamespace(gid=1), 3)  # type: ignore[arg-type]
+    assert got is not None
+    subject, before, after = got
+    assert subject == "dip: move report, turn 1", subject
+    assert after["p@x"].strip() == "report one"
