@@ -251,13 +251,11 @@ def sign_on(s: Store, game: dict, power_text: str, password: str, address: str,
         if not hides_who_plays(game):
             raise GameError(f"{power.title()} in game {game['name']} has no player")
     scope, what = f"{game['id']}:{power}", f"{power.title()} in game {game['name']}"
-    if player is None:  # answered as a wrong password: 'has no player' would tell anyone
-        # which power's pseudonym was ejected or abandoned (counted towards the lock alike)
-        if guard is not None:
-            guard(scope, what)
-        raise WrongPassword(f"wrong password for {what}", scope, what, "")
     if guard is not None:
         guard(scope, what)
+    if player is None:  # answered as a wrong password: 'has no player' would tell anyone
+        # which power's pseudonym was ejected or abandoned (counted towards the lock alike)
+        raise WrongPassword(f"wrong password for {what}", scope, what, "")
     if not verify_password(password, player["password_hash"]):
         raise WrongPassword(f"wrong password for {what}", scope, what, player["address"])
     if player["address"].lower() != address.lower():

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, TypeVar
 from judge.games import game as G
 from judge.games import notices as N
 from judge.games import observers as O
-from judge.games.flow import FlowContext, flow_for, game_settings
+from judge.games import press as P
+from judge.games.flow import FlowContext, flow_for
 from judge.games.game import GameError
 from judge.mail import replytoken
 from judge.storage import iso
@@ -126,8 +127,7 @@ def _what(role: str, game: dict, power: str | None) -> str:
     if role == "signon":
         return f"your sign-on as {power.title()} in game {name} (from this new address)"
     if role == "takeover":  # as the newcomer named it: Gunboat's pseudonym, not the power
-        known_as = flow_for(game).label(game_settings(game), power, None)
-        return f"your TAKEOVER of {known_as} in game {name}"
+        return f"your TAKEOVER of {P.label(game, power, None)} in game {name}"
     return f"your sign-on to {power.title()} in game {name}"
 
 
@@ -181,8 +181,7 @@ def taker(actor: FlowContext, ses: MailSession) -> O.TakeSignOn:
             raise GameError(f"game {name} is not running (it is {game['status']})")
         flow_for(game).check_new_player(s, game, power, "TAKEOVER")
         if player is not None and player["state"] != "abandoned":
-            raise GameError(f"{flow_for(game).label(game_settings(game), power, None)} has a "
-                            "player again")
+            raise GameError(f"{P.label(game, power, None)} has a player again")
         seat(actor, game, power, address, row["password_hash"], now, "taken over")
         return (f"You now play {power.title()} in game {name} ({game['phase']}). Your orders go "
                 f"in with SIGNON {power.title()} {name} <password>.")
