@@ -542,8 +542,9 @@ class Store:
 
     def migrate(self) -> None:
         """Apply every numbered migration above the database's ``user_version``."""
-        _refuse_newer(self.path, self.schema_version())
-        if self.schema_version() >= len(MIGRATIONS):
+        version = self.schema_version()
+        _refuse_newer(self.path, version)
+        if version >= len(MIGRATIONS):
             return  # up to date: no write lock (a receiver opening while the worker acts)
         with self.transaction():
             version = self.schema_version()
