@@ -116,16 +116,25 @@ def check_imap(cfg: Config) -> str:
     return f"{where}: logged in as {c.user}, folder {c.folder} holds {count} message(s)"
 
 
-def check_listen(cfg: Config) -> str:
-    host, port = cfg.intake.listen_host, cfg.intake.listen_port
+def _can_listen(host: str, port: int) -> str | None:
+    """None when this user may listen on ``host:port`` now (bound and let go at once), else
+    the OS's words for why not."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError as exc:
-            raise RuntimeError(f"SMTP receiver {host}:{port}: cannot listen there "
-                               f"({exc.strerror or exc}; is a judge already running?)") from exc
+            return str(exc.strerror or exc)
+    return None
+
+
+def check_listen(cfg: Config) -> str:
+    host, port = cfg.intake.listen_host, cfg.intake.listen_port
+    why = _can_listen(host, port)
+    if why is not None:
+        raise RuntimeError(f"SMTP receiver {host}:{port}: cannot listen there "
+                           f"({why}; is a judge already running?)")
     return f"SMTP receiver {host}:{port}: the address is free to listen on"
 
 
@@ -178,15 +187,10 @@ def check_archive(cfg: Config) -> str:
     listen = cfg.archive.listen
     if listen:
         host, _, port = listen.rpartition(":")
-        host = host.strip("[]")
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind((host, int(port)))
-            except OSError as exc:
-                raise RuntimeError(f"served on {listen}: cannot listen there "
-                                   f"({exc.strerror or exc}): set [archive] listen to a free "
-                                   f"port") from exc
+        why = _can_listen(host.strip("[]"), int(port))
+        if why is not None:
+            raise RuntimeError(f"served on {listen}: cannot listen there ({why}): set "
+                               "[archive] listen to a free port")
         said += f", served on {listen} (free to listen on)"
     return said
 
